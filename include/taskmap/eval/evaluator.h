@@ -1,0 +1,61 @@
+#pragma once
+// Evaluator: turns (CommGraph, Mapping, Machine, Routing) into per-channel loads and the
+// metrics of DESIGN.md §3.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "taskmap/map/mapping.h"
+#include "taskmap/pattern/comm_graph.h"
+#include "taskmap/routing/routing.h"
+#include "taskmap/topology/machine.h"
+
+namespace taskmap {
+
+struct ClassMetrics {
+  std::string name;
+  double bandwidth = 0;
+  double max_load = 0;        // max over the class's channels of l(e)
+  double mcl = 0;             // max_load / bandwidth
+  double throughput = 0;      // slots_per_node / mcl (0 when the class carries nothing)
+  std::uint64_t channels = 0;
+  std::uint64_t channels_used = 0;
+};
+
+struct Metrics {
+  double mcl = 0;                    // max over channels of l(e) / bw(e)
+  // Classes reaching the MCL (within 1e-9 relative), in class order, joined by ","; several
+  // when they tie exactly (e.g. PERCS transpose, n_d = 4: D and LR). "" when nothing is routed.
+  std::string bottleneck_class;
+  std::vector<ClassMetrics> by_class;
+  // Per-node throughput: the rate at which every node can inject its tasks' traffic (each
+  // task scaled to send its pattern volume per time unit) before the busiest channel
+  // saturates: slots_per_node / MCL. PERCS's tau = 4/t (seed 000 §3). 0 if MCL is 0.
+  double throughput = 0;
+  double hop_bytes = 0;                // sum of volume x hop distance
+  double avg_dilation = 0;             // volume-weighted mean hop distance of communicating pairs
+  double avg_dilation_unweighted = 0;  // plain mean over communicating task pairs
+  std::uint32_t max_dilation = 0;
+  double avg_routed_hops = 0;          // volume-weighted mean channels crossed under the routing
+  std::uint64_t channels_used = 0;
+  std::uint64_t channels_total = 0;
+  double load_imbalance = 0;           // max / mean load over used channels (bandwidth-normalised)
+  double total_volume = 0;
+  double network_volume = 0;           // volume between tasks on different routers
+  std::uint64_t task_pairs = 0;        // communicating (src, dst) task pairs
+  std::uint64_t router_pairs = 0;      // distinct router pairs routed
+  std::uint64_t channel_updates = 0;   // channel-load additions performed
+};
+
+class Evaluator {
+ public:
+  Evaluator(const Machine& machine, const Routing& routing) : machine_(machine), routing_(routing) {}
+  // loads, if given, receives l(e) per channel id.
+  Metrics evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads = nullptr) const;
+
+ private:
+  const Machine& machine_;
+  const Routing& routing_;
+};
+
+}  // namespace taskmap

@@ -1,0 +1,42 @@
+#pragma once
+// The one syntax of every name on the command line: "kind[:item,item,...]" where an item is
+// "key=value" or, for the first item only, a bare value (e.g. "torus:4x4x2,ppn=16",
+// "order:TEDCBA", "random:seed=3"). Every key is checked: unknown ones are an error.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace taskmap::io {
+
+class SpecReader {
+ public:
+  // `what` names the option for messages, e.g. "--machine".
+  SpecReader(std::string what, std::string_view text);
+
+  const std::string& kind() const { return kind_; }
+  const std::string& text() const { return text_; }
+  // The bare first item ("4x4x2", "TEDCBA", a file path), if any.
+  const std::optional<std::string>& bare() const { return bare_; }
+
+  std::optional<std::string> get_string(const std::string& key);
+  std::optional<std::int64_t> get_int(const std::string& key, std::int64_t min, std::int64_t max);
+  std::optional<double> get_double(const std::string& key);
+  std::optional<bool> get_bool(const std::string& key);
+
+  // Throws if a key was given that nobody asked for.
+  void finish() const;
+  [[noreturn]] void fail(const std::string& problem) const;
+
+ private:
+  std::string what_;
+  std::string text_;
+  std::string kind_;
+  std::optional<std::string> bare_;
+  std::map<std::string, std::string> values_;
+  std::set<std::string> used_;
+};
+
+}  // namespace taskmap::io

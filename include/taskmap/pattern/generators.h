@@ -1,0 +1,19 @@
+#pragma once
+// Synthetic communication patterns. Volumes: every task sends one unit in total in the
+// periodic case (seed 000 §3): 1/(points-1) to each halo neighbour; for transpose 1/(2Q) to
+// each task of its row and 1/(2P) to each task of its column (self included, which is free);
+// for all-to-all 1/(N-1) to every other task.
+#include <cstdint>
+
+#include "taskmap/pattern/comm_graph.h"
+
+namespace taskmap {
+
+// P rows x Q columns, task = row * Q + column. points: 5 or 9.
+CommGraph make_halo2d(std::uint32_t rows, std::uint32_t cols, std::uint32_t points, bool periodic);
+// X x Y x Z, task = (x * Y + y) * Z + z. points: 7 or 27.
+CommGraph make_halo3d(std::uint32_t nx, std::uint32_t ny, std::uint32_t nz, std::uint32_t points, bool periodic);
+CommGraph make_transpose(std::uint32_t rows, std::uint32_t cols);
+CommGraph make_alltoall(std::uint32_t n);
+
+}  // namespace taskmap

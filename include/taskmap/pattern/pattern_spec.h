@@ -1,0 +1,29 @@
+#pragma once
+// Pattern specs as given on the command line: "halo2d:64x64", "halo2d:32x32,periodic=false",
+// "halo3d:16x16x16,points=27", "transpose:64x64", "alltoall:N", "file:PATH[,format=F][,tasks=N]".
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "taskmap/pattern/comm_graph.h"
+#include "taskmap/pattern/readers.h"
+
+namespace taskmap {
+
+enum class PatternKind { Halo2d, Halo3d, Transpose, AllToAll, File };
+
+struct PatternSpec {
+  std::string text;
+  PatternKind kind = PatternKind::Halo2d;
+  std::vector<std::uint32_t> dims;  // grid sizes (halo, transpose) or {N} (alltoall)
+  std::uint32_t points = 0;
+  bool periodic = true;
+  std::string path;
+  PatternFormat format = PatternFormat::EdgeList;
+  std::uint32_t min_tasks = 0;
+};
+
+PatternSpec parse_pattern_spec(std::string_view text);
+CommGraph build_pattern(const PatternSpec& spec);
+
+}  // namespace taskmap

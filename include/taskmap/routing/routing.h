@@ -1,0 +1,41 @@
+#pragma once
+// Routing as an oblivious flow model: for a (source router, destination router) pair it
+// yields every channel the traffic crosses with the fraction of the traffic it carries.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "taskmap/topology/machine.h"
+
+namespace taskmap {
+
+struct ChannelShare {
+  ChannelId channel = 0;
+  double fraction = 0;
+};
+
+class Routing {
+ public:
+  virtual ~Routing() = default;
+  // Appends the shares of the flow src -> dst (src != dst) to `out`. A channel may appear
+  // more than once; callers add the fractions up.
+  virtual void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const = 0;
+};
+
+enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ecmp };
+
+struct RoutingSpec {
+  std::string text;
+  RoutingKind kind = RoutingKind::Minimal;
+  std::string dimension_order;  // dor only: letters, empty = A, B, C, ...
+};
+
+RoutingSpec parse_routing_spec(std::string_view text);
+// The documented default of each machine family (README "Routings").
+RoutingSpec default_routing(const Machine& machine);
+// Throws Error when the routing does not apply to the machine.
+std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec& spec);
+
+}  // namespace taskmap

@@ -1,0 +1,39 @@
+#pragma once
+// One builder per machine family. Each validates its parameters and throws Error with the
+// reason when the machine is impossible.
+#include <string>
+#include <vector>
+
+#include "taskmap/topology/machine.h"
+
+namespace taskmap {
+
+struct TorusParams {
+  std::vector<std::uint32_t> sizes;
+  std::vector<bool> wrap;
+  std::uint32_t nodes_per_router = 1;
+  std::uint32_t slots_per_node = 1;
+};
+Machine build_torus(const TorusParams& params);
+Machine build_hypercube(std::uint32_t d, std::uint32_t nodes_per_router, std::uint32_t slots_per_node);
+
+Machine build_rect_torus(std::uint32_t a, bool twisted, std::uint32_t nodes_per_router,
+                         std::uint32_t slots_per_node);
+
+struct DragonflyParams {
+  std::uint32_t p = 1, a = 1, h = 1;
+  DragonflyWiring wiring = DragonflyWiring::Consecutive;
+  std::uint32_t slots_per_node = 1;
+};
+Machine build_dragonfly(const DragonflyParams& params);
+
+Machine build_percs(std::uint32_t ns, std::uint32_t nd, std::uint32_t slots_per_node = 4);
+
+// Reads the topology file format documented in docs/topology-file.md.
+Machine read_graph_machine(const std::string& path, std::uint32_t nodes_per_router,
+                           std::uint32_t slots_per_node);
+
+// Letters of the dimensions of an n-dimensional torus: A, B, ..., skipping T (the slot letter).
+std::string torus_letters(std::size_t dims);
+
+}  // namespace taskmap

@@ -1,0 +1,118 @@
+#pragma once
+// Machine: routers joined by directed channels (each of a named link class with one
+// bandwidth), compute nodes attached to routers, slots (cores) on nodes. The kind-specific
+// shape (torus dimensions, Dragonfly wiring, PERCS buckets, ...) rides along for routing.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace taskmap {
+
+using RouterId = std::uint32_t;
+using ChannelId = std::uint32_t;
+using NodeId = std::uint32_t;
+using SlotId = std::uint32_t;
+using TaskId = std::uint32_t;
+inline constexpr ChannelId kNoChannel = std::numeric_limits<ChannelId>::max();
+
+struct LinkClass {
+  std::string name;
+  double bandwidth = 1.0;
+};
+
+struct Channel {
+  RouterId src = 0;
+  RouterId dst = 0;
+  std::uint16_t link_class = 0;
+};
+
+// k-ary n-cube with a size and a wraparound flag per dimension (also meshes, hypercubes).
+// Router ids are row-major: the first dimension (letter A) varies slowest.
+struct TorusShape {
+  std::vector<std::uint32_t> sizes;
+  std::vector<bool> wrap;
+  std::vector<std::uint32_t> strides;
+  std::string letters;  // one letter per dimension: A, B, C, ... (T is reserved for the slot)
+  // channel_of[(router * dims + dim) * 2 + dir], dir 0 = "+", 1 = "-"; kNoChannel at mesh borders.
+  std::vector<ChannelId> channel_of;
+
+  std::size_t dims() const { return sizes.size(); }
+  std::uint32_t coord(RouterId r, std::size_t dim) const { return (r / strides[dim]) % sizes[dim]; }
+  ChannelId channel(RouterId r, std::size_t dim, int dir) const {
+    return channel_of[(static_cast<std::size_t>(r) * dims() + dim) * 2 + dir];
+  }
+};
+
+// RT(a) / RTT(a) of seed 003 over the 2a x a rectangle; router id = x + 2a*y.
+struct RectTorusShape {
+  std::uint32_t a = 0;
+  bool twisted = false;
+  std::vector<ChannelId> channel_of;  // [router * 4 + k], k: 0 x+, 1 x-, 2 y+, 3 y-
+  std::uint32_t width() const { return 2 * a; }
+  std::uint32_t height() const { return a; }
+};
+
+enum class DragonflyWiring { Consecutive, PalmTree };
+
+// Dragonfly (p, a, h): g = a*h + 1 groups of a routers; router id = group * a + index.
+struct DragonflyShape {
+  std::uint32_t p = 0, a = 0, h = 0, g = 0;
+  DragonflyWiring wiring = DragonflyWiring::Consecutive;
+  std::vector<ChannelId> local_of;   // [router * a + t]: router -> router t of its group
+  std::vector<ChannelId> global_of;  // [G * g + H]: the global channel from group G to group H
+  std::vector<std::uint32_t> owner;  // [G * g + H]: index of the router of G holding that cable
+  RouterId router(std::uint32_t group, std::uint32_t index) const { return group * a + index; }
+};
+
+// PERCS (n_s, n_d) of seed 000 §2: router = hub chip = node; id = supernode * 32 + node.
+struct PercsShape {
+  std::uint32_t ns = 0, nd = 0, bucket_size = 0, h = 0;
+  static constexpr std::uint32_t kNodes = 32;
+  static constexpr std::uint32_t kDrawerSize = 8;
+  ChannelId d_base = 0;
+  ChannelId l_channel(std::uint32_t sn, std::uint32_t u, std::uint32_t v) const {
+    return (sn * kNodes + u) * kNodes + v;
+  }
+  ChannelId d_channel(std::uint32_t from, std::uint32_t bucket, std::uint32_t to) const {
+    return d_base + (from * nd + bucket) * ns + to;
+  }
+  // Node of a supernode's bucket `bucket` holding the D link towards supernode `remote`.
+  std::uint32_t port_node(std::uint32_t bucket, std::uint32_t remote) const {
+    return bucket * bucket_size + remote % bucket_size;
+  }
+};
+
+// A topology read from a file; routed by shortest paths.
+struct GraphShape {
+  std::string path;
+};
+
+using MachineShape = std::variant<TorusShape, RectTorusShape, DragonflyShape, PercsShape, GraphShape>;
+
+class Machine {
+ public:
+  std::string description;  // the spec it was built from
+  std::uint32_t num_routers = 0;
+  std::uint32_t nodes_per_router = 1;
+  std::uint32_t slots_per_node = 1;
+  std::vector<LinkClass> classes;
+  std::vector<Channel> channels;
+  MachineShape shape;
+
+  std::uint32_t num_nodes() const { return num_routers * nodes_per_router; }
+  std::uint32_t num_slots() const { return num_nodes() * slots_per_node; }
+  NodeId node_of_slot(SlotId s) const { return s / slots_per_node; }
+  RouterId router_of_node(NodeId n) const { return n / nodes_per_router; }
+  RouterId router_of_slot(SlotId s) const { return router_of_node(node_of_slot(s)); }
+
+  const TorusShape* torus() const { return std::get_if<TorusShape>(&shape); }
+  std::string kind_name() const;
+
+  // Appends a channel and returns its id.
+  ChannelId add_channel(RouterId src, RouterId dst, std::uint16_t link_class);
+  std::uint16_t add_class(std::string name, double bandwidth);
+};
+
+}  // namespace taskmap

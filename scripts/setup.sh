@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages taskmap needs to build, test and benchmark.
+# Idempotent: packages already present are left alone. Needs root (or sudo).
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libbenchmark-dev
+  liblzma-dev zlib1g-dev xz-utils
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,160 @@
+#include "commands.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "taskmap/eval/evaluator.h"
+#include "taskmap/eval/report.h"
+#include "taskmap/io/atomic_file.h"
+#include "taskmap/io/error.h"
+#include "taskmap/map/mapper.h"
+#include "taskmap/pattern/pattern_spec.h"
+#include "taskmap/routing/routing.h"
+#include "taskmap/topology/distance.h"
+#include "taskmap/topology/machine_spec.h"
+
+namespace taskmap::cli {
+namespace {
+
+OutputFormat parse_format(const std::string& f) {
+  if (f == "table") return OutputFormat::Table;
+  if (f == "json") return OutputFormat::Json;
+  fail("--format '{}': unknown format (use table or json)", f);
+}
+
+// Everything a run needs, parsed and checked up front so that bad names fail before work.
+struct Job {
+  MachineSpec machine_spec;
+  std::optional<PatternSpec> pattern_spec;
+  std::optional<RoutingSpec> routing_spec;
+  std::vector<MapperSpec> mappers;
+  OutputFormat format = OutputFormat::Table;
+  std::optional<PlacementFormat> placement;
+};
+
+Job validate(const RunConfig& c, bool needs_pattern) {
+  Job job;
+  job.format = parse_format(c.format);
+  job.machine_spec = parse_machine_spec(c.machine);
+  if (needs_pattern) job.pattern_spec = parse_pattern_spec(c.pattern);
+  if (!c.routing.empty()) job.routing_spec = parse_routing_spec(c.routing);
+  if (!c.mapper.empty()) job.mappers.push_back(parse_mapper_spec(c.mapper));
+  for (const auto& m : split_mapper_list(c.mappers)) job.mappers.push_back(parse_mapper_spec(m));
+  return job;
+}
+
+std::unique_ptr<Routing> routing_for(const Machine& machine, const Job& job, std::string* name) {
+  RoutingSpec spec = job.routing_spec ? *job.routing_spec : default_routing(machine);
+  *name = spec.text;
+  return make_routing(machine, spec);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) {
+  std::vector<std::string> out;
+  for (const std::string& item : raw) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      std::size_t comma = item.find(',', start);
+      std::string piece = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const bool continues = !out.empty() && piece.find('=') != std::string::npos && piece.find(':') == std::string::npos;
+      if (continues) out.back() += "," + piece;
+      else out.push_back(piece);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+int run_info(const RunConfig& c) {
+  Job job = validate(c, false);
+  Machine machine = build_machine(job.machine_spec);
+  std::string routing_name;
+  routing_for(machine, job, &routing_name);
+  TopologyStats stats = topology_stats(machine);
+  if (job.format == OutputFormat::Json) std::cout << machine_info_json(machine, stats, routing_name).dump(2) << "\n";
+  else std::cout << machine_info_table(machine, stats, routing_name);
+  return 0;
+}
+
+int run_eval(const RunConfig& c) {
+  Job job = validate(c, true);
+  if (job.mappers.empty() == c.mapping_file.empty()) fail("eval: give exactly one of --mapper and --mapping");
+  Machine machine = build_machine(job.machine_spec);
+  std::string routing_name;
+  auto routing = routing_for(machine, job, &routing_name);
+  CommGraph graph = build_pattern(*job.pattern_spec);
+  Mapping mapping = c.mapping_file.empty() ? make_mapper(job.mappers.front())->run(machine, graph)
+                                           : read_mapping_file(c.mapping_file, machine, graph.num_tasks());
+  std::vector<double> loads;
+  Metrics m = Evaluator(machine, *routing).evaluate(graph, mapping, c.loads_csv.empty() ? nullptr : &loads);
+  if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, loads));
+  if (job.format == OutputFormat::Json) {
+    nlohmann::json j = metrics_to_json(m);
+    j["machine"] = machine.description;
+    j["pattern"] = job.pattern_spec->text;
+    j["routing"] = routing_name;
+    j["mapping"] = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
+    j["tasks"] = graph.num_tasks();
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("{} on {} ({} routing), mapping {}\n\n", job.pattern_spec->text, machine.description,
+                             routing_name, c.mapping_file.empty() ? job.mappers.front().text : c.mapping_file)
+              << metrics_table(m);
+  }
+  return 0;
+}
+
+int run_map(const RunConfig& c) {
+  Job job = validate(c, true);
+  job.placement = parse_placement_format(c.out_format);
+  if (job.mappers.size() != 1) fail("map: give one --mapper");
+  Machine machine = build_machine(job.machine_spec);
+  CommGraph graph = build_pattern(*job.pattern_spec);
+  Mapping mapping = make_mapper(job.mappers.front())->run(machine, graph);
+  validate_mapping(mapping, machine, graph.num_tasks(), job.mappers.front().text);
+  io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, c.host_prefix));
+  std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
+  return 0;
+}
+
+int run_compare(const RunConfig& c) {
+  Job job = validate(c, true);
+  if (job.mappers.empty()) fail("compare: --mappers names no mapper");
+  Machine machine = build_machine(job.machine_spec);
+  std::string routing_name;
+  auto routing = routing_for(machine, job, &routing_name);
+  CommGraph graph = build_pattern(*job.pattern_spec);
+  Evaluator evaluator(machine, *routing);
+  std::vector<CompareRow> rows;
+  for (const MapperSpec& spec : job.mappers) {
+    auto t0 = std::chrono::steady_clock::now();
+    Mapping mapping = make_mapper(spec)->run(machine, graph);
+    double secs = seconds_since(t0);
+    rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs});
+  }
+  if (job.format == OutputFormat::Json) {
+    nlohmann::json j = {{"machine", machine.description},
+                        {"pattern", job.pattern_spec->text},
+                        {"routing", routing_name},
+                        {"tasks", graph.num_tasks()},
+                        {"rows", compare_to_json(rows)}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("{} ({} tasks) on {} ({} slots), {} routing\n\n", job.pattern_spec->text,
+                             graph.num_tasks(), machine.description, machine.num_slots(), routing_name)
+              << compare_table(rows);
+  }
+  return 0;
+}
+
+}  // namespace taskmap::cli

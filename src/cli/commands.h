@@ -1,0 +1,35 @@
+#pragma once
+// The taskmap subcommands. Each takes a validated configuration and writes to stdout/files.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace taskmap::cli {
+
+enum class OutputFormat { Table, Json };
+
+// One configuration object per run: filled by the option parser, validated before any work.
+struct RunConfig {
+  std::string machine;
+  std::string pattern;
+  std::string mapper;                 // eval, map
+  std::string mapping_file;           // eval (instead of mapper)
+  std::vector<std::string> mappers;   // compare
+  std::string routing;                // empty: machine default
+  std::string format = "table";
+  std::string loads_csv;              // eval: per-channel loads
+  std::string out;                    // map
+  std::string out_format = "plain";   // map
+  std::string host_prefix = "node";   // map, openmpi-rankfile
+};
+
+int run_info(const RunConfig& config);
+int run_eval(const RunConfig& config);
+int run_map(const RunConfig& config);
+int run_compare(const RunConfig& config);
+
+// "default,random:seed=3,order:TEDCBA": commas separate mappers except before a "key=value"
+// item that continues the previous mapper's options.
+std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw);
+
+}  // namespace taskmap::cli

@@ -1,0 +1,89 @@
+// taskmap: routing-aware task mapping on HPC interconnects (thin CLI over the library).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "commands.h"
+#include "taskmap/io/error.h"
+
+int main(int argc, char** argv) {
+  using taskmap::cli::RunConfig;
+  RunConfig config;
+  CLI::App app{"taskmap: routing-aware task mapping on HPC interconnects"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every command");
+
+  auto add_machine = [&](CLI::App* cmd) {
+    cmd->add_option("--machine", config.machine,
+                    "Machine spec: torus:4x4x4x8x2[,mesh=D][,ppn=16], mesh:8x8x8, hypercube:d=8, rt:a=4, "
+                    "rtt:a=4,c=2, dragonfly:p=2,a=4,h=2, percs:ns=32,nd=4, graph:FILE")
+        ->required();
+  };
+  auto add_pattern = [&](CLI::App* cmd) {
+    cmd->add_option("--pattern", config.pattern,
+                    "Pattern spec: halo2d:64x64[,periodic=false][,points=9], halo3d:16x16x16[,points=27], "
+                    "transpose:64x64, alltoall:N, file:PATH[,format=metis|mtx|grf|edges|dense|hopbyte][,tasks=N]")
+        ->required();
+  };
+  auto add_routing = [&](CLI::App* cmd) {
+    cmd->add_option("--routing", config.routing,
+                    "Routing: dor[:ORDER], minimal, direct, indirect, valiant, ecmp (default: the machine's)");
+  };
+  auto add_format = [&](CLI::App* cmd) {
+    cmd->add_option("--format", config.format, "Output: table or json")->default_str("table");
+  };
+
+  auto* info = app.add_subcommand("info", "Describe a machine: routers, nodes, slots, channels, diameter");
+  add_machine(info);
+  add_routing(info);
+  add_format(info);
+
+  auto* eval = app.add_subcommand("eval", "Evaluate one mapping: channel loads, MCL, hop-bytes, dilation");
+  add_machine(eval);
+  add_pattern(eval);
+  eval->add_option("--mapper", config.mapper, "Mapper: default, order:LETTERS, random[:seed=N], file:PATH");
+  eval->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
+  add_routing(eval);
+  add_format(eval);
+  eval->add_option("--loads-csv", config.loads_csv, "Also write per-channel loads as CSV to this file");
+
+  auto* map = app.add_subcommand("map", "Compute a mapping and write a placement file");
+  add_machine(map);
+  add_pattern(map);
+  map->add_option("--mapper", config.mapper, "Mapper name")->required();
+  map->add_option("--out", config.out, "Output file")->required();
+  map->add_option("--out-format", config.out_format, "plain or openmpi-rankfile")->default_str("plain");
+  map->add_option("--host-prefix", config.host_prefix, "Host name prefix for rankfiles (node index appended)")
+      ->default_str("node");
+
+  auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");
+  add_machine(compare);
+  add_pattern(compare);
+  compare->add_option("--mappers", config.mappers, "Comma-separated mapper names")->required();
+  add_routing(compare);
+  add_format(compare);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "taskmap: error: " << e.what() << " (see taskmap --help)\n";
+    return 2;
+  }
+  try {
+    if (*info) return taskmap::cli::run_info(config);
+    if (*eval) return taskmap::cli::run_eval(config);
+    if (*map) return taskmap::cli::run_map(config);
+    if (*compare) return taskmap::cli::run_compare(config);
+  } catch (const taskmap::Error& e) {
+    std::cerr << "taskmap: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "taskmap: error: out of memory (the machine or pattern is too large)\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,140 @@
+#include "taskmap/eval/report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace taskmap {
+
+nlohmann::json metrics_to_json(const Metrics& m) {
+  nlohmann::json by_class = nlohmann::json::object();
+  nlohmann::json classes = nlohmann::json::array();
+  for (const ClassMetrics& c : m.by_class) {
+    by_class[c.name] = c.mcl;
+    classes.push_back({{"class", c.name},
+                       {"bandwidth", c.bandwidth},
+                       {"max_load", c.max_load},
+                       {"mcl", c.mcl},
+                       {"throughput", c.throughput},
+                       {"channels", c.channels},
+                       {"channels_used", c.channels_used}});
+  }
+  return {{"mcl", m.mcl},
+          {"bottleneck_class", m.bottleneck_class},
+          {"mcl_by_class", by_class},
+          {"classes", classes},
+          {"throughput", m.throughput},
+          {"hop_bytes", m.hop_bytes},
+          {"avg_dilation", m.avg_dilation},
+          {"avg_dilation_unweighted", m.avg_dilation_unweighted},
+          {"max_dilation", m.max_dilation},
+          {"avg_routed_hops", m.avg_routed_hops},
+          {"channels_used", m.channels_used},
+          {"channels_total", m.channels_total},
+          {"load_imbalance", m.load_imbalance},
+          {"total_volume", m.total_volume},
+          {"network_volume", m.network_volume},
+          {"task_pairs", m.task_pairs},
+          {"router_pairs", m.router_pairs}};
+}
+
+std::string metrics_table(const Metrics& m) {
+  std::string out;
+  out += fmt::format("{:<26}{:.6g}{}\n", "MCL", m.mcl, m.bottleneck_class.empty() ? "" : " (" + m.bottleneck_class + ")");
+  out += fmt::format("{:<26}{:.6g}\n", "throughput (per node)", m.throughput);
+  out += fmt::format("{:<26}{:.6g}\n", "hop-bytes", m.hop_bytes);
+  out += fmt::format("{:<26}{:.4f} weighted, {:.4f} unweighted\n", "avg dilation", m.avg_dilation,
+                     m.avg_dilation_unweighted);
+  out += fmt::format("{:<26}{}\n", "max dilation", m.max_dilation);
+  out += fmt::format("{:<26}{:.4f}\n", "avg routed hops", m.avg_routed_hops);
+  out += fmt::format("{:<26}{} of {}\n", "channels used", m.channels_used, m.channels_total);
+  out += fmt::format("{:<26}{:.4f}\n", "load imbalance (max/mean)", m.load_imbalance);
+  out += fmt::format("{:<26}{:.6g} total, {:.6g} across the network\n", "volume", m.total_volume, m.network_volume);
+  out += fmt::format("\n{:<10}{:>10}{:>14}{:>14}{:>12}{:>10}\n", "class", "bandwidth", "max load", "MCL", "throughput",
+                     "used");
+  for (const ClassMetrics& c : m.by_class) {
+    out += fmt::format("{:<10}{:>10.4g}{:>14.6g}{:>14.6g}{:>12.6g}{:>10}\n", c.name, c.bandwidth, c.max_load, c.mcl,
+                       c.throughput, fmt::format("{}/{}", c.channels_used, c.channels));
+  }
+  return out;
+}
+
+std::string compare_table(const std::vector<CompareRow>& rows) {
+  std::size_t width = 8;
+  for (const auto& r : rows) width = std::max(width, r.mapper.size() + 2);
+  std::string out = fmt::format("{:<{}}{:>12}{:>12}{:>12}{:>14}{:>10}{:>8}{:>12}{:>10}\n", "mapper", width, "MCL",
+                                "bottleneck", "throughput", "hop-bytes", "avg dil", "max", "channels", "map s");
+  for (const auto& r : rows) {
+    const Metrics& m = r.metrics;
+    out += fmt::format("{:<{}}{:>12.6g}{:>12}{:>12.6g}{:>14.6g}{:>10.4f}{:>8}{:>12}{:>10.3f}\n", r.mapper, width, m.mcl,
+                       m.bottleneck_class.empty() ? "-" : m.bottleneck_class, m.throughput, m.hop_bytes,
+                       m.avg_dilation, m.max_dilation, m.channels_used, r.seconds);
+  }
+  return out;
+}
+
+nlohmann::json compare_to_json(const std::vector<CompareRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json j = metrics_to_json(r.metrics);
+    j["mapper"] = r.mapper;
+    j["mapping_seconds"] = r.seconds;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string channel_loads_csv(const Machine& machine, const std::vector<double>& loads) {
+  std::string out = "channel,src_router,dst_router,class,bandwidth,load,utilization\n";
+  for (ChannelId e = 0; e < machine.channels.size(); ++e) {
+    const Channel& c = machine.channels[e];
+    const LinkClass& cls = machine.classes[c.link_class];
+    out += fmt::format("{},{},{},{},{},{},{}\n", e, c.src, c.dst, cls.name, cls.bandwidth, loads[e],
+                       loads[e] / cls.bandwidth);
+  }
+  return out;
+}
+
+namespace {
+std::map<std::string, std::uint64_t> channels_per_class(const Machine& machine) {
+  std::map<std::string, std::uint64_t> count;
+  for (const auto& c : machine.classes) count[c.name] = 0;
+  for (const Channel& ch : machine.channels) ++count[machine.classes[ch.link_class].name];
+  return count;
+}
+}  // namespace
+
+std::string machine_info_table(const Machine& machine, const TopologyStats& stats, const std::string& routing) {
+  std::string out;
+  out += fmt::format("{:<22}{}\n", "machine", machine.description);
+  out += fmt::format("{:<22}{}\n", "routers", machine.num_routers);
+  out += fmt::format("{:<22}{} ({} per router)\n", "nodes", machine.num_nodes(), machine.nodes_per_router);
+  out += fmt::format("{:<22}{} ({} per node)\n", "slots", machine.num_slots(), machine.slots_per_node);
+  out += fmt::format("{:<22}{}\n", "channels", machine.channels.size());
+  for (const auto& c : machine.classes) {
+    out += fmt::format("  {:<20}{} channels, bandwidth {}\n", c.name, channels_per_class(machine)[c.name], c.bandwidth);
+  }
+  out += fmt::format("{:<22}{}\n", "diameter", stats.diameter);
+  out += fmt::format("{:<22}{:.6f}\n", "average distance", stats.avg_distance);
+  out += fmt::format("{:<22}{}\n", "default routing", routing);
+  return out;
+}
+
+nlohmann::json machine_info_json(const Machine& machine, const TopologyStats& stats, const std::string& routing) {
+  nlohmann::json classes = nlohmann::json::object();
+  auto counts = channels_per_class(machine);
+  for (const auto& c : machine.classes) classes[c.name] = {{"channels", counts[c.name]}, {"bandwidth", c.bandwidth}};
+  return {{"machine", machine.description},
+          {"routers", machine.num_routers},
+          {"nodes", machine.num_nodes()},
+          {"slots", machine.num_slots()},
+          {"nodes_per_router", machine.nodes_per_router},
+          {"slots_per_node", machine.slots_per_node},
+          {"channels", machine.channels.size()},
+          {"classes", classes},
+          {"diameter", stats.diameter},
+          {"avg_distance", stats.avg_distance},
+          {"default_routing", routing}};
+}
+
+}  // namespace taskmap

@@ -1,0 +1,80 @@
+#include "taskmap/io/spec.h"
+
+#include <fmt/format.h>
+
+#include "taskmap/io/error.h"
+#include "taskmap/io/text_source.h"
+
+namespace taskmap::io {
+
+SpecReader::SpecReader(std::string what, std::string_view text) : what_(std::move(what)), text_(text) {
+  if (text.empty()) fail("empty value");
+  std::size_t colon = text.find(':');
+  kind_ = std::string(text.substr(0, colon));
+  if (kind_.empty()) fail("missing name before ':'");
+  if (colon == std::string_view::npos) return;
+  std::string_view rest = text.substr(colon + 1);
+  bool first = true;
+  while (true) {
+    std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    if (item.empty()) fail("empty item");
+    std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      if (!first) fail(fmt::format("'{}' is not of the form key=value", item));
+      bare_ = std::string(item);
+    } else {
+      std::string key(item.substr(0, eq));
+      if (key.empty()) fail(fmt::format("'{}' has no key", item));
+      if (values_.count(key)) fail(fmt::format("key '{}' given twice", key));
+      values_[key] = std::string(item.substr(eq + 1));
+    }
+    first = false;
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+}
+
+std::optional<std::string> SpecReader::get_string(const std::string& key) {
+  auto it = values_.find(key);
+  if (it == values_.end()) return std::nullopt;
+  used_.insert(key);
+  return it->second;
+}
+
+std::optional<std::int64_t> SpecReader::get_int(const std::string& key, std::int64_t min, std::int64_t max) {
+  auto s = get_string(key);
+  if (!s) return std::nullopt;
+  auto v = parse_int(*s);
+  if (!v) fail(fmt::format("{}='{}' is not an integer", key, *s));
+  if (*v < min || *v > max) fail(fmt::format("{}={} is out of range [{}, {}]", key, *v, min, max));
+  return v;
+}
+
+std::optional<double> SpecReader::get_double(const std::string& key) {
+  auto s = get_string(key);
+  if (!s) return std::nullopt;
+  auto v = parse_double(*s);
+  if (!v) fail(fmt::format("{}='{}' is not a number", key, *s));
+  return v;
+}
+
+std::optional<bool> SpecReader::get_bool(const std::string& key) {
+  auto s = get_string(key);
+  if (!s) return std::nullopt;
+  if (*s == "true" || *s == "1" || *s == "yes") return true;
+  if (*s == "false" || *s == "0" || *s == "no") return false;
+  fail(fmt::format("{}='{}' is not true or false", key, *s));
+}
+
+void SpecReader::finish() const {
+  for (const auto& [key, value] : values_) {
+    if (!used_.count(key)) fail(fmt::format("unknown key '{}' for '{}'", key, kind_));
+  }
+}
+
+void SpecReader::fail(const std::string& problem) const {
+  taskmap::fail("{} '{}': {}", what_, text_, problem);
+}
+
+}  // namespace taskmap::io

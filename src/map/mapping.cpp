@@ -1,0 +1,85 @@
+#include "taskmap/map/mapping.h"
+
+#include <fmt/format.h>
+
+#include "taskmap/io/error.h"
+#include "taskmap/io/text_source.h"
+
+namespace taskmap {
+
+void validate_mapping(const Mapping& mapping, const Machine& machine, std::size_t num_tasks,
+                      const std::string& source) {
+  if (mapping.num_tasks() != num_tasks) {
+    fail("{}: maps {} tasks but the pattern has {}", source, mapping.num_tasks(), num_tasks);
+  }
+  std::vector<TaskId> owner(machine.num_slots(), UINT32_MAX);
+  for (TaskId t = 0; t < num_tasks; ++t) {
+    const SlotId s = mapping.slot_of_task[t];
+    if (s >= machine.num_slots()) {
+      fail("{}: task {} is on slot {}, outside the machine's {} slots", source, t, s, machine.num_slots());
+    }
+    if (owner[s] != UINT32_MAX) fail("{}: slot {} holds both task {} and task {}", source, s, owner[s], t);
+    owner[s] = t;
+  }
+}
+
+Mapping read_mapping_file(const std::string& path, const Machine& machine, std::size_t num_tasks) {
+  io::LineCursor cur(path, io::read_text_file(path));
+  constexpr SlotId kUnset = UINT32_MAX;
+  Mapping m;
+  m.slot_of_task.assign(num_tasks, kUnset);
+  std::vector<std::size_t> task_line(num_tasks, 0);
+  std::vector<TaskId> slot_owner(machine.num_slots(), UINT32_MAX);
+  std::vector<std::size_t> slot_line(machine.num_slots(), 0);
+  while (auto line = cur.next_content_line("#")) {
+    auto f = io::split_fields(*line);
+    if (f.size() != 2) cur.fail_here("expected 'task slot'");
+    auto t = io::parse_int(f[0]);
+    auto s = io::parse_int(f[1]);
+    if (!t) cur.fail_here(fmt::format("task '{}' is not an integer", f[0]));
+    if (!s) cur.fail_here(fmt::format("slot '{}' is not an integer", f[1]));
+    if (*t < 0 || static_cast<std::size_t>(*t) >= num_tasks) {
+      cur.fail_here(fmt::format("task {} is out of range [0, {})", *t, num_tasks));
+    }
+    if (*s < 0 || *s >= machine.num_slots()) {
+      cur.fail_here(fmt::format("slot {} is out of range [0, {})", *s, machine.num_slots()));
+    }
+    if (m.slot_of_task[*t] != kUnset) {
+      cur.fail_here(fmt::format("task {} is already placed (line {})", *t, task_line[*t]));
+    }
+    if (slot_owner[*s] != UINT32_MAX) {
+      cur.fail_here(fmt::format("slot {} is already taken by task {} (line {})", *s, slot_owner[*s], slot_line[*s]));
+    }
+    m.slot_of_task[*t] = static_cast<SlotId>(*s);
+    task_line[*t] = cur.line_number();
+    slot_owner[*s] = static_cast<TaskId>(*t);
+    slot_line[*s] = cur.line_number();
+  }
+  for (std::size_t t = 0; t < num_tasks; ++t) {
+    if (m.slot_of_task[t] == kUnset) fail("{}: task {} has no slot (the pattern has {} tasks)", path, t, num_tasks);
+  }
+  return m;
+}
+
+PlacementFormat parse_placement_format(const std::string& name) {
+  if (name == "plain") return PlacementFormat::Plain;
+  if (name == "openmpi-rankfile") return PlacementFormat::OpenMpiRankfile;
+  fail("--out-format '{}': unknown format (use plain or openmpi-rankfile)", name);
+}
+
+std::string format_placement(const Mapping& mapping, const Machine& machine, PlacementFormat format,
+                             const std::string& host_prefix) {
+  std::string out;
+  if (format == PlacementFormat::Plain) {
+    out += fmt::format("# taskmap placement: task slot ({} tasks on {})\n", mapping.num_tasks(), machine.description);
+    for (std::size_t t = 0; t < mapping.num_tasks(); ++t) out += fmt::format("{} {}\n", t, mapping.slot_of_task[t]);
+  } else {
+    for (std::size_t t = 0; t < mapping.num_tasks(); ++t) {
+      const SlotId s = mapping.slot_of_task[t];
+      out += fmt::format("rank {}={}{} slot={}\n", t, host_prefix, machine.node_of_slot(s), s % machine.slots_per_node);
+    }
+  }
+  return out;
+}
+
+}  // namespace taskmap

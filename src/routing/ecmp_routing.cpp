@@ -1,0 +1,84 @@
+// Shortest paths with an even split (ECMP as a flow model): every shortest path from source
+// to destination (counting parallel channels as distinct paths) carries an equal share. A
+// channel u->v lies on a shortest path iff d(s,u) + 1 + d(v,t) = d(s,t); its share is
+// paths(s,u) * paths(v,t) / paths(s,t). Breadth-first rows are cached per router.
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+#include "routing_impl.h"
+#include "taskmap/topology/distance.h"
+
+namespace taskmap::detail {
+namespace {
+
+struct BfsRow {
+  std::vector<std::uint32_t> dist;
+  std::vector<double> paths;
+};
+
+class EcmpRouting final : public Routing {
+ public:
+  explicit EcmpRouting(const Machine& m) : m_(m), forward_(m, false), backward_(m, true) {}
+
+  void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const override {
+    std::lock_guard lock(mutex_);
+    const BfsRow& from = row(src, false);
+    const BfsRow& to = row(dst, true);
+    const std::uint32_t total = from.dist[dst];
+    if (total == UINT32_MAX) fail("{}: router {} cannot reach router {}", m_.description, src, dst);
+    const double all = from.paths[dst];
+    for (RouterId u = 0; u < m_.num_routers; ++u) {
+      if (from.dist[u] >= total) continue;
+      for (auto i = forward_.offsets[u]; i < forward_.offsets[u + 1]; ++i) {
+        const ChannelId c = forward_.channels[i];
+        const RouterId v = m_.channels[c].dst;
+        if (to.dist[v] != UINT32_MAX && from.dist[u] + 1 + to.dist[v] == total) {
+          out.push_back({c, from.paths[u] * to.paths[v] / all});
+        }
+      }
+    }
+  }
+
+ private:
+  const BfsRow& row(RouterId r, bool reverse) const {
+    auto& cache = reverse ? to_cache_ : from_cache_;
+    auto it = cache.find(r);
+    if (it != cache.end()) return it->second;
+    // Bound memory on big graphs: rows are cheap to recompute.
+    if (cache.size() * m_.num_routers > (1u << 26)) cache.clear();
+    const ChannelAdjacency& adj = reverse ? backward_ : forward_;
+    BfsRow row;
+    row.dist.assign(m_.num_routers, UINT32_MAX);
+    row.paths.assign(m_.num_routers, 0.0);
+    row.dist[r] = 0;
+    row.paths[r] = 1.0;
+    std::deque<RouterId> queue{r};
+    while (!queue.empty()) {
+      const RouterId x = queue.front();
+      queue.pop_front();
+      for (auto i = adj.offsets[x]; i < adj.offsets[x + 1]; ++i) {
+        const Channel& ch = m_.channels[adj.channels[i]];
+        const RouterId y = reverse ? ch.src : ch.dst;
+        if (y == x) continue;
+        if (row.dist[y] == UINT32_MAX) {
+          row.dist[y] = row.dist[x] + 1;
+          queue.push_back(y);
+        }
+        if (row.dist[y] == row.dist[x] + 1) row.paths[y] += row.paths[x];
+      }
+    }
+    return cache.emplace(r, std::move(row)).first->second;
+  }
+
+  const Machine& m_;
+  ChannelAdjacency forward_, backward_;
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<RouterId, BfsRow> from_cache_, to_cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<Routing> make_ecmp_routing(const Machine& m) { return std::make_unique<EcmpRouting>(m); }
+
+}  // namespace taskmap::detail

@@ -1,0 +1,16 @@
+#pragma once
+// Constructors of the routing families, used only by the factory in factory.cpp.
+#include <memory>
+
+#include "taskmap/io/error.h"
+#include "taskmap/routing/routing.h"
+
+namespace taskmap::detail {
+
+std::unique_ptr<Routing> make_torus_routing(const Machine& m, const RoutingSpec& spec);
+std::unique_ptr<Routing> make_rect_torus_routing(const Machine& m, const RoutingSpec& spec);
+std::unique_ptr<Routing> make_dragonfly_routing(const Machine& m, const RoutingSpec& spec);
+std::unique_ptr<Routing> make_percs_routing(const Machine& m, const RoutingSpec& spec);
+std::unique_ptr<Routing> make_ecmp_routing(const Machine& m);
+
+}  // namespace taskmap::detail
