@@ -1,7 +1,9 @@
 #pragma once
-// Hop distance between routers: the length of a shortest path in the router graph (not of
-// the routed path: Valiant or indirect routes are longer, see Metrics::avg_routed_hops).
-// Closed forms for the structured machines, breadth-first search rows cached for file graphs.
+// Hop distance between routers: the hop count of the machine's minimal route: a shortest
+// path on tori, meshes, RT/RTT and file graphs; the local-global-local route on Dragonfly;
+// the L-D-L route on PERCS (both can have rare shortcuts through a second global/D link that
+// their minimal routing never takes). Valiant and indirect routes are longer still, see
+// Metrics::avg_routed_hops. Closed forms for structured machines, cached BFS rows for graphs.
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -1,0 +1,151 @@
+// The command-line contract: outputs, and bad input giving one clear line, a non-zero exit
+// and no output file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+using test::run_taskmap;
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("taskmap_cli_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+void expect_one_line_error(const test::CommandResult& r, const std::string& needle) {
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("taskmap: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+}
+
+TEST(Cli, EvalJsonHasTheContractKeys) {
+  auto r = run_taskmap("eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"mcl", "mcl_by_class", "throughput", "hop_bytes", "avg_dilation", "max_dilation",
+                          "channels_used"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_DOUBLE_EQ(j["mcl"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["mcl_by_class"]["B-"].get<double>(), 0.25);
+  EXPECT_EQ(j["routing"], "minimal");
+}
+
+TEST(Cli, EvalWritesChannelLoadsCsv) {
+  const std::string csv = temp_path("loads.csv");
+  auto r = run_taskmap("eval --machine torus:4 --pattern halo2d:1x4 --mapper default --loads-csv " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(csv);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_EQ(header, "channel,src_router,dst_router,class,bandwidth,load,utilization");
+  EXPECT_EQ(first, "0,0,1,A+,1,0.25,0.25");
+  std::filesystem::remove(csv);
+}
+
+TEST(Cli, CompareHasOneRowPerMapper) {
+  auto r = run_taskmap("compare --machine torus:4x4x2,ppn=2 --pattern halo3d:4x4x4 --mappers default,random:seed=2,order:TCBA --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 3u);
+  EXPECT_EQ(j["rows"][1]["mapper"], "random:seed=2");
+  auto table = run_taskmap("compare --machine torus:4x4x2,ppn=2 --pattern halo3d:4x4x4 --mappers default,order:TCBA");
+  EXPECT_NE(table.out.find("order:TCBA"), std::string::npos);
+}
+
+TEST(Cli, InfoReportsStructure) {
+  auto r = run_taskmap("info --machine percs:ns=16,nd=2 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["routers"], 512);
+  EXPECT_EQ(j["slots"], 2048);
+  EXPECT_EQ(j["classes"]["D"]["channels"], 16 * 2 * 16);
+  EXPECT_EQ(j["diameter"], 3);
+  EXPECT_EQ(j["default_routing"], "direct");
+}
+
+TEST(Cli, MapWritesPlainAndRankfilePlacements) {
+  const std::string plain = temp_path("plain.txt"), rankfile = temp_path("rankfile");
+  ASSERT_EQ(run_taskmap("map --machine torus:2x2,ppn=2 --pattern halo2d:2x4 --mapper order:TBA --out " + plain).exit_code, 0);
+  ASSERT_EQ(run_taskmap("map --machine torus:2x2,ppn=2 --pattern halo2d:2x4 --mapper default --out " + rankfile +
+                        " --out-format openmpi-rankfile").exit_code,
+            0);
+  // The written plain file is read back by eval.
+  auto r = run_taskmap("eval --machine torus:2x2,ppn=2 --pattern halo2d:2x4 --mapping " + plain + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(rankfile);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "rank 0=node0 slot=0");
+  std::getline(in, line);
+  EXPECT_EQ(line, "rank 1=node0 slot=1");
+  std::filesystem::remove(plain);
+  std::filesystem::remove(rankfile);
+}
+
+struct BadCase {
+  const char* name;
+  std::string args;
+  std::string needle;
+};
+
+TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
+  const std::string out = temp_path("never.txt");
+  const std::string bad = std::string(TASKMAP_TEST_INSTANCES) + "/bad/";
+  const std::string base = "map --out " + out + " ";
+  const std::vector<BadCase> cases = {
+      {"unknown machine", base + "--machine cube:4 --pattern halo2d:4x4 --mapper default", "unknown machine 'cube'"},
+      {"unknown pattern", base + "--machine torus:4x4 --pattern wave:4 --mapper default", "unknown pattern 'wave'"},
+      {"unknown mapper", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper magic", "unknown mapper 'magic'"},
+      {"unknown routing", "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --routing fast",
+       "unknown routing 'fast'"},
+      {"routing of another machine", "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --routing indirect",
+       "does not apply to torus machines"},
+      {"percs nd=3", base + "--machine percs:ns=32,nd=3 --pattern halo2d:64x64 --mapper default", "nd=3 does not divide 32"},
+      {"percs h>16", base + "--machine percs:ns=1024,nd=32 --pattern halo2d:4x4 --mapper default", "exceeds the 16 D ports"},
+      {"zero dimension", base + "--machine torus:4x0 --pattern halo2d:4x4 --mapper default", "dimension size 0"},
+      {"too many tasks", base + "--machine torus:4x4 --pattern halo2d:8x8 --mapper default",
+       "the pattern has 64 tasks but machine 'torus:4x4' has only 16 slots"},
+      {"truncated file", base + "--machine torus:4x4 --pattern file:" + bad + "truncated.graph --mapper default",
+       "truncated.graph: unexpected end of file after line 4"},
+      {"malformed file", base + "--machine torus:4x4 --pattern file:" + bad + "ragged.csv --mapper default",
+       "ragged.csv:2: row has 2 values"},
+      {"duplicate slot", "eval --machine torus:2x2 --pattern halo2d:2x2 --mapping " + bad + "dup_slot.txt",
+       "dup_slot.txt:2: slot 2 is already taken by task 0"},
+      {"missing slot", "eval --machine torus:2x2 --pattern halo2d:2x2 --mapping " + bad + "missing_task.txt",
+       "task 2 has no slot"},
+      {"slot out of range", "eval --machine torus:2x2 --pattern halo2d:2x2 --mapping " + bad + "slot_range.txt",
+       "slot 99 is out of range [0, 4)"},
+      {"bad out format", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper default --out-format slurm",
+       "unknown format (use plain or openmpi-rankfile)"},
+      {"unknown option", "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --colour red", "--colour"},
+      {"unknown key", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper random:sed=2", "unknown key 'sed'"},
+  };
+  for (const BadCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    expect_one_line_error(run_taskmap(c.args), c.needle);
+    EXPECT_FALSE(std::filesystem::exists(out)) << c.name;
+  }
+  // No temporary file is left behind either.
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+    EXPECT_EQ(entry.path().filename().string().find(std::filesystem::path(out).filename().string() + ".tmp"),
+              std::string::npos);
+  }
+}
+
+TEST(Cli, UnwritableOutputIsReportedWithoutPartialFile) {
+  auto r = run_taskmap("map --machine torus:4x4 --pattern halo2d:4x4 --mapper default --out /nonexistent-dir/x.txt");
+  expect_one_line_error(r, "/nonexistent-dir/x.txt: cannot write");
+}
+
+}  // namespace
+}  // namespace taskmap

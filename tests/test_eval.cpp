@@ -1,0 +1,66 @@
+// Evaluator metrics on hand-derived cases.
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+TEST(Evaluator, FourByFourTorusHaloLoadsEveryChannelByAQuarter) {
+  // Each task sends 1/4 to each neighbour, one hop away: every channel carries exactly 1/4.
+  auto e = test::evaluate("torus:4x4", "halo2d:4x4", "default", "minimal");
+  for (double l : e.loads) EXPECT_DOUBLE_EQ(l, 0.25);
+  EXPECT_DOUBLE_EQ(e.metrics.mcl, 0.25);
+  EXPECT_DOUBLE_EQ(e.metrics.throughput, 4.0);
+  EXPECT_DOUBLE_EQ(e.metrics.hop_bytes, 16.0);
+  EXPECT_DOUBLE_EQ(e.metrics.avg_dilation, 1.0);
+  EXPECT_EQ(e.metrics.max_dilation, 1u);
+  EXPECT_EQ(e.metrics.channels_used, 64u);
+  EXPECT_DOUBLE_EQ(e.metrics.load_imbalance, 1.0);
+  EXPECT_EQ(e.metrics.bottleneck_class, "A+,A-,B+,B-");
+  ASSERT_EQ(e.metrics.by_class.size(), 4u);
+  EXPECT_DOUBLE_EQ(e.metrics.by_class[0].mcl, 0.25);
+}
+
+TEST(Evaluator, StridedRingPlacementTriplesEveryHop) {
+  // A periodic ring of 8 tasks on torus:8 placed with stride 3: every neighbour is 3 hops away.
+  Machine m = make_machine("torus:8");
+  CommGraph g = build_pattern(parse_pattern_spec("halo2d:1x8"));
+  Mapping map;
+  for (TaskId t = 0; t < 8; ++t) map.slot_of_task.push_back((3 * t) % 8);
+  auto r = make_routing(m, parse_routing_spec("minimal"));
+  std::vector<double> loads;
+  Metrics metrics = Evaluator(m, *r).evaluate(g, map, &loads);
+  // A 1-row halo has two neighbours per task (no north/south in a flat dimension), 1/4 each.
+  EXPECT_DOUBLE_EQ(metrics.hop_bytes, 8 * 2 * 0.25 * 3);
+  EXPECT_EQ(metrics.max_dilation, 3u);
+  EXPECT_DOUBLE_EQ(metrics.avg_dilation, 3.0);
+  // 16 flows of 1/4 over 3 hops each, spread evenly over the 16 channels: 3/4 per channel.
+  for (double l : loads) EXPECT_DOUBLE_EQ(l, 0.75);
+}
+
+TEST(Evaluator, TrafficInsideANodeOrRouterIsFree) {
+  // 4 tasks on one node of a 2-router machine: nothing crosses the network.
+  auto e = test::evaluate("torus:2,ppn=4", "alltoall:4", "default");
+  EXPECT_DOUBLE_EQ(e.metrics.mcl, 0.0);
+  EXPECT_DOUBLE_EQ(e.metrics.hop_bytes, 0.0);
+  EXPECT_EQ(e.metrics.channels_used, 0u);
+  EXPECT_EQ(e.metrics.bottleneck_class, "");
+  // Two nodes on one router (conc=2): free as well.
+  auto c = test::evaluate("torus:2,conc=2", "alltoall:2", "default");
+  EXPECT_DOUBLE_EQ(c.metrics.network_volume, 0.0);
+}
+
+TEST(Evaluator, DragonflyClassesAndValiantHops) {
+  // alltoall over the 6 routers of (1,2,1): minimal has avg routed hops equal to the mean
+  // distance; Valiant is longer.
+  auto minimal = test::evaluate("dragonfly:p=1,a=2,h=1", "alltoall:6", "default", "minimal");
+  auto valiant = test::evaluate("dragonfly:p=1,a=2,h=1", "alltoall:6", "default", "valiant");
+  EXPECT_NEAR(minimal.metrics.avg_routed_hops, minimal.metrics.avg_dilation, 1e-12);
+  EXPECT_GT(valiant.metrics.avg_routed_hops, minimal.metrics.avg_routed_hops);
+  EXPECT_EQ(minimal.metrics.by_class.size(), 2u);
+  EXPECT_EQ(minimal.metrics.by_class[1].name, "global");
+}
+
+}  // namespace
+}  // namespace taskmap

@@ -1,0 +1,106 @@
+// Baseline mappers and placement files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "taskmap/io/error.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+Mapping run(const std::string& mapper, const Machine& m, const CommGraph& g) {
+  return make_mapper(parse_mapper_spec(mapper))->run(m, g);
+}
+
+TEST(Mappers, DefaultIsTheCanonicalSlotOrderAndEqualsABCT) {
+  Machine m = make_machine("torus:2x3,ppn=2");
+  CommGraph g = CommGraph::from_edges(12, {});
+  Mapping d = run("default", m, g);
+  for (TaskId t = 0; t < 12; ++t) EXPECT_EQ(d.slot_of_task[t], t);
+  EXPECT_EQ(run("order:ABT", m, g).slot_of_task, d.slot_of_task);
+}
+
+TEST(Mappers, LetterOrdersPutTheLastLetterFastest) {
+  // 2x3 torus, 2 slots per node. TBA: B fastest, then A, then T.
+  Machine m = make_machine("torus:2x3,ppn=2");
+  CommGraph g = CommGraph::from_edges(12, {});
+  Mapping tba = run("order:TBA", m, g);
+  // Task 1: T=0, B=0, A=1 -> router 3, slot 6. Task 2: B=1, A=0 -> router 1, slot 2. Task 6: T=1 -> slot 1.
+  EXPECT_EQ(tba.slot_of_task[0], 0u);
+  EXPECT_EQ(tba.slot_of_task[1], 6u);
+  EXPECT_EQ(tba.slot_of_task[2], 2u);
+  EXPECT_EQ(tba.slot_of_task[6], 1u);
+  validate_mapping(tba, m, 12, "order:TBA");
+}
+
+TEST(Mappers, BadLetterOrdersAreRejected) {
+  Machine m = make_machine("torus:2x3,ppn=2");
+  CommGraph g = CommGraph::from_edges(4, {});
+  EXPECT_THROW(run("order:AB", m, g), Error);    // T missing
+  EXPECT_THROW(run("order:ABTT", m, g), Error);  // repeated
+  EXPECT_THROW(run("order:ACT", m, g), Error);   // no C dimension
+  EXPECT_THROW(run("order:ABT", make_machine("dragonfly:p=1,a=2,h=1"), g), Error);
+  EXPECT_THROW(parse_mapper_spec("order:abt"), Error);
+  EXPECT_THROW(parse_mapper_spec("greedy"), Error);
+  EXPECT_THROW(parse_mapper_spec("random:sed=3"), Error);
+}
+
+TEST(Mappers, RandomIsAValidSeededPermutation) {
+  Machine m = make_machine("torus:4x4,ppn=4");
+  CommGraph g = CommGraph::from_edges(50, {});
+  Mapping a = run("random:seed=3", m, g), b = run("random:seed=3", m, g), c = run("random:seed=4", m, g);
+  EXPECT_EQ(a.slot_of_task, b.slot_of_task);
+  EXPECT_NE(a.slot_of_task, c.slot_of_task);
+  validate_mapping(a, m, 50, "random");
+  std::set<SlotId> used(a.slot_of_task.begin(), a.slot_of_task.end());
+  EXPECT_EQ(used.size(), 50u);
+}
+
+TEST(Mappers, MoreTasksThanSlotsIsAnError) {
+  Machine m = make_machine("torus:2x2");
+  CommGraph g = CommGraph::from_edges(5, {});
+  for (const char* name : {"default", "random", "order:ABT"}) {
+    try {
+      run(name, m, g);
+      ADD_FAILURE() << name;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "the pattern has 5 tasks but machine 'torus:2x2' has only 4 slots");
+    }
+  }
+}
+
+TEST(MappingFiles, PlainFileRoundTrip) {
+  Machine m = make_machine("torus:2x2");
+  Mapping read = read_mapping_file(test::instance("map4.txt"), m, 4);
+  EXPECT_EQ(read.slot_of_task, (std::vector<SlotId>{2, 0, 3, 1}));
+  const std::string text = format_placement(read, m, PlacementFormat::Plain);
+  EXPECT_NE(text.find("0 2\n1 0\n2 3\n3 1\n"), std::string::npos);
+}
+
+TEST(MappingFiles, BadFilesNameTheLineAndProblem) {
+  Machine m = make_machine("torus:2x2");
+  auto error_of = [&](const std::string& f) {
+    try {
+      read_mapping_file(test::instance("bad/" + f), m, 4);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("dup_slot.txt"), test::instance("bad/dup_slot.txt") + ":2: slot 2 is already taken by task 0 (line 1)");
+  EXPECT_EQ(error_of("dup_task.txt"), test::instance("bad/dup_task.txt") + ":2: task 0 is already placed (line 1)");
+  EXPECT_EQ(error_of("missing_task.txt"), test::instance("bad/missing_task.txt") + ": task 2 has no slot (the pattern has 4 tasks)");
+  EXPECT_EQ(error_of("slot_range.txt"), test::instance("bad/slot_range.txt") + ":3: slot 99 is out of range [0, 4)");
+}
+
+TEST(MappingFiles, OpenMpiRankfileNamesNodeAndCore) {
+  Machine m = make_machine("torus:2x2,ppn=4");
+  Mapping map{{0, 5, 15}};
+  EXPECT_EQ(format_placement(map, m, PlacementFormat::OpenMpiRankfile, "host"),
+            "rank 0=host0 slot=0\nrank 1=host1 slot=1\nrank 2=host3 slot=3\n");
+}
+
+}  // namespace
+}  // namespace taskmap

@@ -1,0 +1,219 @@
+// Routing flow models: hand-derived channel loads for every machine and routing.
+#include <gtest/gtest.h>
+
+#include "taskmap/io/error.h"
+#include "taskmap/topology/rect_torus_geometry.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+using test::route_loads;
+
+std::unique_ptr<Routing> routing(const Machine& m, const std::string& name) {
+  return make_routing(m, parse_routing_spec(name));
+}
+
+TEST(TorusRouting, MinimalSplitsEvenlyOverBothPathsOfADiagonalStep) {
+  Machine m = make_machine("mesh:3x3");
+  const TorusShape& t = *m.torus();
+  // (0,0) -> (1,1): paths A+ then B+, or B+ then A+; each channel carries 1/2.
+  auto loads = route_loads(*routing(m, "minimal"), 0, 4);
+  EXPECT_EQ(loads, (std::map<ChannelId, double>{{t.channel(0, 0, 0), 0.5},
+                                                {t.channel(3, 1, 0), 0.5},
+                                                {t.channel(0, 1, 0), 0.5},
+                                                {t.channel(1, 0, 0), 0.5}}));
+  // Dimension order A then B: all on the first path; B then A: all on the second.
+  EXPECT_EQ(route_loads(*routing(m, "dor"), 0, 4),
+            (std::map<ChannelId, double>{{t.channel(0, 0, 0), 1.0}, {t.channel(3, 1, 0), 1.0}}));
+  EXPECT_EQ(route_loads(*routing(m, "dor:BA"), 0, 4),
+            (std::map<ChannelId, double>{{t.channel(0, 1, 0), 1.0}, {t.channel(1, 0, 0), 1.0}}));
+}
+
+TEST(TorusRouting, MinimalCountsPathsNotHops) {
+  // (0,0) -> (2,1) on a 3x3 mesh: 3 minimal paths (B at step 1, 2 or 3). The first A+
+  // channel from (0,0) carries the 2 paths that start with A: 2/3.
+  Machine m = make_machine("mesh:3x3");
+  const TorusShape& t = *m.torus();
+  auto loads = route_loads(*routing(m, "minimal"), 0, 7);
+  EXPECT_DOUBLE_EQ(loads[t.channel(0, 0, 0)], 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(loads[t.channel(0, 1, 0)], 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(loads[t.channel(3, 0, 0)], 1.0 / 3.0);  // (1,0) -> (2,0)
+  EXPECT_DOUBLE_EQ(loads[t.channel(6, 1, 0)], 1.0 / 3.0);  // (2,0) -> (2,1)
+  EXPECT_DOUBLE_EQ(loads[t.channel(3, 1, 0)], 1.0 / 3.0);  // (1,0) -> (1,1)
+  EXPECT_DOUBLE_EQ(loads[t.channel(4, 0, 0)], 2.0 / 3.0);  // (1,1) -> (2,1)
+}
+
+TEST(TorusRouting, HalfwayOffsetsSplitBetweenDirections) {
+  Machine m = make_machine("torus:4");
+  const TorusShape& t = *m.torus();
+  for (const char* r : {"minimal", "dor"}) {
+    auto loads = route_loads(*routing(m, r), 0, 2);
+    EXPECT_EQ(loads, (std::map<ChannelId, double>{{t.channel(0, 0, 0), 0.5},
+                                                  {t.channel(1, 0, 0), 0.5},
+                                                  {t.channel(0, 0, 1), 0.5},
+                                                  {t.channel(3, 0, 1), 0.5}}))
+        << r;
+  }
+  // Size-2 wrap: the two parallel channels share the flow.
+  Machine two = make_machine("torus:2");
+  EXPECT_EQ(route_loads(*routing(two, "minimal"), 0, 1),
+            (std::map<ChannelId, double>{{two.torus()->channel(0, 0, 0), 0.5}, {two.torus()->channel(0, 0, 1), 0.5}}));
+}
+
+TEST(TorusRouting, HypercubeMinimalUsesEveryShortestPath) {
+  Machine m = make_machine("hypercube:d=2");
+  auto loads = route_loads(*routing(m, "minimal"), 0, 3);
+  ASSERT_EQ(loads.size(), 4u);
+  for (auto [c, f] : loads) EXPECT_DOUBLE_EQ(f, 0.5);
+}
+
+TEST(TorusRouting, MinimalEqualsShortestPathSplitOnEveryPair) {
+  // Two independent implementations of the same flow model: the lattice walk and ECMP's
+  // path counting on the channel graph (size-2 double links count as two paths there too).
+  Machine m = make_machine("torus:4x3x2,mesh=B");
+  auto minimal = routing(m, "minimal");
+  auto ecmp = routing(m, "ecmp");
+  for (RouterId a = 0; a < m.num_routers; ++a) {
+    for (RouterId b = 0; b < m.num_routers; ++b) {
+      if (a == b) continue;
+      auto x = route_loads(*minimal, a, b), y = route_loads(*ecmp, a, b);
+      ASSERT_EQ(x.size(), y.size()) << a << "->" << b;
+      for (auto [c, f] : x) ASSERT_NEAR(f, y[c], 1e-12) << a << "->" << b << " channel " << c;
+    }
+  }
+}
+
+TEST(TorusRouting, DimensionOrderMustNameEveryDimension) {
+  Machine m = make_machine("torus:4x4x4");
+  EXPECT_THROW(routing(m, "dor:AB"), Error);
+  EXPECT_THROW(routing(m, "dor:ABZ"), Error);
+  EXPECT_NO_THROW(routing(m, "dor:CAB"));
+  EXPECT_THROW(routing(m, "valiant"), Error);
+}
+
+TEST(RectTorusRouting, TwistedWrapIsOneHopInRtt2) {
+  // RTT(2): (0,0) is adjacent to (2,1) through the twisted vertical wrap (Definition 2.1);
+  // Algorithm 2 gives the record (0,-1).
+  Machine m = make_machine("rtt:a=2");
+  const auto& s = std::get<RectTorusShape>(m.shape);
+  RectRecord r = rect_algorithm_record(s, 2, 1);
+  EXPECT_EQ(r.x, 0);
+  EXPECT_EQ(r.y, -1);
+  const RouterId dst = rect_router(s, {2, 1});
+  for (const char* name : {"minimal", "dor"}) {
+    EXPECT_EQ(route_loads(*routing(m, name), 0, dst), (std::map<ChannelId, double>{{s.channel_of[0 * 4 + 3], 1.0}}));
+  }
+}
+
+TEST(RectTorusRouting, TiedRecordsInRt2ShareTheFlow) {
+  // RT(2) is a 4x2 torus: (0,0) -> (2,1) has records (+-2, +-1), all of length 3, each 1/4,
+  // each spread over 3 orderings. First hop from (0,0): x+ 2 records x 2/3 x 1/4 = 1/3,
+  // x- 1/3, y+ and y- 1 record... 2 records x 1/3 x 1/4 = 1/6 each.
+  Machine m = make_machine("rt:a=2");
+  const auto& s = std::get<RectTorusShape>(m.shape);
+  auto loads = route_loads(*routing(m, "minimal"), 0, rect_router(s, {2, 1}));
+  EXPECT_DOUBLE_EQ(loads[s.channel_of[0]], 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(loads[s.channel_of[1]], 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(loads[s.channel_of[2]], 1.0 / 6.0);
+  EXPECT_DOUBLE_EQ(loads[s.channel_of[3]], 1.0 / 6.0);
+  double total = 0;
+  for (auto [c, f] : loads) total += f;
+  EXPECT_DOUBLE_EQ(total, 3.0);  // three hops per path
+}
+
+TEST(DragonflyRouting, MinimalAndValiantOnTheSmallestDragonfly) {
+  // (p,a,h) = (2,2,1): 3 groups of 2 routers. Cables: 0-3 (groups 0-1), 1-4 (0-2), 2-5 (1-2).
+  Machine m = make_machine("dragonfly:p=2,a=2,h=1");
+  const auto& s = std::get<DragonflyShape>(m.shape);
+  auto local = [&](RouterId x, RouterId y) { return s.local_of[x * 2 + y % 2]; };
+  auto global = [&](std::uint32_t g, std::uint32_t h) { return s.global_of[g * 3 + h]; };
+  EXPECT_EQ(m.channels[global(0, 1)].src, 0u);
+  EXPECT_EQ(m.channels[global(0, 1)].dst, 3u);
+  // Minimal 0 -> 2: global 0->3, local 3->2.
+  EXPECT_EQ(route_loads(*routing(m, "minimal"), 0, 2),
+            (std::map<ChannelId, double>{{global(0, 1), 1.0}, {local(3, 2), 1.0}}));
+  // Valiant 0 -> 2 through group 2 (the only intermediate group): local 0->1, global 1->4,
+  // local 4->5, global 5->2.
+  EXPECT_EQ(route_loads(*routing(m, "valiant"), 0, 2),
+            (std::map<ChannelId, double>{{local(0, 1), 1.0}, {global(0, 2), 1.0}, {local(4, 5), 1.0},
+                                         {global(2, 1), 1.0}}));
+  // Inside a group, minimal is the one local link.
+  EXPECT_EQ(route_loads(*routing(m, "minimal"), 4, 5), (std::map<ChannelId, double>{{local(4, 5), 1.0}}));
+  EXPECT_THROW(routing(m, "dor"), Error);
+}
+
+TEST(PercsRouting, DirectRouteOfSection41) {
+  // Node 1 of supernode 2 to node 31 of supernode 11 on (32, 2): <2,1> -> <2,11> -> <11,2> ->
+  // <11,31> and <2,1> -> <2,27> -> <11,18> -> <11,31>, half each.
+  Machine m = make_machine("percs:ns=32,nd=2");
+  const auto& s = std::get<PercsShape>(m.shape);
+  auto loads = route_loads(*routing(m, "direct"), 2 * 32 + 1, 11 * 32 + 31);
+  EXPECT_EQ(loads, (std::map<ChannelId, double>{{s.l_channel(2, 1, 11), 0.5},
+                                                {s.d_channel(2, 0, 11), 0.5},
+                                                {s.l_channel(11, 2, 31), 0.5},
+                                                {s.l_channel(2, 1, 27), 0.5},
+                                                {s.d_channel(2, 1, 11), 0.5},
+                                                {s.l_channel(11, 18, 31), 0.5}}));
+}
+
+TEST(PercsRouting, IntraDrawerStripingUsesSelfLoops) {
+  // Node 0 -> node 1 of one drawer: bounce nodes 0..7, 1/8 each; x = 0 uses the self-loop of
+  // node 0, x = 1 the self-loop of node 1, so the direct 0->1 link carries 2/8.
+  Machine m = make_machine("percs:ns=32,nd=4");
+  const auto& s = std::get<PercsShape>(m.shape);
+  auto loads = route_loads(*routing(m, "indirect"), 0, 1);
+  EXPECT_DOUBLE_EQ(loads[s.l_channel(0, 0, 1)], 0.25);
+  EXPECT_DOUBLE_EQ(loads[s.l_channel(0, 0, 0)], 0.125);
+  EXPECT_DOUBLE_EQ(loads[s.l_channel(0, 1, 1)], 0.125);
+  for (std::uint32_t x = 2; x < 8; ++x) {
+    EXPECT_DOUBLE_EQ(loads[s.l_channel(0, 0, x)], 0.125);
+    EXPECT_DOUBLE_EQ(loads[s.l_channel(0, x, 1)], 0.125);
+  }
+  EXPECT_EQ(loads.size(), 15u);
+  // Across drawers (0 -> 8): L-LR paths through the source drawer.
+  auto across = route_loads(*routing(m, "direct"), 0, 8);
+  EXPECT_DOUBLE_EQ(across[s.l_channel(0, 0, 8)], 0.125);
+  EXPECT_DOUBLE_EQ(across[s.l_channel(0, 3, 8)], 0.125);
+  EXPECT_EQ(m.classes[m.channels[s.l_channel(0, 3, 8)].link_class].name, "LR");
+}
+
+TEST(PercsRouting, IndirectUsesEveryDLinkOfTheSourceSupernode) {
+  // (32, 1): W = 32, one bucket. Node 5 of supernode 0 -> node 9 of supernode 3.
+  Machine m = make_machine("percs:ns=32,nd=1");
+  const auto& s = std::get<PercsShape>(m.shape);
+  auto loads = route_loads(*routing(m, "indirect"), 0 * 32 + 5, 3 * 32 + 9);
+  const double w = 1.0 / 32;
+  // First D hop: each of the 32 links of supernode 0 once; D 0 -> 3 also as the second hop of
+  // the path through c = 0 (the self-loop).
+  for (std::uint32_t c = 0; c < 32; ++c) EXPECT_DOUBLE_EQ(loads[s.d_channel(0, 0, c)], c == 3 ? 2 * w : w) << c;
+  // Via c = 7: lands on node 0 of supernode 7, middle hop 0 -> 3, D 7 -> 3, lands on node 7.
+  EXPECT_DOUBLE_EQ(loads[s.l_channel(7, 0, 3)], w);
+  EXPECT_DOUBLE_EQ(loads[s.d_channel(7, 0, 3)], w);
+  // The last L hop from landing node c of supernode 3 to node 9: the self-loop when c = 9.
+  EXPECT_DOUBLE_EQ(loads[s.l_channel(3, 9, 9)], w);
+  // The first hop leaves node 5 to every port node c (the self-loop for c = 5).
+  EXPECT_DOUBLE_EQ(loads[s.l_channel(0, 5, 5)], w);
+  // Via c = 3 (the destination itself): D 0 -> 3 lands on node 0, middle hop 0 -> 3, then
+  // the self-loop D link of supernode 3 at node 3, lands on node 3, last hop 3 -> 9.
+  EXPECT_DOUBLE_EQ(loads[s.d_channel(3, 0, 3)], w);
+  // The middle hop in supernode 3 (0 -> 3) is also used by c = 3 only.
+  EXPECT_DOUBLE_EQ(loads[s.l_channel(3, 0, 3)], w);
+}
+
+TEST(EcmpRouting, SquareSplitsOverTwoPaths) {
+  Machine m = make_machine("graph:" + test::instance("square.topo"));
+  auto loads = route_loads(*routing(m, "ecmp"), 0, 2);
+  ASSERT_EQ(loads.size(), 4u);
+  for (auto [c, f] : loads) EXPECT_DOUBLE_EQ(f, 0.5);
+  EXPECT_THROW(routing(m, "minimal"), Error);
+}
+
+TEST(RoutingNames, UnknownNamesAreRejected) {
+  EXPECT_THROW(parse_routing_spec("adaptive"), Error);
+  EXPECT_THROW(parse_routing_spec("minimal:ABC"), Error);
+  EXPECT_EQ(parse_routing_spec("dor:BAC").dimension_order, "BAC");
+}
+
+}  // namespace
+}  // namespace taskmap

@@ -1,0 +1,64 @@
+#pragma once
+// Shared helpers for the test suite: paths to inputs and a way to run the taskmap binary.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <map>
+#include <string>
+
+#include "taskmap/eval/evaluator.h"
+#include "taskmap/map/mapper.h"
+#include "taskmap/pattern/pattern_spec.h"
+#include "taskmap/routing/routing.h"
+#include "taskmap/topology/machine_spec.h"
+
+namespace taskmap::test {
+
+inline std::string instance(const std::string& name) { return std::string(TASKMAP_TEST_INSTANCES) + "/" + name; }
+inline std::string shared_data(const std::string& name) { return std::string(TASKMAP_SHARED_DATA) + "/" + name; }
+
+// Skips the current test (with the reason) when ../shared/data is not beside the checkout.
+#define TASKMAP_REQUIRE_SHARED_DATA(path)                                                         \
+  do {                                                                                            \
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data not found: " << (path)      \
+                                                     << " (the real-data tests need ../shared/data)"; \
+  } while (0)
+
+// Channel loads of one flow of unit volume, summed per channel id.
+inline std::map<ChannelId, double> route_loads(const Routing& routing, RouterId src, RouterId dst) {
+  std::vector<ChannelShare> shares;
+  routing.route(src, dst, shares);
+  std::map<ChannelId, double> loads;
+  for (const auto& s : shares) loads[s.channel] += s.fraction;
+  return loads;
+}
+
+struct Evaluated {
+  Machine machine;
+  CommGraph graph;
+  Metrics metrics;
+  std::vector<double> loads;
+};
+
+inline Evaluated evaluate(const std::string& machine, const std::string& pattern, const std::string& mapper,
+                          const std::string& routing = "") {
+  Evaluated e;
+  e.machine = make_machine(machine);
+  e.graph = build_pattern(parse_pattern_spec(pattern));
+  auto r = make_routing(e.machine, routing.empty() ? default_routing(e.machine) : parse_routing_spec(routing));
+  Mapping m = make_mapper(parse_mapper_spec(mapper))->run(e.machine, e.graph);
+  e.metrics = Evaluator(e.machine, *r).evaluate(e.graph, m, &e.loads);
+  return e;
+}
+
+struct CommandResult {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+// Runs the taskmap binary with `args` (a shell-quoted string).
+CommandResult run_taskmap(const std::string& args);
+
+}  // namespace taskmap::test
