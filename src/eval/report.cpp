@@ -50,24 +50,28 @@ std::string metrics_table(const Metrics& m) {
   out += fmt::format("{:<26}{} of {}\n", "channels used", m.channels_used, m.channels_total);
   out += fmt::format("{:<26}{:.4f}\n", "load imbalance (max/mean)", m.load_imbalance);
   out += fmt::format("{:<26}{:.6g} total, {:.6g} across the network\n", "volume", m.total_volume, m.network_volume);
-  out += fmt::format("\n{:<10}{:>10}{:>14}{:>14}{:>12}{:>10}\n", "class", "bandwidth", "max load", "MCL", "throughput",
-                     "used");
+  out += fmt::format("\n{:<10}{:>10}{:>14}{:>14}{:>12}  {:<}\n", "class", "bandwidth", "max load", "MCL", "throughput",
+                     "channels used");
   for (const ClassMetrics& c : m.by_class) {
-    out += fmt::format("{:<10}{:>10.4g}{:>14.6g}{:>14.6g}{:>12.6g}{:>10}\n", c.name, c.bandwidth, c.max_load, c.mcl,
-                       c.throughput, fmt::format("{}/{}", c.channels_used, c.channels));
+    out += fmt::format("{:<10}{:>10.4g}{:>14.6g}{:>14.6g}{:>12.6g}  {}/{}\n", c.name, c.bandwidth, c.max_load, c.mcl,
+                       c.throughput, c.channels_used, c.channels);
   }
   return out;
 }
 
 std::string compare_table(const std::vector<CompareRow>& rows) {
-  std::size_t width = 8;
-  for (const auto& r : rows) width = std::max(width, r.mapper.size() + 2);
-  std::string out = fmt::format("{:<{}}{:>12}{:>12}{:>12}{:>14}{:>10}{:>8}{:>12}{:>10}\n", "mapper", width, "MCL",
-                                "bottleneck", "throughput", "hop-bytes", "avg dil", "max", "channels", "map s");
+  std::size_t width = 8, class_width = 12;
+  for (const auto& r : rows) {
+    width = std::max(width, r.mapper.size() + 2);
+    class_width = std::max(class_width, r.metrics.bottleneck_class.size() + 2);
+  }
+  std::string out = fmt::format("{:<{}}{:>12}{:>{}}{:>12}{:>14}{:>10}{:>8}{:>12}{:>10}\n", "mapper", width, "MCL",
+                                "bottleneck", class_width, "throughput", "hop-bytes", "avg dil", "max dil", "channels",
+                                "map s");
   for (const auto& r : rows) {
     const Metrics& m = r.metrics;
-    out += fmt::format("{:<{}}{:>12.6g}{:>12}{:>12.6g}{:>14.6g}{:>10.4f}{:>8}{:>12}{:>10.3f}\n", r.mapper, width, m.mcl,
-                       m.bottleneck_class.empty() ? "-" : m.bottleneck_class, m.throughput, m.hop_bytes,
+    out += fmt::format("{:<{}}{:>12.6g}{:>{}}{:>12.6g}{:>14.6g}{:>10.4f}{:>8}{:>12}{:>10.3f}\n", r.mapper, width, m.mcl,
+                       m.bottleneck_class.empty() ? "-" : m.bottleneck_class, class_width, m.throughput, m.hop_bytes,
                        m.avg_dilation, m.max_dilation, m.channels_used, r.seconds);
   }
   return out;
