@@ -67,6 +67,24 @@ std::optional<bool> SpecReader::get_bool(const std::string& key) {
   fail(fmt::format("{}='{}' is not true or false", key, *s));
 }
 
+std::vector<std::uint32_t> SpecReader::bare_sizes(const std::string& example, std::int64_t max) {
+  if (!bare_) fail(fmt::format("missing sizes, e.g. {}", example));
+  std::vector<std::uint32_t> sizes;
+  std::string_view rest = *bare_;
+  while (true) {
+    const std::size_t x = rest.find('x');
+    const std::string_view item = rest.substr(0, x);
+    auto v = parse_int(item);
+    if (!v) fail(fmt::format("'{}' is not a size", item));
+    if (*v < 1) fail(fmt::format("dimension size {} must be at least 1", *v));
+    if (*v > max) fail(fmt::format("size {} is too large (at most {})", *v, max));
+    sizes.push_back(static_cast<std::uint32_t>(*v));
+    if (x == std::string_view::npos) break;
+    rest = rest.substr(x + 1);
+  }
+  return sizes;
+}
+
 void SpecReader::finish() const {
   for (const auto& [key, value] : values_) {
     if (!used_.count(key)) fail(fmt::format("unknown key '{}' for '{}'", key, kind_));

@@ -11,17 +11,7 @@ namespace taskmap {
 namespace {
 
 std::vector<std::uint32_t> parse_grid(io::SpecReader& r, std::size_t count) {
-  if (!r.bare()) r.fail(fmt::format("missing grid size, e.g. {}", count == 2 ? "64x64" : "16x16x16"));
-  std::vector<std::uint32_t> dims;
-  std::string_view rest = *r.bare();
-  while (true) {
-    std::size_t x = rest.find('x');
-    auto v = io::parse_int(rest.substr(0, x));
-    if (!v || *v < 1 || *v > (1 << 24)) r.fail(fmt::format("'{}' is not a grid size", rest.substr(0, x)));
-    dims.push_back(static_cast<std::uint32_t>(*v));
-    if (x == std::string_view::npos) break;
-    rest = rest.substr(x + 1);
-  }
+  auto dims = r.bare_sizes(count == 2 ? "64x64" : "16x16x16", 1 << 24);
   if (dims.size() != count) r.fail(fmt::format("expected {} grid sizes, got {}", count, dims.size()));
   return dims;
 }

@@ -9,23 +9,6 @@
 namespace taskmap {
 namespace {
 
-std::vector<std::uint32_t> parse_dims(io::SpecReader& r) {
-  if (!r.bare()) r.fail("missing dimensions, e.g. 4x4x2");
-  std::vector<std::uint32_t> sizes;
-  std::string_view rest = *r.bare();
-  while (true) {
-    std::size_t x = rest.find('x');
-    auto v = io::parse_int(rest.substr(0, x));
-    if (!v) r.fail(fmt::format("'{}' is not a dimension size", rest.substr(0, x)));
-    if (*v <= 0) r.fail(fmt::format("dimension size {} must be at least 1", *v));
-    if (*v > (1 << 22)) r.fail(fmt::format("dimension size {} is too large", *v));
-    sizes.push_back(static_cast<std::uint32_t>(*v));
-    if (x == std::string_view::npos) break;
-    rest = rest.substr(x + 1);
-  }
-  return sizes;
-}
-
 // Applies "mesh=DE" / "wrap=AB": letters naming dimensions whose wraparound is switched.
 void apply_letters(io::SpecReader& r, const std::string& key, const std::string& letters, std::vector<bool>& wrap,
                    bool value) {
@@ -59,7 +42,7 @@ MachineSpec parse_machine_spec(std::string_view text) {
   const std::string& kind = r.kind();
   if (kind == "torus" || kind == "mesh") {
     spec.kind = MachineKind::Torus;
-    spec.torus.sizes = parse_dims(r);
+    spec.torus.sizes = r.bare_sizes("4x4x2", 1 << 22);
     if (spec.torus.sizes.size() > 25) r.fail("at most 25 dimensions");
     spec.torus.wrap.assign(spec.torus.sizes.size(), kind == "torus");
     const std::string letters = torus_letters(spec.torus.sizes.size());

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace taskmap::io {
 
@@ -25,6 +26,8 @@ class SpecReader {
   std::optional<std::int64_t> get_int(const std::string& key, std::int64_t min, std::int64_t max);
   std::optional<double> get_double(const std::string& key);
   std::optional<bool> get_bool(const std::string& key);
+  // The bare item as sizes "AxBxC", each in [1, max]; fails naming `example` when absent.
+  std::vector<std::uint32_t> bare_sizes(const std::string& example, std::int64_t max);
 
   // Throws if a key was given that nobody asked for.
   void finish() const;
