@@ -23,6 +23,8 @@ const Trace kTraces[] = {
     {"bgq/MiniMD_Mira_n1024_c16_w_hopbyte.txt.xz", "torus:4x4x4x8x2,mesh=D,ppn=16"},
 };
 
+void PrintTo(const Trace& t, std::ostream* os) { *os << t.file << " on " << t.machine; }
+
 class BgqTrace : public ::testing::TestWithParam<Trace> {};
 
 TEST_P(BgqTrace, DefaultMappingReproducesHopsAndHopBytes) {
