@@ -115,8 +115,9 @@ std::string machine_info_table(const Machine& machine, const TopologyStats& stat
   out += fmt::format("{:<22}{} ({} per router)\n", "nodes", machine.num_nodes(), machine.nodes_per_router);
   out += fmt::format("{:<22}{} ({} per node)\n", "slots", machine.num_slots(), machine.slots_per_node);
   out += fmt::format("{:<22}{}\n", "channels", machine.channels.size());
+  auto counts = channels_per_class(machine);
   for (const auto& c : machine.classes) {
-    out += fmt::format("  {:<20}{} channels, bandwidth {}\n", c.name, channels_per_class(machine)[c.name], c.bandwidth);
+    out += fmt::format("  {:<20}{} channels, bandwidth {}\n", c.name, counts[c.name], c.bandwidth);
   }
   out += fmt::format("{:<22}{}\n", "diameter", stats.diameter);
   out += fmt::format("{:<22}{:.6f}\n", "average distance", stats.avg_distance);

@@ -37,10 +37,10 @@ class PercsRouting final : public Routing {
     }
     const double w = 1.0 / (static_cast<double>(s_.ns) * s_.nd);
     for (std::uint32_t j = 0; j < s_.nd; ++j) {
+      const std::uint32_t landing = s_.port_node(j, a), leaving = s_.port_node(j, b);
       for (std::uint32_t c = 0; c < s_.ns; ++c) {
         out.push_back({s_.l_channel(a, u, s_.port_node(j, c)), w});
         out.push_back({s_.d_channel(a, j, c), w});
-        const std::uint32_t landing = s_.port_node(j, a), leaving = s_.port_node(j, b);
         if (landing != leaving) out.push_back({s_.l_channel(c, landing, leaving), w});
         out.push_back({s_.d_channel(c, j, b), w});
         out.push_back({s_.l_channel(b, s_.port_node(j, c), v), w});
