@@ -61,12 +61,15 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   std::vector<double> load(machine_.channels.size(), 0.0);
   std::vector<ChannelShare> shares;
   double routed_hops = 0;
+  const bool adaptive = routing_.adaptive();
   for (std::size_t i = 0; i < flows.size();) {
     const std::uint64_t key = flows[i].key;
     double v = 0;
     while (i < flows.size() && flows[i].key == key) v += flows[i++].volume;
     shares.clear();
-    routing_.route(static_cast<RouterId>(key / routers), static_cast<RouterId>(key % routers), shares);
+    const auto src = static_cast<RouterId>(key / routers), dst = static_cast<RouterId>(key % routers);
+    if (adaptive) routing_.route_adaptive(src, dst, load, shares);
+    else routing_.route(src, dst, shares);
     for (const ChannelShare& s : shares) {
       load[s.channel] += v * s.fraction;
       routed_hops += v * s.fraction;

@@ -69,8 +69,30 @@ std::optional<bool> SpecReader::get_bool(const std::string& key) {
 
 std::vector<std::uint32_t> SpecReader::bare_sizes(const std::string& example, std::int64_t max) {
   if (!bare_) fail(fmt::format("missing sizes, e.g. {}", example));
+  return parse_sizes(*bare_, max);
+}
+
+std::optional<std::vector<std::uint32_t>> SpecReader::get_sizes(const std::string& key, std::int64_t max) {
+  auto s = get_string(key);
+  if (!s) return std::nullopt;
+  return parse_sizes(*s, max);
+}
+
+std::optional<std::size_t> SpecReader::get_choice(const std::string& key, std::initializer_list<std::string_view> names) {
+  auto s = get_string(key);
+  if (!s) return std::nullopt;
+  std::size_t i = 0;
+  std::string list;
+  for (std::string_view name : names) {
+    if (name == *s) return i;
+    list += fmt::format("{}{}", i++ ? ", " : "", name);
+  }
+  fail(fmt::format("{}='{}' is not one of {}", key, *s, list));
+}
+
+std::vector<std::uint32_t> SpecReader::parse_sizes(std::string_view text, std::int64_t max) const {
   std::vector<std::uint32_t> sizes;
-  std::string_view rest = *bare_;
+  std::string_view rest = text;
   while (true) {
     const std::size_t x = rest.find('x');
     const std::string_view item = rest.substr(0, x);

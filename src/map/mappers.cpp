@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <numeric>
@@ -6,16 +7,42 @@
 
 #include "taskmap/io/error.h"
 #include "taskmap/io/spec.h"
+#include "taskmap/io/text_source.h"
+#include "mapper_impl.h"
 #include "taskmap/map/mapper.h"
 
 namespace taskmap {
-namespace {
+namespace detail {
 
 void check_fits(const Machine& m, const CommGraph& g) {
   if (g.num_tasks() > m.num_slots()) {
     fail("the pattern has {} tasks but machine '{}' has only {} slots", g.num_tasks(), m.description, m.num_slots());
   }
 }
+
+std::vector<std::uint32_t> task_grid(const MapperSpec& spec, const CommGraph& g, std::size_t min_dims,
+                                     std::size_t max_dims) {
+  std::vector<std::uint32_t> grid = spec.grid.empty() ? g.grid() : spec.grid;
+  if (grid.empty()) {
+    refuse(spec, "the pattern has no task grid; give one with grid=PxQ");
+  }
+  std::uint64_t product = 1;
+  for (std::uint32_t s : grid) product *= s;
+  if (product != g.num_tasks()) {
+    refuse(spec, "grid={} has {} tasks but the pattern has {}", fmt::join(grid, "x"), product, g.num_tasks());
+  }
+  if (grid.size() < min_dims || grid.size() > max_dims) {
+    refuse(spec, "needs a {}D task grid, not {}", min_dims == max_dims ? fmt::format("{}", min_dims)
+                                                                       : fmt::format("{}D or {}", min_dims, max_dims),
+           fmt::join(grid, "x"));
+  }
+  return grid;
+}
+
+}  // namespace detail
+namespace {
+
+using detail::check_fits;
 
 class DefaultMapper final : public Mapper {
  public:
@@ -54,15 +81,7 @@ class RandomMapper final : public Mapper {
     check_fits(m, g);
     std::vector<SlotId> slots(m.num_slots());
     std::iota(slots.begin(), slots.end(), SlotId{0});
-    // Fisher-Yates with an explicit unbiased draw, so a seed gives the same mapping everywhere.
-    std::mt19937_64 rng(seed_);
-    for (std::size_t i = slots.size(); i > 1; --i) {
-      const std::uint64_t bound = i, limit = UINT64_MAX - UINT64_MAX % bound;
-      std::uint64_t x;
-      do x = rng();
-      while (x >= limit);
-      std::swap(slots[i - 1], slots[x % bound]);
-    }
+    detail::seeded_shuffle(slots, seed_);
     slots.resize(g.num_tasks());
     return Mapping{std::move(slots)};
   }
@@ -117,6 +136,32 @@ std::vector<SlotId> torus_slot_order(const Machine& machine, const std::string& 
   return order;
 }
 
+namespace {
+
+// "h2", "v2t2", ...: concentration functions in the order they are applied.
+std::vector<Concentration> parse_concentration(io::SpecReader& r, const std::string& text) {
+  std::vector<Concentration> steps;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char kind = text[i++];
+    if (kind != 'h' && kind != 'v' && kind != 't') {
+      r.fail(fmt::format("conc='{}': '{}' is not h, v or t (write e.g. conc=v2 or conc=h2t2)", text, kind));
+    }
+    std::size_t end = i;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    auto factor = io::parse_int(std::string_view(text).substr(i, end - i));
+    if (!factor || *factor < 2 || *factor > 1024) {
+      r.fail(fmt::format("conc='{}': '{}' needs a factor of at least 2 after it", text, kind));
+    }
+    steps.push_back({kind, static_cast<std::uint32_t>(*factor)});
+    i = end;
+  }
+  if (steps.empty()) r.fail("conc= is empty");
+  return steps;
+}
+
+}  // namespace
+
 MapperSpec parse_mapper_spec(std::string_view text) {
   io::SpecReader r("--mapper", text);
   MapperSpec spec;
@@ -138,8 +183,34 @@ MapperSpec parse_mapper_spec(std::string_view text) {
     spec.kind = MapperKind::File;
     if (!r.bare()) r.fail("missing file name: file:PATH");
     spec.path = *r.bare();
+  } else if (k == "percs-block") {
+    spec.kind = MapperKind::PercsBlock;
+    auto level = r.get_choice("level", {"node", "drawer", "supernode"});
+    if (!level) r.fail("missing level=node|drawer|supernode");
+    spec.level = static_cast<PercsBlockLevel>(*level);
+    spec.random_order = r.get_choice("order", {"seq", "random"}).value_or(0) == 1;
+    spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
+  } else if (k == "percs-modcolor") {
+    spec.kind = MapperKind::PercsModColor;
+  } else if (k == "percs-transpose") {
+    spec.kind = MapperKind::PercsTranspose;
+    spec.layout = static_cast<TransposeLayout>(r.get_choice("layout", {"row", "column", "hybrid"}).value_or(2));
+  } else if (k == "rtt-map") {
+    spec.kind = MapperKind::RttMap;
+    spec.function = static_cast<RttFunction>(r.get_choice("f", {"id", "diag"}).value_or(0));
+    if (auto conc = r.get_string("conc")) spec.concentration = parse_concentration(r, *conc);
+  } else if (k == "dragonfly-bsm") {
+    spec.kind = MapperKind::DragonflyBsm;
+  } else if (k == "dragonfly-bbac") {
+    spec.kind = MapperKind::DragonflyBbac;
+    spec.double_colors = r.get_choice("colors", {"n", "2n"}).value_or(1) == 1;
   } else {
-    r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N] or file:PATH)", k));
+    r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], file:PATH, percs-block, "
+                       "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm or dragonfly-bbac)",
+                       k));
+  }
+  if (spec.kind >= MapperKind::PercsBlock) {
+    if (auto grid = r.get_sizes("grid", 1 << 24)) spec.grid = *grid;
   }
   if (r.bare() && spec.kind != MapperKind::Order && spec.kind != MapperKind::File) {
     r.fail(fmt::format("'{}' takes key=value options only", k));
@@ -154,6 +225,12 @@ std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
     case MapperKind::Order: return std::make_unique<OrderMapper>(spec);
     case MapperKind::Random: return std::make_unique<RandomMapper>(spec.seed);
     case MapperKind::File: return std::make_unique<FileMapper>(spec.path);
+    case MapperKind::PercsBlock:
+    case MapperKind::PercsModColor:
+    case MapperKind::PercsTranspose: return detail::make_percs_mapper(spec);
+    case MapperKind::RttMap: return detail::make_rtt_mapper(spec);
+    case MapperKind::DragonflyBsm:
+    case MapperKind::DragonflyBbac: return detail::make_dragonfly_mapper(spec);
   }
   fail("--mapper '{}': unhandled kind", spec.text);
 }

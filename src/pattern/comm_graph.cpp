@@ -42,4 +42,13 @@ double CommGraph::volume(TaskId src, TaskId dst) const {
   return volumes(src)[static_cast<std::size_t>(it - t.begin())];
 }
 
+void CommGraph::set_grid(std::vector<std::uint32_t> sizes) {
+  std::uint64_t product = 1;
+  for (std::uint32_t s : sizes) product *= s;
+  if (!sizes.empty() && product != num_tasks_) {
+    fail("a task grid of {} tasks does not fit a pattern of {} tasks", product, num_tasks_);
+  }
+  grid_ = std::move(sizes);
+}
+
 }  // namespace taskmap

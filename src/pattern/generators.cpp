@@ -44,13 +44,17 @@ CommGraph make_stencil(std::array<std::uint32_t, 3> n, bool full_cube, bool peri
 CommGraph make_halo2d(std::uint32_t rows, std::uint32_t cols, std::uint32_t points, bool periodic) {
   if (rows == 0 || cols == 0) fail("halo2d: grid sizes must be at least 1");
   if (points != 5 && points != 9) fail("halo2d: points must be 5 or 9, not {}", points);
-  return make_stencil({rows, cols, 1}, points == 9, periodic, 1.0 / (points - 1));
+  CommGraph g = make_stencil({rows, cols, 1}, points == 9, periodic, 1.0 / (points - 1));
+  g.set_grid({rows, cols});
+  return g;
 }
 
 CommGraph make_halo3d(std::uint32_t nx, std::uint32_t ny, std::uint32_t nz, std::uint32_t points, bool periodic) {
   if (nx == 0 || ny == 0 || nz == 0) fail("halo3d: grid sizes must be at least 1");
   if (points != 7 && points != 27) fail("halo3d: points must be 7 or 27, not {}", points);
-  return make_stencil({nx, ny, nz}, points == 27, periodic, 1.0 / (points - 1));
+  CommGraph g = make_stencil({nx, ny, nz}, points == 27, periodic, 1.0 / (points - 1));
+  g.set_grid({nx, ny, nz});
+  return g;
 }
 
 CommGraph make_transpose(std::uint32_t rows, std::uint32_t cols) {
@@ -71,7 +75,9 @@ CommGraph make_transpose(std::uint32_t rows, std::uint32_t cols) {
         if (r2 != r) edges.push_back({self, r2 * cols + c, col_share});
       }
     }
-  return CommGraph::from_edges(static_cast<std::uint32_t>(tasks), std::move(edges));
+  CommGraph g = CommGraph::from_edges(static_cast<std::uint32_t>(tasks), std::move(edges));
+  g.set_grid({rows, cols});
+  return g;
 }
 
 CommGraph make_alltoall(std::uint32_t n) {
@@ -83,6 +89,29 @@ CommGraph make_alltoall(std::uint32_t n) {
     for (TaskId d = 0; d < n; ++d)
       if (s != d) edges.push_back({s, d, 1.0 / (n - 1)});
   return CommGraph::from_edges(n, std::move(edges));
+}
+
+CommGraph make_localmix(std::uint32_t rows, std::uint32_t cols, double alpha) {
+  if (rows == 0 || cols == 0) fail("localmix: grid sizes must be at least 1");
+  if (!(alpha >= 0 && alpha <= 1)) fail("localmix: alpha must be in [0, 1], not {}", alpha);
+  const std::uint64_t n = std::uint64_t(rows) * cols;
+  if (alpha < 1 && n * n > (1ull << 28)) fail("localmix:{}x{} has too many edges for taskmap", rows, cols);
+  std::vector<CommEdge> edges;
+  for (std::uint32_t r = 0; r < rows; ++r)
+    for (std::uint32_t c = 0; c < cols; ++c) {
+      const TaskId self = r * cols + c;
+      if (alpha > 0) {
+        const TaskId neighbours[4] = {((r + 1) % rows) * cols + c, ((r + rows - 1) % rows) * cols + c,
+                                      r * cols + (c + 1) % cols, r * cols + (c + cols - 1) % cols};
+        for (TaskId u : neighbours) edges.push_back({self, u, alpha / 4});
+      }
+      if (alpha < 1) {
+        for (TaskId u = 0; u < n; ++u) edges.push_back({self, u, (1 - alpha) / double(n)});
+      }
+    }
+  CommGraph g = CommGraph::from_edges(static_cast<std::uint32_t>(n), std::move(edges));
+  g.set_grid({rows, cols});
+  return g;
 }
 
 }  // namespace taskmap

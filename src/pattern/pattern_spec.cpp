@@ -34,6 +34,13 @@ PatternSpec parse_pattern_spec(std::string_view text) {
   } else if (k == "transpose") {
     spec.kind = PatternKind::Transpose;
     spec.dims = parse_grid(r, 2);
+  } else if (k == "localmix") {
+    spec.kind = PatternKind::LocalMix;
+    spec.dims = parse_grid(r, 2);
+    auto alpha = r.get_double("alpha");
+    if (!alpha) r.fail("missing alpha, e.g. localmix:16x8,alpha=0.3");
+    if (!(*alpha >= 0 && *alpha <= 1)) r.fail(fmt::format("alpha must be in [0, 1], not {}", *alpha));
+    spec.alpha = *alpha;
   } else if (k == "alltoall") {
     spec.kind = PatternKind::AllToAll;
     if (!r.bare()) r.fail("missing task count, e.g. alltoall:64");
@@ -52,7 +59,7 @@ PatternSpec parse_pattern_spec(std::string_view text) {
     }
     spec.min_tasks = static_cast<std::uint32_t>(r.get_int("tasks", 1, 1 << 30).value_or(0));
   } else {
-    r.fail(fmt::format("unknown pattern '{}' (use halo2d, halo3d, transpose, alltoall or file)", k));
+    r.fail(fmt::format("unknown pattern '{}' (use halo2d, halo3d, transpose, localmix, alltoall or file)", k));
   }
   r.finish();
   return spec;
@@ -66,6 +73,7 @@ CommGraph build_pattern(const PatternSpec& spec) {
         return make_halo3d(spec.dims[0], spec.dims[1], spec.dims[2], spec.points, spec.periodic);
       case PatternKind::Transpose: return make_transpose(spec.dims[0], spec.dims[1]);
       case PatternKind::AllToAll: return make_alltoall(spec.dims[0]);
+      case PatternKind::LocalMix: return make_localmix(spec.dims[0], spec.dims[1], spec.alpha);
       case PatternKind::File: return read_pattern_file(spec.path, spec.format, spec.min_tasks);
     }
   } catch (const Error& e) {

@@ -15,8 +15,9 @@ RoutingSpec parse_routing_spec(std::string_view text) {
   else if (k == "direct") spec.kind = RoutingKind::Direct;
   else if (k == "indirect") spec.kind = RoutingKind::Indirect;
   else if (k == "valiant") spec.kind = RoutingKind::Valiant;
+  else if (k == "ugal") spec.kind = RoutingKind::Ugal;
   else if (k == "ecmp") spec.kind = RoutingKind::Ecmp;
-  else r.fail(fmt::format("unknown routing '{}' (use dor, minimal, direct, indirect, valiant or ecmp)", k));
+  else r.fail(fmt::format("unknown routing '{}' (use dor, minimal, direct, indirect, valiant, ugal or ecmp)", k));
   if (r.bare()) {
     if (spec.kind != RoutingKind::DimensionOrder) r.fail(fmt::format("'{}' takes no value", k));
     spec.dimension_order = *r.bare();
@@ -49,9 +50,9 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
     return lattice ? detail::make_rect_torus_routing(machine, spec) : refuse("dor, minimal or ecmp");
   }
   if (std::holds_alternative<DragonflyShape>(machine.shape)) {
-    return (spec.kind == RoutingKind::Minimal || spec.kind == RoutingKind::Valiant)
-               ? detail::make_dragonfly_routing(machine, spec)
-               : refuse("minimal, valiant or ecmp");
+    const bool applies = spec.kind == RoutingKind::Minimal || spec.kind == RoutingKind::Valiant ||
+                         spec.kind == RoutingKind::Ugal;
+    return applies ? detail::make_dragonfly_routing(machine, spec) : refuse("minimal, valiant, ugal or ecmp");
   }
   if (std::holds_alternative<PercsShape>(machine.shape)) {
     return (spec.kind == RoutingKind::Direct || spec.kind == RoutingKind::Indirect)

@@ -1,6 +1,10 @@
 #pragma once
 // Mappers: algorithms that place a CommGraph's tasks on a Machine's slots. Names follow the
-// spec syntax: "default", "order:TEDCBA", "random[:seed=N]", "file:PATH".
+// spec syntax: "default", "order:TEDCBA", "random[:seed=N]", "file:PATH", and the seed
+// mappings "percs-block:level=drawer,order=random,seed=3", "percs-modcolor",
+// "percs-transpose:layout=hybrid", "rtt-map:f=diag,conc=v2", "dragonfly-bsm",
+// "dragonfly-bbac[:colors=2n]". Structured mappers read the pattern's task grid; their
+// grid=PxQ option supplies one for patterns read from files.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,14 +20,37 @@ class Mapper {
   virtual Mapping run(const Machine& machine, const CommGraph& graph) const = 0;
 };
 
-enum class MapperKind { Default, Order, Random, File };
+enum class MapperKind {
+  Default, Order, Random, File,
+  PercsBlock, PercsModColor, PercsTranspose,  // seed 000
+  RttMap,                                     // seed 003
+  DragonflyBsm, DragonflyBbac                 // seed 004
+};
+
+enum class PercsBlockLevel { Node, Drawer, Supernode };
+enum class TransposeLayout { Row, Column, Hybrid };
+enum class RttFunction { Identity, DiagonalShift };
+
+// One concentration function of seed 003: h (horizontal union), v (vertical), t (twisted),
+// each with its factor c.
+struct Concentration {
+  char kind = 'v';
+  std::uint32_t factor = 2;
+};
 
 struct MapperSpec {
   std::string text;
   MapperKind kind = MapperKind::Default;
-  std::string order;         // Order: letters, first slowest, T = slot within the router
-  std::uint64_t seed = 1;    // Random
-  std::string path;          // File
+  std::string order;          // Order: letters, first slowest, T = slot within the router
+  std::uint64_t seed = 1;     // Random, PercsBlock with random order
+  std::string path;           // File
+  std::vector<std::uint32_t> grid;  // task grid override (grid=PxQ); empty = the pattern's
+  PercsBlockLevel level = PercsBlockLevel::Supernode;
+  bool random_order = false;  // PercsBlock: blocks to processor blocks at random
+  TransposeLayout layout = TransposeLayout::Hybrid;
+  RttFunction function = RttFunction::Identity;
+  std::vector<Concentration> concentration;  // applied left to right, before `function`
+  bool double_colors = true;  // DragonflyBbac: 2n colours on the n x n unit mesh (else n)
 };
 
 MapperSpec parse_mapper_spec(std::string_view text);

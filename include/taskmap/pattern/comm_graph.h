@@ -34,12 +34,20 @@ class CommGraph {
   // Volume from src to dst (0 if none); O(log degree).
   double volume(TaskId src, TaskId dst) const;
 
+  // The logical task grid the pattern was generated on (row-major, first size slowest), or
+  // empty when the tasks have no coordinates. Structured mappers (percs-*, rtt-map,
+  // dragonfly-*) read it; a mapper's grid=PxQ option supplies it for file patterns.
+  const std::vector<std::uint32_t>& grid() const { return grid_; }
+  // Throws unless the sizes multiply to num_tasks().
+  void set_grid(std::vector<std::uint32_t> sizes);
+
  private:
   std::uint32_t num_tasks_ = 0;
   std::vector<std::uint64_t> offsets_{0};
   std::vector<TaskId> targets_;
   std::vector<double> volumes_;
   double total_volume_ = 0;
+  std::vector<std::uint32_t> grid_;
 };
 
 }  // namespace taskmap

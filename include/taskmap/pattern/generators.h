@@ -15,5 +15,9 @@ CommGraph make_halo2d(std::uint32_t rows, std::uint32_t cols, std::uint32_t poin
 CommGraph make_halo3d(std::uint32_t nx, std::uint32_t ny, std::uint32_t nz, std::uint32_t points, bool periodic);
 CommGraph make_transpose(std::uint32_t rows, std::uint32_t cols);
 CommGraph make_alltoall(std::uint32_t n);
+// Seed 003's local/global mix on a periodic P x Q grid: alpha/4 to each of the 4 torus
+// neighbours (summed when a neighbour repeats on a side of size <= 2) and (1 - alpha)/N to
+// every task, itself included, so each task sends exactly one unit.
+CommGraph make_localmix(std::uint32_t rows, std::uint32_t cols, double alpha);
 
 }  // namespace taskmap

@@ -1,6 +1,7 @@
 #pragma once
 // Pattern specs as given on the command line: "halo2d:64x64", "halo2d:32x32,periodic=false",
-// "halo3d:16x16x16,points=27", "transpose:64x64", "alltoall:N", "file:PATH[,format=F][,tasks=N]".
+// "halo3d:16x16x16,points=27", "transpose:64x64", "alltoall:N",
+// "localmix:16x8,alpha=0.3", "file:PATH[,format=F][,tasks=N]".
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,7 +11,7 @@
 
 namespace taskmap {
 
-enum class PatternKind { Halo2d, Halo3d, Transpose, AllToAll, File };
+enum class PatternKind { Halo2d, Halo3d, Transpose, AllToAll, LocalMix, File };
 
 struct PatternSpec {
   std::string text;
@@ -18,6 +19,7 @@ struct PatternSpec {
   std::vector<std::uint32_t> dims;  // grid sizes (halo, transpose) or {N} (alltoall)
   std::uint32_t points = 0;
   bool periodic = true;
+  double alpha = 0;  // LocalMix
   std::string path;
   PatternFormat format = PatternFormat::EdgeList;
   std::uint32_t min_tasks = 0;

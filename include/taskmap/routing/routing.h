@@ -22,9 +22,19 @@ class Routing {
   // Appends the shares of the flow src -> dst (src != dst) to `out`. A channel may appear
   // more than once; callers add the fractions up.
   virtual void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const = 0;
+
+  // Adaptive routings choose each flow's path from the channel loads the flows before it
+  // have placed (the evaluator routes router pairs in (source, destination) order and passes
+  // its running loads). Oblivious routings ignore the loads.
+  virtual bool adaptive() const { return false; }
+  virtual void route_adaptive(RouterId src, RouterId dst, const std::vector<double>& loads,
+                              std::vector<ChannelShare>& out) const {
+    (void)loads;
+    route(src, dst, out);
+  }
 };
 
-enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ecmp };
+enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ugal, Ecmp };
 
 struct RoutingSpec {
   std::string text;
