@@ -18,15 +18,18 @@ struct RunConfig {
   std::string routing;                // empty: machine default
   std::string format = "table";
   std::string loads_csv;              // eval: per-channel loads
-  std::string out;                    // map
+  std::string out;                    // map: file; reproduce: directory
   std::string out_format = "plain";   // map
   std::string host_prefix = "node";   // map, openmpi-rankfile
+  std::string reproduce_name;         // reproduce
+  bool list = false;                  // reproduce --list
 };
 
 int run_info(const RunConfig& config);
 int run_eval(const RunConfig& config);
 int run_map(const RunConfig& config);
 int run_compare(const RunConfig& config);
+int run_reproduce(const RunConfig& config);
 
 // "default,random:seed=3,order:TEDCBA": commas separate mappers except before a "key=value"
 // item that continues the previous mapper's options.

@@ -22,12 +22,13 @@ int main(int argc, char** argv) {
   auto add_pattern = [&](CLI::App* cmd) {
     cmd->add_option("--pattern", config.pattern,
                     "Pattern spec: halo2d:64x64[,periodic=false][,points=9], halo3d:16x16x16[,points=27], "
-                    "transpose:64x64, alltoall:N, file:PATH[,format=metis|mtx|grf|edges|dense|hopbyte][,tasks=N]")
+                    "transpose:64x64, localmix:16x8,alpha=0.3, alltoall:N, "
+                    "file:PATH[,format=metis|mtx|grf|edges|dense|hopbyte][,tasks=N]")
         ->required();
   };
   auto add_routing = [&](CLI::App* cmd) {
     cmd->add_option("--routing", config.routing,
-                    "Routing: dor[:ORDER], minimal, direct, indirect, valiant, ecmp (default: the machine's)");
+                    "Routing: dor[:ORDER], minimal, direct, indirect, valiant, ugal, ecmp (default: the machine's)");
   };
   auto add_format = [&](CLI::App* cmd) {
     cmd->add_option("--format", config.format, "Output: table or json")->default_str("table");
@@ -41,7 +42,9 @@ int main(int argc, char** argv) {
   auto* eval = app.add_subcommand("eval", "Evaluate one mapping: channel loads, MCL, hop-bytes, dilation");
   add_machine(eval);
   add_pattern(eval);
-  eval->add_option("--mapper", config.mapper, "Mapper: default, order:LETTERS, random[:seed=N], file:PATH");
+  eval->add_option("--mapper", config.mapper,
+                   "Mapper: default, order:LETTERS, random[:seed=N], file:PATH, percs-block:level=L, percs-modcolor, "
+                   "percs-transpose:layout=L, rtt-map:f=id|diag[,conc=v2], dragonfly-bsm, dragonfly-bbac");
   eval->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
   add_routing(eval);
   add_format(eval);
@@ -63,6 +66,12 @@ int main(int argc, char** argv) {
   add_routing(compare);
   add_format(compare);
 
+  auto* reproduce = app.add_subcommand("reproduce", "Regenerate a seed paper's table or figure, paper beside taskmap");
+  reproduce->add_option("name", config.reproduce_name, "Table or figure, e.g. percs-table1 (see --list)");
+  reproduce->add_flag("--list", config.list, "List the reproducible tables and figures");
+  reproduce->add_option("--format", config.format, "Output: table, json or csv")->default_str("table");
+  reproduce->add_option("--out", config.out, "Directory for the CSV files and SVG pictures");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -78,6 +87,7 @@ int main(int argc, char** argv) {
     if (*eval) return taskmap::cli::run_eval(config);
     if (*map) return taskmap::cli::run_map(config);
     if (*compare) return taskmap::cli::run_compare(config);
+    if (*reproduce) return taskmap::cli::run_reproduce(config);
   } catch (const taskmap::Error& e) {
     std::cerr << "taskmap: error: " << e.what() << "\n";
     return 1;
