@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <queue>
 #include <set>
+#include <unistd.h>
 
 #include "taskmap/io/error.h"
 #include "taskmap/map/coloring.h"
@@ -309,6 +310,26 @@ TEST(LocalMix, VolumesFollowSeed003) {
   EXPECT_EQ(g.grid(), (std::vector<std::uint32_t>{4, 4}));
   EXPECT_THROW(parse_pattern_spec("localmix:4x4"), Error);
   EXPECT_THROW(parse_pattern_spec("localmix:4x4,alpha=1.5"), Error);
+}
+
+TEST(SeedMapperCli, ImpossibleGridsGetOneLineNamingTheConstraint) {
+  auto mod = test::run_taskmap("eval --machine percs:ns=32,nd=4 --pattern halo2d:128x32 --mapper percs-modcolor");
+  EXPECT_EQ(mod.exit_code, 1);
+  EXPECT_EQ(mod.err,
+            "taskmap: error: --mapper 'percs-modcolor': mod-colouring needs P a multiple of 32 and Q a power of two "
+            ">= 64, not 128x32\n");
+  const auto out = std::filesystem::temp_directory_path() / ("taskmap_bbac_" + std::to_string(::getpid()));
+  auto bbac = test::run_taskmap("map --machine dragonfly:p=4,a=8,h=4 --pattern halo2d:16x32 --mapper dragonfly-bbac --out " +
+                                out.string());
+  EXPECT_EQ(bbac.exit_code, 1);
+  EXPECT_NE(bbac.err.find("B-BAC needs a square (or cubic) task grid, not 16x32"), std::string::npos) << bbac.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  auto nogrid = test::run_taskmap("eval --machine rt:a=2 --pattern alltoall:8 --mapper rtt-map:f=diag");
+  EXPECT_NE(nogrid.err.find("the pattern has no task grid; give one with grid=PxQ"), std::string::npos) << nogrid.err;
+  auto withgrid = test::run_taskmap("eval --machine rt:a=2 --pattern alltoall:8 --mapper rtt-map:f=diag,grid=4x2");
+  EXPECT_EQ(withgrid.exit_code, 0) << withgrid.err;
+  auto level = test::run_taskmap("eval --machine percs:ns=16,nd=4 --pattern halo2d:32x64 --mapper percs-block:level=rack");
+  EXPECT_NE(level.err.find("level='rack' is not one of node, drawer, supernode"), std::string::npos) << level.err;
 }
 
 }  // namespace
