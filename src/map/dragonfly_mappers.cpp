@@ -12,9 +12,7 @@ namespace taskmap::detail {
 namespace {
 
 const DragonflyShape& dragonfly_shape(const MapperSpec& spec, const Machine& m) {
-  const auto* shape = std::get_if<DragonflyShape>(&m.shape);
-  if (!shape) refuse(spec, "needs a dragonfly machine, not {}", m.kind_name());
-  return *shape;
+  return required_shape<DragonflyShape>(spec, m, "a dragonfly machine");
 }
 
 // The most square rows x cols rectangle of `area` cells that tiles a P x Q region.
@@ -31,9 +29,9 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> squarest_tile(std::uint32
 // BSM: the grid is cut into the squarest blocks of one group's slots (a*p*ppn tasks), blocks
 // in row-major order to groups 0, 1, ...; each block into the squarest sub-blocks of one
 // router's slots, row-major to the group's routers; tasks row-major within a sub-block.
-class BsmMapper final : public Mapper {
+class BsmMapper final : public SpecMapper {
  public:
-  explicit BsmMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+  using SpecMapper::SpecMapper;
   Mapping run(const Machine& m, const CommGraph& g) const override {
     const DragonflyShape& shape = dragonfly_shape(spec_, m);
     check_fits(m, g);
@@ -61,17 +59,14 @@ class BsmMapper final : public Mapper {
       }
     return map;
   }
-
- private:
-  MapperSpec spec_;
 };
 
 // B-BAC: 2x2 (3D: 2x2x2) task units coloured on the unit mesh, a colour per group (spread, see
 // below); each group's units in row-major unit order fill its slots router by router, a
 // unit's tasks row-major.
-class BbacMapper final : public Mapper {
+class BbacMapper final : public SpecMapper {
  public:
-  explicit BbacMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+  using SpecMapper::SpecMapper;
   Mapping run(const Machine& m, const CommGraph& g) const override {
     const DragonflyShape& shape = dragonfly_shape(spec_, m);
     check_fits(m, g);
@@ -124,9 +119,6 @@ class BbacMapper final : public Mapper {
     }
     return map;
   }
-
- private:
-  MapperSpec spec_;
 };
 
 }  // namespace

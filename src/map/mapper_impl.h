@@ -20,6 +20,23 @@ template <typename... Args>
   fail("--mapper '{}': {}", spec.text, fmt::format(problem, std::forward<Args>(args)...));
 }
 
+// A mapper configured by its parsed spec (the structured mappers and order:).
+class SpecMapper : public Mapper {
+ public:
+  explicit SpecMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+
+ protected:
+  MapperSpec spec_;
+};
+
+// The machine's shape of the family a mapper needs; fails with "needs WHAT, not KIND".
+template <typename Shape>
+const Shape& required_shape(const MapperSpec& spec, const Machine& m, const char* what) {
+  const auto* shape = std::get_if<Shape>(&m.shape);
+  if (!shape) refuse(spec, "needs {}, not {}", what, m.kind_name());
+  return *shape;
+}
+
 // The task grid a structured mapper works on: grid= if given, else the pattern's own; it must
 // have one of the allowed dimension counts.
 std::vector<std::uint32_t> task_grid(const MapperSpec& spec, const CommGraph& g, std::size_t min_dims,

@@ -55,9 +55,9 @@ class DefaultMapper final : public Mapper {
   }
 };
 
-class OrderMapper final : public Mapper {
+class OrderMapper final : public detail::SpecMapper {
  public:
-  explicit OrderMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+  using SpecMapper::SpecMapper;
   Mapping run(const Machine& m, const CommGraph& g) const override {
     check_fits(m, g);
     std::vector<SlotId> order;
@@ -69,9 +69,6 @@ class OrderMapper final : public Mapper {
     order.resize(g.num_tasks());
     return Mapping{std::move(order)};
   }
-
- private:
-  MapperSpec spec_;
 };
 
 class RandomMapper final : public Mapper {

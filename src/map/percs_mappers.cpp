@@ -11,10 +11,11 @@ namespace taskmap::detail {
 namespace {
 
 const PercsShape& percs_shape(const MapperSpec& spec, const Machine& m) {
-  const auto* shape = std::get_if<PercsShape>(&m.shape);
-  if (!shape) refuse(spec, "needs a PERCS machine, not {}", m.kind_name());
-  return *shape;
+  return required_shape<PercsShape>(spec, m, "a PERCS machine");
 }
+
+// Slot of task (r, c) of a 2x2 quad placed on `node`: the quad row-major over its 4 slots.
+SlotId quad_slot(NodeId node, std::uint32_t r, std::uint32_t c) { return node * 4 + (r % 2) * 2 + c % 2; }
 
 // Block size of each level and its processor block: a 2x2 block per node, 4x8 per drawer,
 // 8x16 per supernode (seed 000 §4.3).
@@ -34,9 +35,9 @@ BlockLevel block_level(PercsBlockLevel level) {
 // seeded random order; inside a block the tasks fill the processor block's slots in 2x2 quads
 // (one quad per node, quads row-major, each quad row-major over the node's 4 slots), the
 // same within-block order as mod-colouring.
-class PercsBlockMapper final : public Mapper {
+class PercsBlockMapper final : public SpecMapper {
  public:
-  explicit PercsBlockMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+  using SpecMapper::SpecMapper;
   Mapping run(const Machine& m, const CommGraph& g) const override {
     percs_shape(spec_, m);
     check_fits(m, g);
@@ -62,7 +63,7 @@ class PercsBlockMapper final : public Mapper {
       for (std::uint32_t c = 0; c < Q; ++c) {
         const std::uint32_t block = (r / b.rows) * blocks_per_row + c / b.cols;
         const NodeId node = target[block] * b.nodes + quad_index(r % b.rows, c % b.cols, b.cols);
-        map.slot_of_task[r * Q + c] = node * 4 + (r % 2) * 2 + c % 2;
+        map.slot_of_task[r * Q + c] = quad_slot(node, r, c);
       }
     return map;
   }
@@ -71,15 +72,14 @@ class PercsBlockMapper final : public Mapper {
   static std::uint32_t quad_index(std::uint32_t r, std::uint32_t c, std::uint32_t block_cols) {
     return (r / 2) * (block_cols / 2) + c / 2;
   }
-  MapperSpec spec_;
 };
 
 // Mod-colouring: 8x8 blocks coloured by Lemma 4.1, colour = supernode; of a supernode's two
 // blocks the first in row-major block order takes nodes 0-15, the second nodes 16-31; each
 // block's sixteen 2x2 quads go to those nodes in row-major order.
-class PercsModColorMapper final : public Mapper {
+class PercsModColorMapper final : public SpecMapper {
  public:
-  explicit PercsModColorMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+  using SpecMapper::SpecMapper;
   Mapping run(const Machine& m, const CommGraph& g) const override {
     const PercsShape& shape = percs_shape(spec_, m);
     check_fits(m, g);
@@ -102,22 +102,19 @@ class PercsModColorMapper final : public Mapper {
       for (std::uint32_t c = 0; c < Q; ++c) {
         const std::size_t block = std::size_t(r / 8) * q + c / 8;
         const NodeId node = colors[block] * PercsShape::kNodes + half[block] * 16 + ((r % 8) / 2) * 4 + (c % 8) / 2;
-        map.slot_of_task[r * Q + c] = node * 4 + (r % 2) * 2 + c % 2;
+        map.slot_of_task[r * Q + c] = quad_slot(node, r, c);
       }
     return map;
   }
-
- private:
-  MapperSpec spec_;
 };
 
 // Row-wise: tasks in row-major order onto consecutive slots (128/Q rows per supernode);
 // column-wise: in column-major order. Hybrid (Appendix C.1): a line of 64 tasks spans two
 // drawers and loads LR links with 1/8 more, so keep together the lines that are not 64 long,
 // and the only feasible layout when the other kind of line exceeds a supernode's 128 slots.
-class PercsTransposeMapper final : public Mapper {
+class PercsTransposeMapper final : public SpecMapper {
  public:
-  explicit PercsTransposeMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+  using SpecMapper::SpecMapper;
   Mapping run(const Machine& m, const CommGraph& g) const override {
     check_fits(m, g);
     auto grid = task_grid(spec_, g, 2, 2);
@@ -138,9 +135,6 @@ class PercsTransposeMapper final : public Mapper {
     if (Q == 64 && P != 64) return TransposeLayout::Column;
     return TransposeLayout::Row;
   }
-
- private:
-  MapperSpec spec_;
 };
 
 }  // namespace

@@ -8,13 +8,12 @@
 namespace taskmap::detail {
 namespace {
 
-class RttMapper final : public Mapper {
+class RttMapper final : public SpecMapper {
  public:
-  explicit RttMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+  using SpecMapper::SpecMapper;
 
   Mapping run(const Machine& m, const CommGraph& g) const override {
-    const auto* shape = std::get_if<RectTorusShape>(&m.shape);
-    if (!shape) refuse(spec_, "needs an rt or rtt machine, not {}", m.kind_name());
+    const auto* shape = &required_shape<RectTorusShape>(spec_, m, "an rt or rtt machine");
     check_fits(m, g);
     auto grid = task_grid(spec_, g, 2, 2);
     std::uint32_t width = grid[0], height = grid[1];
@@ -70,8 +69,6 @@ class RttMapper final : public Mapper {
     if (spec_.function == RttFunction::DiagonalShift) x = (x + y) % W;  // f^d(x, y) = (x + y mod m, y)
     return {x, y};
   }
-
-  MapperSpec spec_;
 };
 
 }  // namespace

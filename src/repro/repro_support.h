@@ -19,10 +19,3 @@ double round_half_even(double x);
 Cell& add_cell(Table& table, std::string row, std::string column);
 
 }  // namespace taskmap::repro
-
-namespace taskmap::repro {
-// One point of seed 003's Figures 5/6: (throughput per router, average distance) of `mapper`
-// on `machine` for localmix rows x cols at this alpha.
-std::pair<double, double> rtt_point(const Machine& machine, const std::string& mapper, std::uint32_t rows,
-                                    std::uint32_t cols, double alpha);
-}  // namespace taskmap::repro

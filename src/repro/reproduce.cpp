@@ -197,10 +197,7 @@ std::string figure_svg(const Figure& f) {
   std::map<std::string, std::size_t> colour_of;  // taskmap and model curve of one mapping share it
   double legend_y = top + 10;
   for (const Series& s : f.series) {
-    const std::string key = s.name;
-    auto [it, fresh] = colour_of.emplace(key, colour_of.size());
-    (void)fresh;
-    const char* colour = colours[it->second % 7];
+    const char* colour = colours[colour_of.emplace(s.name, colour_of.size()).first->second % 7];
     std::string points;
     for (std::size_t i = 0; i < s.x.size(); ++i) points += fmt::format("{:.1f},{:.1f} ", X(s.x[i]), Y(s.y[i]));
     out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>\n", colour,

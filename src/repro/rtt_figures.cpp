@@ -88,10 +88,9 @@ std::vector<Curve> figure_curves(int number) {
   };
 }
 
-}  // namespace
-
-// Throughput per router in phits/cycle with unit links: the router's slots over the MCL. The
-// average distance counts every packet, the ones that stay on their router included.
+// One point of Figures 5/6: throughput per router in phits/cycle with unit links (the router's
+// slots over the MCL) and the average distance, counting every packet, the ones that stay on
+// their router included.
 std::pair<double, double> rtt_point(const Machine& machine, const std::string& mapper, std::uint32_t rows,
                                     std::uint32_t cols, double alpha) {
   const CommGraph g = make_localmix(rows, cols, alpha);
@@ -99,6 +98,8 @@ std::pair<double, double> rtt_point(const Machine& machine, const std::string& m
   const double per_router = machine.nodes_per_router * machine.slots_per_node;
   return {per_router / m.mcl, m.avg_routed_hops * m.network_volume / m.total_volume};
 }
+
+}  // namespace
 
 Reproduction rtt_table1() {
   Reproduction r;

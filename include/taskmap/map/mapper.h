@@ -20,6 +20,7 @@ class Mapper {
   virtual Mapping run(const Machine& machine, const CommGraph& graph) const = 0;
 };
 
+// Every kind from PercsBlock on is a structured mapper and accepts grid=PxQ.
 enum class MapperKind {
   Default, Order, Random, File,
   PercsBlock, PercsModColor, PercsTranspose,  // seed 000
