@@ -7,6 +7,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libbenchmark-dev
   liblzma-dev zlib1g-dev xz-utils
+  coinor-libcbc-dev
 )
 missing=()
 for p in "${packages[@]}"; do

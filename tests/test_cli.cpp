@@ -129,6 +129,16 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
        "unknown format (use plain or openmpi-rankfile)"},
       {"unknown option", "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --colour red", "--colour"},
       {"unknown key", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper random:sed=2", "unknown key 'sed'"},
+      {"rahtm, size not a power of two", base + "--machine torus:3x4 --pattern halo2d:3x4 --mapper rahtm",
+       "--mapper 'rahtm': RAHTM cannot decompose 'torus:3x4': dimension A has size 3, not a power of two"},
+      {"rahtm on a dragonfly", base + "--machine dragonfly:p=2,a=4,h=2 --pattern halo2d:4x4 --mapper rahtm",
+       "RAHTM needs a torus, mesh or hypercube machine"},
+      {"rahtm, pattern larger than the machine", base + "--machine torus:4x4 --pattern npb-cg:32 --mapper rahtm",
+       "the pattern has 32 tasks but machine 'torus:4x4' has only 16 slots"},
+      {"rahtm time limit", base + "--machine torus:4x4 --pattern npb-cg:16 --mapper rahtm:milp-seconds=0",
+       "milp-seconds must be in (0, 3600], not 0"},
+      {"npb-bt not square", base + "--machine torus:4x4x2 --pattern npb-bt:32 --mapper default",
+       "npb-bt needs a square rank count >= 4, not 32"},
   };
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.name);

@@ -97,7 +97,7 @@ TEST(MappingFiles, BadFilesNameTheLineAndProblem) {
 
 TEST(MappingFiles, OpenMpiRankfileNamesNodeAndCore) {
   Machine m = make_machine("torus:2x2,ppn=4");
-  Mapping map{{0, 5, 15}};
+  Mapping map{{0, 5, 15}, {}};
   EXPECT_EQ(format_placement(map, m, PlacementFormat::OpenMpiRankfile, "host"),
             "rank 0=host0 slot=0\nrank 1=host1 slot=1\nrank 2=host3 slot=3\n");
 }

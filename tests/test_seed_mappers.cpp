@@ -277,7 +277,7 @@ TEST(UgalRouting, SecondFlowAvoidsTheLoadedGlobalLink) {
   // router 4 the one to group 0 and router 5 the one to group 1 (consecutive wiring).
   const Machine m = make_machine("dragonfly:p=1,a=2,h=1");
   const CommGraph g = CommGraph::from_edges(6, {{0, 2, 1.0}, {1, 3, 1.0}});
-  Mapping identity{{0, 1, 2, 3, 4, 5}};
+  Mapping identity{{0, 1, 2, 3, 4, 5}, {}};
   const auto& s = std::get<DragonflyShape>(m.shape);
   auto loads_of = [&](const char* routing) {
     auto r = make_routing(m, parse_routing_spec(routing));

@@ -95,6 +95,7 @@ int run_eval(const RunConfig& c) {
   CommGraph graph = build_pattern(*job.pattern_spec);
   Mapping mapping = c.mapping_file.empty() ? make_mapper(job.mappers.front())->run(machine, graph)
                                            : read_mapping_file(c.mapping_file, machine, graph.num_tasks());
+  if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   std::vector<double> loads;
   Metrics m = Evaluator(machine, *routing).evaluate(graph, mapping, c.loads_csv.empty() ? nullptr : &loads);
   if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, loads));
@@ -121,6 +122,7 @@ int run_map(const RunConfig& c) {
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   Mapping mapping = make_mapper(job.mappers.front())->run(machine, graph);
+  if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   validate_mapping(mapping, machine, graph.num_tasks(), job.mappers.front().text);
   io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, c.host_prefix));
   std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
@@ -140,6 +142,7 @@ int run_compare(const RunConfig& c) {
     auto t0 = std::chrono::steady_clock::now();
     Mapping mapping = make_mapper(spec)->run(machine, graph);
     double secs = seconds_since(t0);
+    if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
     rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs});
   }
   if (job.format == OutputFormat::Json) {

@@ -58,5 +58,6 @@ void seeded_shuffle(std::vector<T>& items, std::uint64_t seed) {
 std::unique_ptr<Mapper> make_percs_mapper(const MapperSpec& spec);
 std::unique_ptr<Mapper> make_rtt_mapper(const MapperSpec& spec);
 std::unique_ptr<Mapper> make_dragonfly_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_torus_mapper(const MapperSpec& spec);  // rahtm, hilbert, rubik-tiling
 
 }  // namespace taskmap::detail

@@ -67,7 +67,7 @@ class OrderMapper final : public detail::SpecMapper {
       fail("--mapper '{}': {}", spec_.text, e.what());
     }
     order.resize(g.num_tasks());
-    return Mapping{std::move(order)};
+    return Mapping{std::move(order), {}};
   }
 };
 
@@ -80,7 +80,7 @@ class RandomMapper final : public Mapper {
     std::iota(slots.begin(), slots.end(), SlotId{0});
     detail::seeded_shuffle(slots, seed_);
     slots.resize(g.num_tasks());
-    return Mapping{std::move(slots)};
+    return Mapping{std::move(slots), {}};
   }
 
  private:
@@ -201,12 +201,25 @@ MapperSpec parse_mapper_spec(std::string_view text) {
   } else if (k == "dragonfly-bbac") {
     spec.kind = MapperKind::DragonflyBbac;
     spec.double_colors = r.get_choice("colors", {"n", "2n"}).value_or(1) == 1;
+  } else if (k == "rahtm") {
+    spec.kind = MapperKind::Rahtm;
+    spec.beam = static_cast<std::uint32_t>(r.get_int("beam", 1, 4096).value_or(64));
+    spec.milp_seconds = r.get_double("milp-seconds").value_or(2.0);
+    if (!(spec.milp_seconds > 0 && spec.milp_seconds <= 3600)) {
+      r.fail(fmt::format("milp-seconds must be in (0, 3600], not {}", spec.milp_seconds));
+    }
+    spec.greedy_leaves = r.get_choice("leaf", {"milp", "greedy"}).value_or(0) == 1;
+  } else if (k == "hilbert") {
+    spec.kind = MapperKind::Hilbert;
+  } else if (k == "rubik-tiling") {
+    spec.kind = MapperKind::RubikTiling;
   } else {
     r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], file:PATH, percs-block, "
-                       "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm or dragonfly-bbac)",
+                       "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm, dragonfly-bbac, rahtm, hilbert "
+                       "or rubik-tiling)",
                        k));
   }
-  if (spec.kind >= MapperKind::PercsBlock) {
+  if (spec.kind >= MapperKind::PercsBlock && spec.kind != MapperKind::Hilbert) {
     if (auto grid = r.get_sizes("grid", 1 << 24)) spec.grid = *grid;
   }
   if (r.bare() && spec.kind != MapperKind::Order && spec.kind != MapperKind::File) {
@@ -228,6 +241,9 @@ std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
     case MapperKind::RttMap: return detail::make_rtt_mapper(spec);
     case MapperKind::DragonflyBsm:
     case MapperKind::DragonflyBbac: return detail::make_dragonfly_mapper(spec);
+    case MapperKind::Rahtm:
+    case MapperKind::Hilbert:
+    case MapperKind::RubikTiling: return detail::make_torus_mapper(spec);
   }
   fail("--mapper '{}': unhandled kind", spec.text);
 }

@@ -47,6 +47,12 @@ PatternSpec parse_pattern_spec(std::string_view text) {
     auto n = io::parse_int(*r.bare());
     if (!n || *n < 2 || *n > (1 << 14)) r.fail(fmt::format("'{}' is not a task count in [2, 16384]", *r.bare()));
     spec.dims = {static_cast<std::uint32_t>(*n)};
+  } else if (k == "npb-cg" || k == "npb-bt" || k == "npb-sp") {
+    spec.kind = k == "npb-cg" ? PatternKind::NpbCg : k == "npb-bt" ? PatternKind::NpbBt : PatternKind::NpbSp;
+    if (!r.bare()) r.fail(fmt::format("missing rank count, e.g. {}:64", k));
+    auto n = io::parse_int(*r.bare());
+    if (!n || *n < 2 || *n > (1 << 24)) r.fail(fmt::format("'{}' is not a rank count in [2, 16777216]", *r.bare()));
+    spec.dims = {static_cast<std::uint32_t>(*n)};
   } else if (k == "file") {
     spec.kind = PatternKind::File;
     if (!r.bare()) r.fail("missing file name: file:PATH");
@@ -59,7 +65,7 @@ PatternSpec parse_pattern_spec(std::string_view text) {
     }
     spec.min_tasks = static_cast<std::uint32_t>(r.get_int("tasks", 1, 1 << 30).value_or(0));
   } else {
-    r.fail(fmt::format("unknown pattern '{}' (use halo2d, halo3d, transpose, localmix, alltoall or file)", k));
+    r.fail(fmt::format("unknown pattern '{}' (use halo2d, halo3d, transpose, localmix, alltoall, npb-cg, npb-bt, npb-sp or file)", k));
   }
   r.finish();
   return spec;
@@ -74,6 +80,9 @@ CommGraph build_pattern(const PatternSpec& spec) {
       case PatternKind::Transpose: return make_transpose(spec.dims[0], spec.dims[1]);
       case PatternKind::AllToAll: return make_alltoall(spec.dims[0]);
       case PatternKind::LocalMix: return make_localmix(spec.dims[0], spec.dims[1], spec.alpha);
+      case PatternKind::NpbCg: return make_npb_cg(spec.dims[0]);
+      case PatternKind::NpbBt: return make_npb_multipartition(spec.dims[0], NpbSolver::BT);
+      case PatternKind::NpbSp: return make_npb_multipartition(spec.dims[0], NpbSolver::SP);
       case PatternKind::File: return read_pattern_file(spec.path, spec.format, spec.min_tasks);
     }
   } catch (const Error& e) {

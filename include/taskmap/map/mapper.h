@@ -3,7 +3,8 @@
 // spec syntax: "default", "order:TEDCBA", "random[:seed=N]", "file:PATH", and the seed
 // mappings "percs-block:level=drawer,order=random,seed=3", "percs-modcolor",
 // "percs-transpose:layout=hybrid", "rtt-map:f=diag,conc=v2", "dragonfly-bsm",
-// "dragonfly-bbac[:colors=2n]". Structured mappers read the pattern's task grid; their
+// "dragonfly-bbac[:colors=2n]", and seed 001's "rahtm[:beam=N,milp-seconds=S,leaf=milp|greedy]",
+// "hilbert" and "rubik-tiling". Structured mappers read the pattern's task grid; their
 // grid=PxQ option supplies one for patterns read from files.
 #include <memory>
 #include <string>
@@ -25,7 +26,8 @@ enum class MapperKind {
   Default, Order, Random, File,
   PercsBlock, PercsModColor, PercsTranspose,  // seed 000
   RttMap,                                     // seed 003
-  DragonflyBsm, DragonflyBbac                 // seed 004
+  DragonflyBsm, DragonflyBbac,                // seed 004
+  Rahtm, Hilbert, RubikTiling                 // seed 001
 };
 
 enum class PercsBlockLevel { Node, Drawer, Supernode };
@@ -52,6 +54,9 @@ struct MapperSpec {
   RttFunction function = RttFunction::Identity;
   std::vector<Concentration> concentration;  // applied left to right, before `function`
   bool double_colors = true;  // DragonflyBbac: 2n colours on the n x n unit mesh (else n)
+  std::uint32_t beam = 64;     // Rahtm: beam width N of the merge
+  double milp_seconds = 2.0;   // Rahtm: time limit per cube sub-problem
+  bool greedy_leaves = false;  // Rahtm: greedy cube placement instead of the MILP (ablation)
 };
 
 MapperSpec parse_mapper_spec(std::string_view text);

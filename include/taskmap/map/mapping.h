@@ -9,6 +9,7 @@ namespace taskmap {
 
 struct Mapping {
   std::vector<SlotId> slot_of_task;
+  std::string note;  // the mapper's one-line account of its run (e.g. RAHTM's solver statistics)
   std::size_t num_tasks() const { return slot_of_task.size(); }
 };
 

@@ -20,4 +20,13 @@ CommGraph make_alltoall(std::uint32_t n);
 // every task, itself included, so each task sends exactly one unit.
 CommGraph make_localmix(std::uint32_t rows, std::uint32_t cols, double alpha);
 
+// NAS CG on its nprows x npcols process grid (npcols = nprows, or 2 nprows when log2 N is
+// odd): one unit to each recursive-halving partner in the row and to the transpose partner
+// (the diagonal ranks' partner is themselves). N a power of two.
+CommGraph make_npb_cg(std::uint32_t ranks);
+// NAS BT / SP multi-partition on the sqrt(N) x sqrt(N) grid: to each of the three successors
+// and three predecessors, the words per face point of one time step (BT 40 / 15, SP 32 / 20).
+enum class NpbSolver { BT, SP };
+CommGraph make_npb_multipartition(std::uint32_t ranks, NpbSolver solver);
+
 }  // namespace taskmap

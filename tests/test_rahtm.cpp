@@ -1,0 +1,173 @@
+// RAHTM (seed 001): NAS pattern generators, the cube MILP, the hierarchical mapper and the
+// comparison mappers of §IV.
+#include <set>
+
+#include "taskmap/io/error.h"
+#include "taskmap/map/rahtm.h"
+#include "taskmap/pattern/generators.h"
+#include "taskmap/pattern/readers.h"
+#include "taskmap/topology/distance.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+std::set<std::pair<TaskId, TaskId>> pairs_of(const CommGraph& g) {
+  std::set<std::pair<TaskId, TaskId>> pairs;
+  for (TaskId a = 0; a < g.num_tasks(); ++a)
+    for (TaskId b : g.targets(a)) pairs.insert({a, b});
+  return pairs;
+}
+
+TEST(NpbPatterns, CgPairsEqualTheMeasuredMatrixAt64Ranks) {
+  const std::string path = test::shared_data("apps/maplib-64/cg/comm_matrix.p2p.size.csv");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const CommGraph measured = read_pattern_file(path, PatternFormat::Dense, 0);
+  const CommGraph generated = make_npb_cg(64);
+  ASSERT_EQ(measured.num_tasks(), 64u);
+  EXPECT_EQ(pairs_of(generated), pairs_of(measured));
+  EXPECT_EQ(generated.grid(), (std::vector<std::uint32_t>{8, 8}));
+}
+
+TEST(NpbPatterns, CgOnANonSquareGridHasHandDerivedPartners) {
+  // 32 ranks: 4 rows x 8 columns. Rank 9 = (row 1, column 1): row partners columns 1^4, 1^2,
+  // 1^1 = ranks 13, 11, 8; transpose 2 * ((9/2 % 4) * 4 + 9/2/4) + 9 % 2 = 3.
+  const CommGraph g = make_npb_cg(32);
+  EXPECT_EQ(g.grid(), (std::vector<std::uint32_t>{4, 8}));
+  const auto t = g.targets(9);
+  EXPECT_EQ(std::vector<TaskId>(t.begin(), t.end()), (std::vector<TaskId>{3, 8, 11, 13}));
+  EXPECT_THROW(make_npb_cg(48), Error);
+}
+
+TEST(NpbPatterns, MultiPartitionNeighboursAndMessageSizes) {
+  // p = 4, rank 5 = (i 1, j 1): successors (2,1) (1,2) (0,2) = 6, 9, 8; predecessors
+  // (0,1) (1,0) (2,0) = 4, 1, 2. BT: 10 + 30 to successors, 10 + 5 to predecessors.
+  const CommGraph bt = make_npb_multipartition(16, NpbSolver::BT);
+  for (TaskId s : {6u, 9u, 8u}) EXPECT_DOUBLE_EQ(bt.volume(5, s), 40);
+  for (TaskId p : {4u, 1u, 2u}) EXPECT_DOUBLE_EQ(bt.volume(5, p), 15);
+  EXPECT_EQ(bt.targets(5).size(), 6u);
+  const CommGraph sp = make_npb_multipartition(16, NpbSolver::SP);
+  EXPECT_DOUBLE_EQ(sp.volume(5, 6), 32);
+  EXPECT_DOUBLE_EQ(sp.volume(5, 4), 20);
+  EXPECT_THROW(make_npb_multipartition(32, NpbSolver::SP), Error);
+}
+
+// Seed 001 Figure 1: four processes on a 2x2 network, a heavy flow P1 -> P2 (4 units) and a
+// light ring P0 -> P1 -> ... (1 unit). Adjacent P1, P2 load one channel with 4; on the
+// diagonal the heavy flow splits 2 + 2 and the ring's diagonal flow P3 -> P0 must cross one
+// of those channels on either path, so the best split gives 2.5 (1.25 with double-wide links).
+CubeProblem figure1(double capacity) {
+  CubeProblem p;
+  p.dims = 2;
+  p.capacity = {capacity, capacity};
+  p.traffic.assign(16, 0.0);
+  p.traffic[1 * 4 + 2] = 4;
+  for (std::uint32_t a : {0u, 2u, 3u}) p.traffic[a * 4 + (a + 1) % 4] = 1;
+  return p;
+}
+
+TEST(RahtmMilp, FindsTheKnownOptimumOfFigure1) {
+  for (double capacity : {1.0, 2.0}) {
+    const CubeSolution s = solve_cube_milp(figure1(capacity), 10);
+    EXPECT_TRUE(s.optimal);
+    EXPECT_NEAR(s.model_mcl, 2.5 / capacity, 1e-6);
+    EXPECT_EQ(s.vertex_of[1] ^ s.vertex_of[2], 3u) << "P1 and P2 on the diagonal";
+  }
+}
+
+TEST(RahtmMilp, OneHeavyFlowGoesToTheAntipodalCorner) {
+  // 6 units on a 3-cube: at distance 3 the three first-hop channels carry 2 each; even split
+  // (6 orders, 1 unit per path) is optimal too: 2, 1, 2 on the three hop positions.
+  CubeProblem p;
+  p.dims = 3;
+  p.capacity = {1, 1, 1};
+  p.traffic.assign(64, 0.0);
+  p.traffic[0 * 8 + 5] = 6;
+  const CubeSolution s = solve_cube_milp(p, 10);
+  EXPECT_TRUE(s.optimal);
+  EXPECT_NEAR(s.model_mcl, 2.0, 1e-6);
+  EXPECT_EQ(s.vertex_of[0] ^ s.vertex_of[5], 7u);
+  EXPECT_DOUBLE_EQ(cube_even_split_mcl(p, s.vertex_of), 2.0);
+  EXPECT_DOUBLE_EQ(solve_cube_greedy(p).model_mcl, 2.0);
+}
+
+TEST(RahtmMilp, EvenSplitOnTheSquareIsHandDerived) {
+  // Figure 1 placed with P1, P2 on the diagonal: even split gives 2 + 0.5 = 2.5 as well.
+  EXPECT_DOUBLE_EQ(cube_even_split_mcl(figure1(1), {1, 0, 3, 2}), 2.5);
+  // Adjacent P1, P2: the heavy flow on one channel.
+  EXPECT_DOUBLE_EQ(cube_even_split_mcl(figure1(1), {3, 0, 1, 2}), 4.0);
+}
+
+Metrics evaluate_mapping(const Machine& m, const CommGraph& g, const Mapping& map) {
+  auto routing = make_routing(m, parse_routing_spec("minimal"));
+  return Evaluator(m, *routing).evaluate(g, map);
+}
+
+TEST(Rahtm, FourByFourTorusGivesAValidPlacementNoWorseThanItsInputs) {
+  const Machine m = make_machine("torus:4x4,ppn=1");
+  const CommGraph g = make_npb_cg(16);
+  RahtmStats stats;
+  const Mapping map = rahtm_map(m, g, RahtmOptions{}, &stats);
+  validate_mapping(map, m, g.num_tasks(), "rahtm");
+  const Metrics metrics = evaluate_mapping(m, g, map);
+  EXPECT_NEAR(metrics.mcl, stats.final_mcl, 1e-6) << "the merge's own bookkeeping agrees with the evaluator";
+  EXPECT_LE(stats.final_mcl, stats.pinned_mcl + 1e-9) << "merging never returns a worse mapping than its input";
+  Mapping identity;
+  for (TaskId t = 0; t < 16; ++t) identity.slot_of_task.push_back(t);
+  EXPECT_LE(metrics.mcl, evaluate_mapping(m, g, identity).mcl);  // the rank order is one of its inputs
+  EXPECT_EQ(stats.subproblems, 5u);  // the root 2x2 and its four 2x2 children
+}
+
+TEST(Rahtm, ConcentrationAndPartsRespectCapacities) {
+  // 4x4x2: parts 4x4 (two along C), 2 tasks per router, leaves placed greedily and by MILP.
+  const Machine m = make_machine("torus:4x4x2,ppn=2");
+  const CommGraph g = make_npb_multipartition(64, NpbSolver::BT);
+  for (auto leaf : {RahtmLeafSolver::Milp, RahtmLeafSolver::Greedy}) {
+    RahtmOptions o;
+    o.leaf = leaf;
+    o.beam = 8;
+    RahtmStats stats;
+    const Mapping map = rahtm_map(m, g, o, &stats);
+    validate_mapping(map, m, g.num_tasks(), "rahtm");
+    EXPECT_NEAR(evaluate_mapping(m, g, map).mcl, stats.final_mcl, 1e-6);
+    EXPECT_LE(stats.final_mcl, stats.pinned_mcl + 1e-9);
+  }
+}
+
+TEST(Rahtm, RefusesMachinesItCannotDecompose) {
+  const CommGraph g = make_npb_cg(16);
+  EXPECT_THROW(rahtm_map(make_machine("torus:3x4,ppn=2"), g, {}), Error);
+  EXPECT_THROW(rahtm_map(make_machine("dragonfly:p=2,a=4,h=2"), g, {}), Error);
+  EXPECT_THROW(rahtm_map(make_machine("torus:2x2,ppn=2"), g, {}), Error);  // 16 tasks, 8 slots
+}
+
+TEST(ComparisonMappers, HilbertStepsToANeighbourAtEveryCurvePoint) {
+  // ppn 1 on 4x4x4x4x2: the curve runs over A-D, E then T inside each point, so tasks 2i
+  // and 2i + 2 sit on consecutive curve points, one hop apart.
+  const Machine m = make_machine("torus:4x4x4x4x2,ppn=1");
+  const CommGraph g = build_pattern(parse_pattern_spec("npb-cg:512"));
+  const Mapping map = make_mapper(parse_mapper_spec("hilbert"))->run(m, g);
+  validate_mapping(map, m, g.num_tasks(), "hilbert");
+  HopDistance hops(m);
+  for (TaskId t = 0; t + 2 < 512; t += 2) {
+    ASSERT_EQ(hops(m.router_of_slot(map.slot_of_task[t]), m.router_of_slot(map.slot_of_task[t + 2])), 1u) << t;
+    ASSERT_EQ(hops(m.router_of_slot(map.slot_of_task[t]), m.router_of_slot(map.slot_of_task[t + 1])), 1u) << t;
+  }
+}
+
+TEST(ComparisonMappers, RubikTilingPlacesTilesOnFourByTwoByTwoBoxes) {
+  const Machine m = make_machine("torus:4x4x4x4x2,ppn=2");
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:16x16"));
+  const Mapping map = make_mapper(parse_mapper_spec("rubik-tiling"))->run(m, g);
+  validate_mapping(map, m, g.num_tasks(), "rubik-tiling");
+  // Task (1, 2): tile 0 (box 0, layer 0), A 1, B 1, E 0: router 1*128 + 1*32 = 160, slot 320.
+  EXPECT_EQ(map.slot_of_task[1 * 16 + 2], 320u);
+  // Task (0, 4): tile 1 -> box 0, layer 1: router 0, slot 1.
+  EXPECT_EQ(map.slot_of_task[4], 1u);
+  // Task (4, 0): tile 4 -> box 2, layer 0; boxes row-major over (A/4, B/2, C, D, E/2) = (1, 2,
+  // 4, 4, 1): box 2 is D = 2, router 2 * 2 = 4, slot 8.
+  EXPECT_EQ(map.slot_of_task[4 * 16], 8u);
+}
+
+}  // namespace
+}  // namespace taskmap
