@@ -204,7 +204,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
   } else if (k == "rahtm") {
     spec.kind = MapperKind::Rahtm;
     spec.beam = static_cast<std::uint32_t>(r.get_int("beam", 1, 4096).value_or(64));
-    spec.milp_seconds = r.get_double("milp-seconds").value_or(2.0);
+    spec.milp_seconds = r.get_double("milp-seconds").value_or(0.5);
     if (!(spec.milp_seconds > 0 && spec.milp_seconds <= 3600)) {
       r.fail(fmt::format("milp-seconds must be in (0, 3600], not {}", spec.milp_seconds));
     }

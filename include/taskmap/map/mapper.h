@@ -55,7 +55,7 @@ struct MapperSpec {
   std::vector<Concentration> concentration;  // applied left to right, before `function`
   bool double_colors = true;  // DragonflyBbac: 2n colours on the n x n unit mesh (else n)
   std::uint32_t beam = 64;     // Rahtm: beam width N of the merge
-  double milp_seconds = 2.0;   // Rahtm: time limit per cube sub-problem
+  double milp_seconds = 0.5;   // Rahtm: time limit per cube sub-problem
   bool greedy_leaves = false;  // Rahtm: greedy cube placement instead of the MILP (ablation)
 };
 

@@ -16,7 +16,7 @@ enum class RahtmLeafSolver { Milp, Greedy };
 
 struct RahtmOptions {
   std::uint32_t beam = 64;         // N of §III-D
-  double milp_seconds = 2.0;       // per sub-problem; the incumbent is used when it runs out
+  double milp_seconds = 0.5;       // per sub-problem; the incumbent is used when it runs out
   RahtmLeafSolver leaf = RahtmLeafSolver::Milp;
   bool progress = true;            // progress lines on stderr (only when it is a terminal)
 };
