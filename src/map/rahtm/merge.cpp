@@ -222,32 +222,33 @@ MergeResult Merger::merge(const std::vector<Box>& children, std::uint32_t beam_w
   std::vector<double> delta(channels, 0.0);
   std::vector<ChannelId> touched;
 
+  // Calls add(u, v, volume) for every flow block x brings into state s at orientation o: its
+  // internal flows and those to blocks already placed; stops when add returns false.
+  auto for_each_new_flow = [&](const State& s, std::uint32_t x, std::uint32_t o, auto&& add) {
+    const Block& X = blocks[x];
+    for (const auto& f : X.internal)
+      if (!add(X.pos[o][f.i], X.pos[o][f.j], f.volume)) return;
+    for (const auto& f : X.cross) {
+      if (s.orient[f.other] < 0) continue;
+      const RouterId here = X.pos[o][f.i], there = blocks[f.other].pos[s.orient[f.other]][f.j];
+      if (!(f.outgoing ? add(here, there, f.volume) : add(there, here, f.volume))) return;
+    }
+  };
   // Loads a block adds to a state at orientation o; with `bound`, gives up (false) as soon as
   // a channel exceeds it. On success mcl/sumsq describe the state with the block added.
   auto try_add = [&](const State& s, std::uint32_t x, std::uint32_t o, double bound, double& mcl,
                      double& sumsq) -> bool {
-    const Block& X = blocks[x];
     bool within = true;
-    auto add_flow = [&](RouterId u, RouterId v, double volume) {
-      if (u == v) return;
+    for_each_new_flow(s, x, o, [&](RouterId u, RouterId v, double volume) {
+      if (u == v) return true;
       auto [first, last] = routes_.route(u, v);
       for (auto* p = first; p != last; ++p) {
         if (delta[p->channel] == 0) touched.push_back(p->channel);
         delta[p->channel] += volume * p->load;
         if (s.load[p->channel] + delta[p->channel] > bound) within = false;
       }
-    };
-    for (const auto& f : X.internal) {
-      add_flow(X.pos[o][f.i], X.pos[o][f.j], f.volume);
-      if (!within) break;
-    }
-    for (std::size_t k = 0; within && k < X.cross.size(); ++k) {
-      const auto& f = X.cross[k];
-      if (s.orient[f.other] < 0) continue;
-      const RouterId here = X.pos[o][f.i], there = blocks[f.other].pos[s.orient[f.other]][f.j];
-      if (f.outgoing) add_flow(here, there, f.volume);
-      else add_flow(there, here, f.volume);
-    }
+      return within;
+    });
     mcl = s.mcl, sumsq = s.sumsq;
     for (ChannelId ch : touched) {
       const double before = s.load[ch], after = before + delta[ch];
@@ -260,21 +261,13 @@ MergeResult Merger::merge(const std::vector<Box>& children, std::uint32_t beam_w
   };
   auto commit = [&](State& s, std::uint32_t x, std::uint32_t o) {
     double mcl, sumsq;
-    try_add(s, x, o, INFINITY, mcl, sumsq);
-    // try_add leaves the state untouched; replay the adds into it.
-    const Block& X = blocks[x];
-    auto add_flow = [&](RouterId u, RouterId v, double volume) {
-      if (u == v) return;
+    try_add(s, x, o, INFINITY, mcl, sumsq);  // leaves s untouched; the loads are added below
+    for_each_new_flow(s, x, o, [&](RouterId u, RouterId v, double volume) {
+      if (u == v) return true;
       auto [first, last] = routes_.route(u, v);
       for (auto* p = first; p != last; ++p) s.load[p->channel] += volume * p->load;
-    };
-    for (const auto& f : X.internal) add_flow(X.pos[o][f.i], X.pos[o][f.j], f.volume);
-    for (const auto& f : X.cross) {
-      if (s.orient[f.other] < 0) continue;
-      const RouterId here = X.pos[o][f.i], there = blocks[f.other].pos[s.orient[f.other]][f.j];
-      if (f.outgoing) add_flow(here, there, f.volume);
-      else add_flow(there, here, f.volume);
-    }
+      return true;
+    });
     s.orient[x] = static_cast<std::int32_t>(o);
     s.mcl = mcl, s.sumsq = sumsq;
   };

@@ -108,6 +108,12 @@ class Rahtm {
   CubeSolution solve(const CubeProblem& p);
   void merge_all(rahtm::Merger& merger);
   double full_mcl(rahtm::RouteCache& routes, const std::vector<RouterId>& router_of) const;
+  // Origin of part p, parts in row-major order over the grid of parts.
+  std::vector<std::uint32_t> part_origin(std::uint32_t p) const {
+    std::vector<std::uint32_t> origin(torus_.dims(), 0);
+    for (std::size_t i = origin.size(); i-- > 0;) origin[i] = p % d_.part_grid[i] * d_.part_extent[i], p /= d_.part_grid[i];
+    return origin;
+  }
   RouterId router_at(const std::vector<std::uint32_t>& coord) const {
     RouterId r = 0;
     for (std::size_t i = 0; i < coord.size(); ++i) r += coord[i] * torus_.strides[i];
@@ -232,13 +238,7 @@ void Rahtm::place_parts() {
       for (std::size_t i = 0; i < split.size(); ++i) origin_of[p][split[i]] = (s.vertex_of[p] >> i & 1) * d_.part_extent[split[i]];
   } else {
     // Larger grids of parts: row-major order; merging may still re-orient them.
-    for (std::uint32_t p = 0; p < d_.parts; ++p) {
-      std::uint32_t rest = p;
-      for (std::size_t i = dims; i-- > 0;) {
-        origin_of[p][i] = rest % d_.part_grid[i] * d_.part_extent[i];
-        rest /= d_.part_grid[i];
-      }
-    }
+    for (std::uint32_t p = 0; p < d_.parts; ++p) origin_of[p] = part_origin(p);
   }
   for (std::uint32_t p = 0; p < d_.parts; ++p) place(d_.levels, p, origin_of[p]);
 }
@@ -246,16 +246,8 @@ void Rahtm::place_parts() {
 void Rahtm::merge_all(rahtm::Merger& merger) {
   const std::size_t dims = torus_.dims();
   std::map<std::pair<std::uint32_t, std::vector<double>>, std::vector<std::uint32_t>> done;
-  auto part_origins = [&] {
-    std::vector<std::vector<std::uint32_t>> out;
-    for (std::uint32_t p = 0; p < d_.parts; ++p) {
-      std::vector<std::uint32_t> o(dims, 0);
-      std::uint32_t rest = p;
-      for (std::size_t i = dims; i-- > 0;) o[i] = rest % d_.part_grid[i] * d_.part_extent[i], rest /= d_.part_grid[i];
-      out.push_back(o);
-    }
-    return out;
-  }();
+  std::vector<std::vector<std::uint32_t>> part_origins;
+  for (std::uint32_t p = 0; p < d_.parts; ++p) part_origins.push_back(part_origin(p));
   auto children_of = [&](const std::vector<std::uint32_t>& origin, std::uint32_t child_side) {
     std::vector<Box> children;
     const std::uint32_t n = 1u << d_.cube.size();
@@ -335,8 +327,9 @@ Mapping Rahtm::run() {
       rahtm::Merger merger(machine_, routes, level_graph_.front(), placement,
                            [this](const std::string& m) { progress_(m); });
       merge_all(merger);
-      if (full_mcl(routes, placement) > before) placement = std::move(start);  // never worse than its input
-      *improvement = before - full_mcl(routes, placement);
+      const double after = full_mcl(routes, placement);
+      if (after > before) return start;  // never worse than its input
+      *improvement = before - after;
       return placement;
     };
     double improvement = 0, unused = 0;
