@@ -134,6 +134,22 @@ TEST(Rahtm, ConcentrationAndPartsRespectCapacities) {
   }
 }
 
+TEST(Rahtm, ThreadCountDoesNotChangeTheMapping) {
+  // Two parts along D: the second part's merge sees its flows with the first (context), and
+  // sub-problems and merge candidates are shared out over the threads.
+  const Machine m = make_machine("torus:4x4x4x2,ppn=1");
+  const CommGraph g = make_npb_cg(128);
+  RahtmOptions one, two;
+  one.threads = 1, two.threads = 2;
+  one.beam = two.beam = 16;
+  RahtmStats stats;
+  const Mapping a = rahtm_map(m, g, one, &stats);
+  validate_mapping(a, m, g.num_tasks(), "rahtm");
+  EXPECT_NEAR(evaluate_mapping(m, g, a).mcl, stats.final_mcl, 1e-6);
+  EXPECT_LE(stats.final_mcl, stats.pinned_mcl + 1e-9);
+  EXPECT_EQ(rahtm_map(m, g, two).slot_of_task, a.slot_of_task);
+}
+
 TEST(Rahtm, RefusesMachinesItCannotDecompose) {
   const CommGraph g = make_npb_cg(16);
   EXPECT_THROW(rahtm_map(make_machine("torus:3x4,ppn=2"), g, {}), Error);

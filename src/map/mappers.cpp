@@ -209,6 +209,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
       r.fail(fmt::format("milp-seconds must be in (0, 3600], not {}", spec.milp_seconds));
     }
     spec.greedy_leaves = r.get_choice("leaf", {"milp", "greedy"}).value_or(0) == 1;
+    spec.threads = static_cast<unsigned>(r.get_int("threads", 1, 256).value_or(0));
   } else if (k == "hilbert") {
     spec.kind = MapperKind::Hilbert;
   } else if (k == "rubik-tiling") {

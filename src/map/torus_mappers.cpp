@@ -21,6 +21,7 @@ class RahtmMapper final : public SpecMapper {
     options.beam = spec_.beam;
     options.milp_seconds = spec_.milp_seconds;
     options.leaf = spec_.greedy_leaves ? RahtmLeafSolver::Greedy : RahtmLeafSolver::Milp;
+    options.threads = spec_.threads;
     RahtmStats stats;
     Mapping mapping;
     try {

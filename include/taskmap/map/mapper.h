@@ -3,7 +3,7 @@
 // spec syntax: "default", "order:TEDCBA", "random[:seed=N]", "file:PATH", and the seed
 // mappings "percs-block:level=drawer,order=random,seed=3", "percs-modcolor",
 // "percs-transpose:layout=hybrid", "rtt-map:f=diag,conc=v2", "dragonfly-bsm",
-// "dragonfly-bbac[:colors=2n]", and seed 001's "rahtm[:beam=N,milp-seconds=S,leaf=milp|greedy]",
+// "dragonfly-bbac[:colors=2n]", and seed 001's "rahtm[:beam=N,milp-seconds=S,leaf=milp|greedy,threads=T]",
 // "hilbert" and "rubik-tiling". Structured mappers read the pattern's task grid; their
 // grid=PxQ option supplies one for patterns read from files.
 #include <memory>
@@ -57,6 +57,7 @@ struct MapperSpec {
   std::uint32_t beam = 64;     // Rahtm: beam width N of the merge
   double milp_seconds = 0.5;   // Rahtm: time limit per cube sub-problem
   bool greedy_leaves = false;  // Rahtm: greedy cube placement instead of the MILP (ablation)
+  unsigned threads = 0;        // Rahtm: worker threads; 0 = one per core
 };
 
 MapperSpec parse_mapper_spec(std::string_view text);

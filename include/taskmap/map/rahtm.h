@@ -18,6 +18,7 @@ struct RahtmOptions {
   std::uint32_t beam = 64;         // N of §III-D
   double milp_seconds = 0.5;       // per sub-problem; the incumbent is used when it runs out
   RahtmLeafSolver leaf = RahtmLeafSolver::Milp;
+  unsigned threads = 0;            // for sub-problems and merge candidates; 0: one per core
   bool progress = true;            // progress lines on stderr (only when it is a terminal)
 };
 

@@ -254,6 +254,10 @@ CubeSolution solve_cube_milp(const CubeProblem& p, double seconds) {
   b.load(cbc.model);
   Cbc_setLogLevel(cbc.model, 0);
   Cbc_setMaximumSeconds(cbc.model, std::max(0.01, seconds));
+  // CBC's time limit is only checked between its phases; preprocessing and the primal
+  // heuristics (the MIP start already gives an incumbent) overran it several-fold on 4-cubes.
+  Cbc_setParameter(cbc.model, "preprocess", "off");
+  Cbc_setParameter(cbc.model, "heuristics", "off");
 
   // MIP start: the greedy placement, relabelled so the busiest cluster sits on corner 0
   // (XOR by its corner is a cube automorphism), with each flow's directions.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "parallel.h"
 #include "taskmap/io/error.h"
 
 namespace taskmap::rahtm {
@@ -41,36 +42,7 @@ std::vector<Orientation> box_orientations(const std::vector<std::uint32_t>& exte
 
 namespace {
 constexpr std::uint32_t kUnset = UINT32_MAX;
-constexpr std::size_t kMaxPooledShares = std::size_t(1) << 26;  // 512 MiB of cached routes
 }  // namespace
-
-RouteCache::RouteCache(const Machine& machine, const Routing& routing)
-    : routing_(routing), routers_(machine.num_routers) {
-  if (routers_ > 4096) fail("RAHTM: machines above 4096 routers are not supported (this one has {})", routers_);
-  inv_bandwidth_.reserve(machine.channels.size());
-  for (const Channel& c : machine.channels) inv_bandwidth_.push_back(1.0 / machine.classes[c.link_class].bandwidth);
-  begin_.assign(std::size_t(routers_) * routers_, 0);
-  count_.assign(std::size_t(routers_) * routers_, kUnset);
-}
-
-std::pair<const RouteCache::Share*, const RouteCache::Share*> RouteCache::route(RouterId u, RouterId v) {
-  const std::size_t pair = std::size_t(u) * routers_ + v;
-  if (count_[pair] == kUnset) {
-    scratch_.clear();
-    if (u != v) routing_.route(u, v, scratch_);
-    if (pool_.size() + scratch_.size() > kMaxPooledShares) {  // forget everything rather than grow
-      pool_.clear();
-      std::fill(count_.begin(), count_.end(), kUnset);
-    }
-    begin_[pair] = static_cast<std::uint32_t>(pool_.size());
-    for (const ChannelShare& s : scratch_) {
-      pool_.push_back({s.channel, static_cast<float>(s.fraction * inv_bandwidth_[s.channel])});
-    }
-    count_[pair] = static_cast<std::uint32_t>(scratch_.size());
-  }
-  const Share* first = pool_.data() + begin_[pair];
-  return {first, first + count_[pair]};
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -98,13 +70,15 @@ struct Merger::State {
 };
 
 Merger::Merger(const Machine& machine, RouteCache& routes, const CommGraph& clusters,
-               std::vector<RouterId>& router_of_cluster, std::function<void(const std::string&)> progress)
+               std::vector<RouterId>& router_of_cluster, unsigned threads,
+               std::function<void(const std::string&)> progress)
     : machine_(machine),
       torus_(*machine.torus()),
       routes_(routes),
       clusters_(clusters),
       router_of_cluster_(router_of_cluster),
       cluster_at_router_(machine.num_routers, kUnset),
+      threads_(std::max(1u, threads)),
       progress_(std::move(progress)) {
   for (std::uint32_t c = 0; c < router_of_cluster_.size(); ++c) cluster_at_router_[router_of_cluster_[c]] = c;
 }
@@ -136,9 +110,9 @@ void for_each_local(const std::vector<std::uint32_t>& extent, F&& f) {
 
 }  // namespace
 
-std::vector<Merger::Block> Merger::collect(const std::vector<Box>& children) const {
+std::vector<Merger::Block> Merger::collect(const std::vector<Box>& children, const std::vector<Box>& context) const {
   const auto orientations = box_orientations(children.front().extent);
-  std::vector<Block> blocks(children.size());
+  std::vector<Block> blocks(children.size() + (context.empty() ? 0 : 1));
   std::vector<std::pair<std::uint32_t, std::uint32_t>> where(clusters_.num_tasks(), {kUnset, 0});
   for (std::size_t b = 0; b < children.size(); ++b) {
     Block& block = blocks[b];
@@ -156,6 +130,19 @@ std::vector<Merger::Block> Merger::collect(const std::vector<Box>& children) con
     for (std::size_t o = 0; o < orientations.size(); ++o)
       for (const auto& x : locals) block.pos[o].push_back(router_at(block.box, orientations[o], x));
   }
+  if (!context.empty()) {  // one more block, in its current place only
+    Block& fixed = blocks.back();
+    fixed.pos.resize(1);
+    for (const Box& box : context) {
+      for_each_local(box.extent, [&](const std::vector<std::uint32_t>& x) {
+        const std::uint32_t c = cluster_at_router_[router_at(box, orientations.front(), x)];
+        if (c == kUnset) return;
+        where[c] = {std::uint32_t(blocks.size() - 1), std::uint32_t(fixed.clusters.size())};
+        fixed.clusters.push_back(c);
+        fixed.pos[0].push_back(router_of_cluster_[c]);
+      });
+    }
+  }
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     for (std::uint32_t i = 0; i < blocks[b].clusters.size(); ++i) {
       const TaskId c = blocks[b].clusters[i];
@@ -165,7 +152,7 @@ std::vector<Merger::Block> Merger::collect(const std::vector<Box>& children) con
         const auto [ob, j] = where[targets[e]];
         if (ob == kUnset) continue;
         if (ob == b) {
-          blocks[b].internal.push_back({i, j, volumes[e]});
+          if (b < children.size()) blocks[b].internal.push_back({i, j, volumes[e]});
         } else {
           blocks[b].cross.push_back({ob, i, j, volumes[e], true});
           blocks[ob].cross.push_back({std::uint32_t(b), j, i, volumes[e], false});
@@ -214,77 +201,183 @@ void Merger::apply(const std::vector<Box>& children, const std::vector<std::uint
   }
 }
 
-MergeResult Merger::merge(const std::vector<Box>& children, std::uint32_t beam_width, bool fix_first) {
-  const std::vector<Block> blocks = collect(children);
-  const std::uint32_t q = static_cast<std::uint32_t>(blocks.size());
-  const std::uint32_t num_orientations = static_cast<std::uint32_t>(blocks.front().pos.size());
-  const std::size_t channels = routes_.num_channels();
-  std::vector<double> delta(channels, 0.0);
-  std::vector<ChannelId> touched;
+namespace {
 
-  // Calls add(u, v, volume) for every flow block x brings into state s at orientation o: its
-  // internal flows and those to blocks already placed; stops when add returns false.
-  auto for_each_new_flow = [&](const State& s, std::uint32_t x, std::uint32_t o, auto&& add) {
-    const Block& X = blocks[x];
-    for (const auto& f : X.internal)
-      if (!add(X.pos[o][f.i], X.pos[o][f.j], f.volume)) return;
+// Per-thread accumulator of load increments on a sparse set of channels.
+struct Scratch {
+  std::vector<double> delta;
+  std::vector<ChannelId> touched;
+};
+
+struct Bound {  // a candidate is only kept if it beats this (MCL, then sum of squares)
+  double mcl = INFINITY, sumsq = INFINITY;
+};
+
+struct Candidate {
+  double mcl, sumsq;
+  std::uint32_t entry, orientation;
+  // A total order (ties by position), so the kept candidates do not depend on thread timing.
+  bool operator<(const Candidate& o) const {
+    if (mcl != o.mcl) return mcl < o.mcl;
+    if (sumsq != o.sumsq) return sumsq < o.sumsq;
+    return entry != o.entry ? entry < o.entry : orientation < o.orientation;
+  }
+};
+
+}  // namespace
+
+// One node's merge: the children's blocks, their loads per orientation, and the beam search.
+class Merger::NodeMerge {
+ public:
+  NodeMerge(Merger& m, const std::vector<Box>& children, const std::vector<Box>& context)
+      : m_(m),
+        blocks_(m.collect(children, context)),
+        q_(static_cast<std::uint32_t>(children.size())),
+        orientations_(static_cast<std::uint32_t>(blocks_.front().pos.size())),
+        static_(blocks_.size(), std::vector<StaticLoad>(orientations_)),
+        scratch_(m.threads_) {
+    for (Scratch& s : scratch_) s.delta.assign(m.routes_.num_channels(), 0.0);
+  }
+
+  MergeResult run(std::uint32_t beam_width, bool fix_first);
+
+ private:
+  // Loads of a block's internal flows and of its flows with the context at one orientation:
+  // the same in every beam state, so they are summed per channel once.
+  struct StaticLoad {
+    std::vector<ChannelShare> shares;  // by decreasing load
+    double max = 0, sumsq = 0;
+    bool known = false;
+  };
+
+  State empty_state() const {
+    State s;
+    s.orient.assign(q_, -1);
+    s.load.assign(m_.routes_.num_channels(), 0.0);
+    return s;
+  }
+  // Adds a flow's route into the scratch's sparse delta.
+  void accumulate(Scratch& w, RouterId u, RouterId v, double volume) {
+    auto [first, last] = m_.routes_.route(u, v);
+    for (auto* p = first; p != last; ++p) {
+      if (w.delta[p->channel] == 0) w.touched.push_back(p->channel);
+      w.delta[p->channel] += volume * p->load;
+    }
+  }
+  const StaticLoad& static_load(std::uint32_t x, std::uint32_t o, Scratch& w);
+  // Computes block x's static loads for every orientation, in parallel.
+  void prepare(std::uint32_t x) {
+    run_parallel(orientations_, m_.threads_, [&](std::size_t o, unsigned worker) {
+      static_load(x, static_cast<std::uint32_t>(o), scratch_[worker]);
+    });
+  }
+  // Calls add(u, v, volume) for every flow between block x at orientation o and the other
+  // children state s has placed; stops when add returns false.
+  template <typename Add>
+  void for_each_cross_flow(const State& s, std::uint32_t x, std::uint32_t o, Add&& add) const {
+    const Block& X = blocks_[x];
     for (const auto& f : X.cross) {
-      if (s.orient[f.other] < 0) continue;
-      const RouterId here = X.pos[o][f.i], there = blocks[f.other].pos[s.orient[f.other]][f.j];
+      if (f.other == q_ || s.orient[f.other] < 0) continue;
+      const RouterId here = X.pos[o][f.i], there = blocks_[f.other].pos[s.orient[f.other]][f.j];
       if (!(f.outgoing ? add(here, there, f.volume) : add(there, here, f.volume))) return;
     }
+  }
+  bool try_add(const State& s, std::uint32_t x, std::uint32_t o, Bound worst, Scratch& w, double& mcl,
+               double& sumsq);
+  void commit(State& s, std::uint32_t x, std::uint32_t o);
+  std::vector<std::uint32_t> merge_order();
+
+  Merger& m_;
+  const std::vector<Block> blocks_;  // blocks_[q_], if present: the context, in place
+  const std::uint32_t q_, orientations_;
+  std::vector<std::vector<StaticLoad>> static_;
+  std::vector<Scratch> scratch_;  // one per worker thread
+};
+
+const Merger::NodeMerge::StaticLoad& Merger::NodeMerge::static_load(std::uint32_t x, std::uint32_t o, Scratch& w) {
+  StaticLoad& sum = static_[x][o];
+  if (sum.known) return sum;
+  const Block& X = blocks_[x];
+  for (const auto& f : X.internal) accumulate(w, X.pos[o][f.i], X.pos[o][f.j], f.volume);
+  for (const auto& f : X.cross) {
+    if (f.other != q_) continue;
+    const RouterId here = X.pos[o][f.i], there = blocks_[q_].pos[0][f.j];
+    f.outgoing ? accumulate(w, here, there, f.volume) : accumulate(w, there, here, f.volume);
+  }
+  for (ChannelId ch : w.touched) {
+    sum.shares.push_back({ch, w.delta[ch]});
+    sum.max = std::max(sum.max, w.delta[ch]);
+    sum.sumsq += w.delta[ch] * w.delta[ch];
+    w.delta[ch] = 0;
+  }
+  std::sort(sum.shares.begin(), sum.shares.end(), [](auto& a, auto& b) { return a.fraction > b.fraction; });
+  w.touched.clear();
+  sum.known = true;
+  return sum;
+}
+
+// Loads block x adds to state s at orientation o. Gives up (false) as soon as the result
+// cannot beat `worst` (MCL, then sum of squares: both only grow as flows are added). On
+// success mcl/sumsq describe the state with the block added.
+bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o, Bound worst, Scratch& w,
+                                double& mcl, double& sumsq) {
+  const double prune_mcl = worst.mcl * (1 + 1e-12), prune_sumsq = worst.sumsq * (1 + 1e-12);
+  double mcl_so_far = s.mcl, sumsq_so_far = s.sumsq;
+  auto increase = [&](ChannelId ch, double by) {
+    const double before = s.load[ch] + w.delta[ch], after = before + by;
+    w.delta[ch] += by;
+    mcl_so_far = std::max(mcl_so_far, after);
+    sumsq_so_far += by * (before + after);
+    return mcl_so_far <= prune_mcl && (mcl_so_far < worst.mcl || sumsq_so_far <= prune_sumsq);
   };
-  // Loads a block adds to a state at orientation o; with `bound`, gives up (false) as soon as
-  // a channel exceeds it. On success mcl/sumsq describe the state with the block added.
-  auto try_add = [&](const State& s, std::uint32_t x, std::uint32_t o, double bound, double& mcl,
-                     double& sumsq) -> bool {
-    bool within = true;
-    for_each_new_flow(s, x, o, [&](RouterId u, RouterId v, double volume) {
-      if (u == v) return true;
-      auto [first, last] = routes_.route(u, v);
+  const StaticLoad& fixed = static_load(x, o, w);
+  // Quick bounds first: loads are never negative, so the largest fixed share and the sum of
+  // their squares bound the result from below.
+  const double mcl_low = std::max(s.mcl, fixed.max), sumsq_low = s.sumsq + fixed.sumsq;
+  bool within = mcl_low <= prune_mcl && (mcl_low < worst.mcl || sumsq_low <= prune_sumsq);
+  for (std::size_t k = 0; within && k < fixed.shares.size(); ++k) {  // largest first
+    w.touched.push_back(fixed.shares[k].channel);
+    within = increase(fixed.shares[k].channel, fixed.shares[k].fraction);
+  }
+  if (within) {
+    for_each_cross_flow(s, x, o, [&](RouterId u, RouterId v, double volume) {
+      auto [first, last] = m_.routes_.route(u, v);
       for (auto* p = first; p != last; ++p) {
-        if (delta[p->channel] == 0) touched.push_back(p->channel);
-        delta[p->channel] += volume * p->load;
-        if (s.load[p->channel] + delta[p->channel] > bound) within = false;
+        if (w.delta[p->channel] == 0) w.touched.push_back(p->channel);
+        within = increase(p->channel, volume * p->load) && within;
       }
       return within;
     });
-    mcl = s.mcl, sumsq = s.sumsq;
-    for (ChannelId ch : touched) {
-      const double before = s.load[ch], after = before + delta[ch];
-      mcl = std::max(mcl, after);
-      sumsq += after * after - before * before;
-      delta[ch] = 0;
-    }
-    touched.clear();
-    return within;
-  };
-  auto commit = [&](State& s, std::uint32_t x, std::uint32_t o) {
-    double mcl, sumsq;
-    try_add(s, x, o, INFINITY, mcl, sumsq);  // leaves s untouched; the loads are added below
-    for_each_new_flow(s, x, o, [&](RouterId u, RouterId v, double volume) {
-      if (u == v) return true;
-      auto [first, last] = routes_.route(u, v);
-      for (auto* p = first; p != last; ++p) s.load[p->channel] += volume * p->load;
-      return true;
-    });
-    s.orient[x] = static_cast<std::int32_t>(o);
-    s.mcl = mcl, s.sumsq = sumsq;
-  };
-  auto empty_state = [&] {
-    State s;
-    s.orient.assign(q, -1);
-    s.load.assign(channels, 0.0);
-    return s;
-  };
+  }
+  mcl = s.mcl, sumsq = s.sumsq;
+  for (ChannelId ch : w.touched) {
+    const double before = s.load[ch], after = before + w.delta[ch];
+    mcl = std::max(mcl, after);
+    sumsq += after * after - before * before;
+    w.delta[ch] = 0;
+  }
+  w.touched.clear();
+  return within;
+}
 
-  MergeResult result;
-  // The pseudo-pinned input: every block as the top-down phase left it.
-  State input = empty_state();
-  for (std::uint32_t x = 0; x < q; ++x) commit(input, x, 0);
-  result.input_mcl = input.mcl;
+void Merger::NodeMerge::commit(State& s, std::uint32_t x, std::uint32_t o) {
+  double mcl, sumsq;
+  try_add(s, x, o, Bound{}, scratch_.front(), mcl, sumsq);  // leaves s untouched
+  for (const ChannelShare& c : static_load(x, o, scratch_.front()).shares) s.load[c.channel] += c.fraction;
+  for_each_cross_flow(s, x, o, [&](RouterId u, RouterId v, double volume) {
+    auto [first, last] = m_.routes_.route(u, v);
+    for (auto* p = first; p != last; ++p) s.load[p->channel] += volume * p->load;
+    return true;
+  });
+  s.orient[x] = static_cast<std::int32_t>(o);
+  s.mcl = mcl, s.sumsq = sumsq;
+}
 
-  // Pairwise MCL (the first block as placed, the second in its best orientation) fixes the order.
+// Pairwise MCL (the first block as placed, the second in its best orientation), averaged
+// over partners, heaviest first, fixes the order in which blocks join the beam.
+std::vector<std::uint32_t> Merger::NodeMerge::merge_order() {
+  const std::uint32_t q = q_;
+  if (q <= 2) return q == 2 ? std::vector<std::uint32_t>{0, 1} : std::vector<std::uint32_t>{0};
   std::vector<double> alone(q);
   std::vector<State> single(q);
   for (std::uint32_t x = 0; x < q; ++x) {
@@ -292,19 +385,22 @@ MergeResult Merger::merge(const std::vector<Box>& children, std::uint32_t beam_w
     commit(single[x], x, 0);
     alone[x] = single[x].mcl;
   }
+  for (std::uint32_t y = 1; y < q; ++y) prepare(y);
   std::vector<std::vector<double>> pair(q, std::vector<double>(q, -1));
-  for (std::uint32_t x = 0; x < q; ++x) {
-    for (const auto& f : blocks[x].cross) {
+  run_parallel(q, m_.threads_, [&](std::size_t x, unsigned worker) {
+    for (const auto& f : blocks_[x].cross) {  // row x is only written by this worker
       const std::uint32_t y = f.other;
-      if (y < x || pair[x][y] >= 0) continue;
+      if (y < x || y == q || pair[x][y] >= 0) continue;
       double best = INFINITY;
-      for (std::uint32_t o = 0; o < num_orientations; ++o) {
+      for (std::uint32_t o = 0; o < orientations_; ++o) {
         double mcl, sumsq;
-        if (try_add(single[x], y, o, best, mcl, sumsq)) best = std::min(best, mcl);
+        if (try_add(single[x], y, o, Bound{best, INFINITY}, scratch_[worker], mcl, sumsq)) best = std::min(best, mcl);
       }
-      pair[x][y] = pair[y][x] = best;
+      pair[x][y] = best;
     }
-  }
+  });
+  for (std::uint32_t x = 0; x < q; ++x)
+    for (std::uint32_t y = x + 1; y < q; ++y) pair[y][x] = pair[x][y];
   std::vector<double> average(q, 0.0);
   for (std::uint32_t x = 0; x < q; ++x) {
     for (std::uint32_t y = 0; y < q; ++y)
@@ -314,30 +410,43 @@ MergeResult Merger::merge(const std::vector<Box>& children, std::uint32_t beam_w
   std::vector<std::uint32_t> order(q);
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return average[a] > average[b]; });
+  return order;
+}
 
+MergeResult Merger::NodeMerge::run(std::uint32_t beam_width, bool fix_first) {
+  MergeResult result;
+  // The pseudo-pinned input: every block as the top-down phase left it.
+  State input = empty_state();
+  for (std::uint32_t x = 0; x < q_; ++x) commit(input, x, 0);
+  result.input_mcl = input.mcl;
+
+  const std::vector<std::uint32_t> order = merge_order();
   // Beam: the first block in every orientation (or as placed), then one block per step.
   std::vector<State> beam;
-  for (std::uint32_t o = 0; o < (fix_first ? 1 : num_orientations); ++o) {
+  if (!fix_first) prepare(order[0]);
+  for (std::uint32_t o = 0; o < (fix_first ? 1 : orientations_); ++o) {
     beam.push_back(empty_state());
     commit(beam.back(), order[0], o);
   }
-  struct Candidate {
-    double mcl, sumsq;
-    std::uint32_t entry, orientation;
-    bool operator<(const Candidate& other) const {
-      return mcl != other.mcl ? mcl < other.mcl : sumsq < other.sumsq;
-    }
-  };
-  for (std::uint32_t step = 1; step < q; ++step) {
+  for (std::uint32_t step = 1; step < q_; ++step) {
     const std::uint32_t x = order[step];
-    progress_(fmt::format("merging {} blocks: step {}/{}, beam {}", q, step, q - 1, beam.size()));
-    std::vector<Candidate> heap;  // max-heap of the best beam_width candidates
-    for (std::uint32_t e = 0; e < beam.size(); ++e) {
-      for (std::uint32_t o = 0; o < num_orientations; ++o) {
+    m_.progress_(fmt::format("merging {} blocks: step {}/{}, beam {}", q_, step, q_ - 1, beam.size()));
+    prepare(x);
+    // Each worker keeps its own best beam_width candidates (a max-heap); the union holds the
+    // overall best beam_width.
+    // Work items: a beam entry and a run of orientations (a beam of one entry still splits).
+    constexpr std::uint32_t kRun = 32;
+    const std::uint32_t runs = (orientations_ + kRun - 1) / kRun;
+    std::vector<std::vector<Candidate>> heaps(m_.threads_);
+    run_parallel(beam.size() * runs, m_.threads_, [&](std::size_t item, unsigned worker) {
+      std::vector<Candidate>& heap = heaps[worker];
+      const std::size_t e = item / runs;
+      const std::uint32_t first = static_cast<std::uint32_t>(item % runs) * kRun;
+      for (std::uint32_t o = first; o < std::min(first + kRun, orientations_); ++o) {
         const bool full = heap.size() >= beam_width;
-        const double bound = full ? heap.front().mcl * (1 + 1e-12) : INFINITY;
-        Candidate c{0, 0, e, o};
-        if (!try_add(beam[e], x, o, bound, c.mcl, c.sumsq)) continue;
+        const Bound bound = full ? Bound{heap.front().mcl, heap.front().sumsq} : Bound{};
+        Candidate c{0, 0, static_cast<std::uint32_t>(e), o};
+        if (!try_add(beam[e], x, o, bound, scratch_[worker], c.mcl, c.sumsq)) continue;
         if (!full) {
           heap.push_back(c);
           std::push_heap(heap.begin(), heap.end());
@@ -347,11 +456,14 @@ MergeResult Merger::merge(const std::vector<Box>& children, std::uint32_t beam_w
           std::push_heap(heap.begin(), heap.end());
         }
       }
-    }
-    std::sort_heap(heap.begin(), heap.end());
+    });
+    std::vector<Candidate> kept;
+    for (const auto& heap : heaps) kept.insert(kept.end(), heap.begin(), heap.end());
+    std::sort(kept.begin(), kept.end());
+    if (kept.size() > beam_width) kept.resize(beam_width);
     std::vector<State> next;
-    next.reserve(heap.size());
-    for (const Candidate& c : heap) {
+    next.reserve(kept.size());
+    for (const Candidate& c : kept) {
       next.push_back(beam[c.entry]);
       commit(next.back(), x, c.orientation);
     }
@@ -362,7 +474,13 @@ MergeResult Merger::merge(const std::vector<Box>& children, std::uint32_t beam_w
   const bool keep_input = input.mcl < best.mcl || (input.mcl == best.mcl && input.sumsq <= best.sumsq);
   const State& chosen = keep_input ? input : best;
   result.mcl = chosen.mcl;
-  for (std::int32_t o : chosen.orient) result.orientation.push_back(static_cast<std::uint32_t>(o));
+  for (std::uint32_t x = 0; x < q_; ++x) result.orientation.push_back(static_cast<std::uint32_t>(chosen.orient[x]));
+  return result;
+}
+
+MergeResult Merger::merge(const std::vector<Box>& children, std::uint32_t beam_width, bool fix_first,
+                          const std::vector<Box>& context) {
+  MergeResult result = NodeMerge(*this, children, context).run(beam_width, fix_first);
   apply(children, result.orientation);
   return result;
 }

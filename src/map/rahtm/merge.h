@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "route_cache.h"
 #include "taskmap/pattern/comm_graph.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/machine.h"
@@ -29,27 +30,6 @@ struct Orientation {
 // All symmetries of boxes with these extents, the identity first.
 std::vector<Orientation> box_orientations(const std::vector<std::uint32_t>& extent);
 
-// Routes of router pairs under the machine's routing, computed once and kept (with each
-// share divided by the channel's bandwidth).
-class RouteCache {
- public:
-  struct Share {
-    ChannelId channel;
-    float load;  // fraction / bandwidth
-  };
-  RouteCache(const Machine& machine, const Routing& routing);
-  std::pair<const Share*, const Share*> route(RouterId u, RouterId v);
-  std::size_t num_channels() const { return inv_bandwidth_.size(); }
-
- private:
-  const Routing& routing_;
-  std::uint32_t routers_;
-  std::vector<double> inv_bandwidth_;
-  std::vector<std::uint32_t> begin_, count_;  // per pair; count_ == UINT32_MAX: not computed
-  std::vector<Share> pool_;
-  std::vector<ChannelShare> scratch_;
-};
-
 struct MergeResult {
   std::vector<std::uint32_t> orientation;  // per child: index into box_orientations
   double mcl = 0;                          // of the node's flows after merging
@@ -60,12 +40,17 @@ struct MergeResult {
 class Merger {
  public:
   // router_of_cluster: the current placement of the level-0 clusters, updated by merge().
+  // threads: workers for the candidate evaluation.
   Merger(const Machine& machine, RouteCache& routes, const CommGraph& clusters,
-         std::vector<RouterId>& router_of_cluster, std::function<void(const std::string&)> progress);
+         std::vector<RouterId>& router_of_cluster, unsigned threads,
+         std::function<void(const std::string&)> progress);
 
   // Merges the children of one node. fix_first keeps the first block in its current
   // orientation (used at the top, where a common symmetry of all blocks is a machine symmetry).
-  MergeResult merge(const std::vector<Box>& children, std::uint32_t beam, bool fix_first);
+  // The flows between the children and the clusters in the context boxes (left where they
+  // are) count as well.
+  MergeResult merge(const std::vector<Box>& children, std::uint32_t beam, bool fix_first,
+                    const std::vector<Box>& context = {});
   // Applies orientations found for an identical node.
   void apply(const std::vector<Box>& children, const std::vector<std::uint32_t>& orientation);
   // The node's flows (both ends inside the children), as (local router u, local router v,
@@ -75,7 +60,8 @@ class Merger {
  private:
   struct Block;
   struct State;
-  std::vector<Block> collect(const std::vector<Box>& children) const;
+  class NodeMerge;
+  std::vector<Block> collect(const std::vector<Box>& children, const std::vector<Box>& context = {}) const;
   RouterId router_at(const Box& box, const Orientation& o, const std::vector<std::uint32_t>& local) const;
 
   const Machine& machine_;
@@ -84,6 +70,7 @@ class Merger {
   const CommGraph& clusters_;
   std::vector<RouterId>& router_of_cluster_;
   std::vector<std::uint32_t> cluster_at_router_;  // inverse of router_of_cluster_, UINT32_MAX = empty
+  unsigned threads_;
   std::function<void(const std::string&)> progress_;
 };
 

@@ -7,15 +7,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <set>
+#include <thread>
 
 #include "clustering.h"
 #include "merge.h"
+#include "parallel.h"
 #include "taskmap/io/error.h"
 #include "taskmap/routing/routing.h"
 
@@ -97,15 +101,20 @@ class Progress {
 class Rahtm {
  public:
   Rahtm(const Machine& m, const CommGraph& g, const RahtmOptions& o, RahtmStats& s)
-      : machine_(m), torus_(*m.torus()), graph_(g), options_(o), stats_(s), progress_(o.progress) {}
+      : machine_(m),
+        torus_(*m.torus()),
+        graph_(g),
+        options_(o),
+        threads_(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())),
+        stats_(s),
+        progress_(o.progress) {}
 
   Mapping run();
 
  private:
   void cluster(const Decomposition& d);
-  void place(std::uint32_t level, std::uint32_t cluster, std::vector<std::uint32_t> origin);
-  void place_parts();
-  CubeSolution solve(const CubeProblem& p);
+  void place();
+  std::vector<CubeSolution> solve_all(const std::vector<CubeProblem>& problems);
   void merge_all(rahtm::Merger& merger);
   double full_mcl(rahtm::RouteCache& routes, const std::vector<RouterId>& router_of) const;
   // Origin of part p, parts in row-major order over the grid of parts.
@@ -124,6 +133,7 @@ class Rahtm {
   const TorusShape& torus_;
   const CommGraph& graph_;
   const RahtmOptions& options_;
+  const unsigned threads_;
   RahtmStats& stats_;
   Progress progress_;
   Decomposition d_;
@@ -170,23 +180,60 @@ void Rahtm::cluster(const Decomposition& d) {
   stats_.clustering = fmt::format("{}", fmt::join(shapes, " | "));
 }
 
-CubeSolution Rahtm::solve(const CubeProblem& p) {
-  ++stats_.subproblems;
-  std::vector<double> key = p.capacity;
-  key.insert(key.end(), p.traffic.begin(), p.traffic.end());
-  if (auto it = solved_.find(key); it != solved_.end()) return it->second;  // symmetry: same sub-graph
-  progress_(fmt::format("placing clusters: {} sub-problems, {} solved", stats_.subproblems, stats_.solved));
-  CubeSolution s = solve_cube_greedy(p);
-  if (options_.leaf == RahtmLeafSolver::Milp) {
-    // The MILP optimises the best split over minimal paths; the mapping is judged by the even
-    // split, so the greedy placement stays when it is better under that model.
-    CubeSolution milp = solve_cube_milp(p, options_.milp_seconds);
-    if (milp.optimal) ++stats_.optimal;
-    if (cube_even_split_mcl(p, milp.vertex_of) <= cube_even_split_mcl(p, s.vertex_of)) s = std::move(milp);
-    else ++stats_.greedy_kept;
+std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& problems) {
+  // Identical sub-problems (same traffic, same capacities) are solved once (symmetry reuse);
+  // the distinct new ones are independent and solved in parallel.
+  auto key_of = [](const CubeProblem& p) {
+    std::vector<double> key = p.capacity;
+    key.insert(key.end(), p.traffic.begin(), p.traffic.end());
+    return key;
+  };
+  std::vector<std::vector<double>> keys;
+  std::vector<const CubeProblem*> todo;
+  std::set<std::vector<double>> in_batch;
+  for (const CubeProblem& p : problems) {
+    ++stats_.subproblems;
+    std::vector<double> key = key_of(p);
+    if (solved_.count(key) || in_batch.count(key)) continue;
+    in_batch.insert(key);
+    keys.push_back(std::move(key));
+    todo.push_back(&p);
   }
-  ++stats_.solved;
-  return solved_.emplace(std::move(key), std::move(s)).first->second;
+  struct Outcome {
+    CubeSolution solution;
+    bool milp_optimal = false, greedy_kept = false;
+  };
+  std::vector<Outcome> outcomes(todo.size());
+  std::atomic<std::uint32_t> finished{0};
+  rahtm::run_parallel(todo.size(), threads_, [&](std::size_t i, unsigned) {
+    const CubeProblem& p = *todo[i];
+    Outcome& out = outcomes[i];
+    out.solution = solve_cube_greedy(p);
+    if (options_.leaf == RahtmLeafSolver::Milp) {
+      // The MILP optimises the best split over minimal paths; the mapping is judged by the
+      // even split, so the greedy placement stays when it is better under that model.
+      CubeSolution milp = solve_cube_milp(p, options_.milp_seconds);
+      out.milp_optimal = milp.optimal;
+      if (cube_even_split_mcl(p, milp.vertex_of) <= cube_even_split_mcl(p, out.solution.vertex_of)) {
+        out.solution = std::move(milp);
+      } else {
+        out.greedy_kept = true;
+      }
+    }
+    ++finished;
+  }, [&] {
+    progress_(fmt::format("placing clusters: {} sub-problems, {} of {} new ones solved", stats_.subproblems,
+                          finished.load(), todo.size()));
+  });
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    stats_.optimal += outcomes[i].milp_optimal;
+    stats_.greedy_kept += outcomes[i].greedy_kept;
+    ++stats_.solved;
+    solved_.emplace(std::move(keys[i]), std::move(outcomes[i].solution));
+  }
+  std::vector<CubeSolution> solutions;
+  for (const CubeProblem& p : problems) solutions.push_back(solved_.at(key_of(p)));
+  return solutions;
 }
 
 CubeProblem sub_problem(const CommGraph& g, const std::vector<std::uint32_t>& members, std::vector<double> capacity) {
@@ -201,24 +248,9 @@ CubeProblem sub_problem(const CommGraph& g, const std::vector<std::uint32_t>& me
   return p;
 }
 
-void Rahtm::place(std::uint32_t level, std::uint32_t cluster, std::vector<std::uint32_t> origin) {
-  if (level == 0) {
-    router_of_cluster_[cluster] = router_at(origin);
-    return;
-  }
-  const std::uint32_t side = 1u << level, half = side / 2;
-  std::vector<double> capacity;
-  for (std::size_t dim : d_.cube) capacity.push_back(side == torus_.sizes[dim] && torus_.wrap[dim] ? 2.0 : 1.0);
-  const auto& children = members_[level][cluster];
-  const CubeSolution s = solve(sub_problem(level_graph_[level - 1], children, std::move(capacity)));
-  for (std::size_t j = 0; j < children.size(); ++j) {
-    std::vector<std::uint32_t> at = origin;
-    for (std::size_t i = 0; i < d_.cube.size(); ++i) at[d_.cube[i]] += (s.vertex_of[j] >> i & 1) * half;
-    place(level - 1, children[j], std::move(at));
-  }
-}
-
-void Rahtm::place_parts() {
+// Top-down: the parts, then level by level each cluster's children onto the corners of the
+// cluster's 2-ary sub-cube.
+void Rahtm::place() {
   const std::size_t dims = torus_.dims();
   std::vector<std::size_t> split;  // dimensions along which there are several parts
   bool binary = true;
@@ -226,21 +258,46 @@ void Rahtm::place_parts() {
     if (d_.part_grid[i] > 1) split.push_back(i);
     if (d_.part_grid[i] > 2) binary = false;
   }
-  std::vector<std::vector<std::uint32_t>> origin_of(d_.parts, std::vector<std::uint32_t>(dims, 0));
+  struct Node {
+    std::uint32_t cluster;
+    std::vector<std::uint32_t> origin;
+  };
+  std::vector<Node> nodes;
   if (d_.parts > 1 && binary && split.size() <= 5) {
     // The parts form a 2-ary cube as well: place them with the same solver.
     std::vector<double> capacity;
     for (std::size_t i : split) capacity.push_back(torus_.wrap[i] ? 2.0 : 1.0);
     std::vector<std::uint32_t> all(d_.parts);
     std::iota(all.begin(), all.end(), 0u);
-    const CubeSolution s = solve(sub_problem(level_graph_[d_.levels], all, std::move(capacity)));
-    for (std::uint32_t p = 0; p < d_.parts; ++p)
-      for (std::size_t i = 0; i < split.size(); ++i) origin_of[p][split[i]] = (s.vertex_of[p] >> i & 1) * d_.part_extent[split[i]];
+    const CubeSolution s = solve_all({sub_problem(level_graph_[d_.levels], all, std::move(capacity))}).front();
+    for (std::uint32_t p = 0; p < d_.parts; ++p) {
+      nodes.push_back({p, std::vector<std::uint32_t>(dims, 0)});
+      for (std::size_t i = 0; i < split.size(); ++i)
+        nodes.back().origin[split[i]] = (s.vertex_of[p] >> i & 1) * d_.part_extent[split[i]];
+    }
   } else {
     // Larger grids of parts: row-major order; merging may still re-orient them.
-    for (std::uint32_t p = 0; p < d_.parts; ++p) origin_of[p] = part_origin(p);
+    for (std::uint32_t p = 0; p < d_.parts; ++p) nodes.push_back({p, part_origin(p)});
   }
-  for (std::uint32_t p = 0; p < d_.parts; ++p) place(d_.levels, p, origin_of[p]);
+  for (std::uint32_t level = d_.levels; level >= 1; --level) {
+    const std::uint32_t side = 1u << level, half = side / 2;
+    std::vector<double> capacity;
+    for (std::size_t dim : d_.cube) capacity.push_back(side == torus_.sizes[dim] && torus_.wrap[dim] ? 2.0 : 1.0);
+    std::vector<CubeProblem> problems;
+    for (const Node& node : nodes) problems.push_back(sub_problem(level_graph_[level - 1], members_[level][node.cluster], capacity));
+    const std::vector<CubeSolution> solutions = solve_all(problems);
+    std::vector<Node> below;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+      const auto& children = members_[level][nodes[n].cluster];
+      for (std::size_t j = 0; j < children.size(); ++j) {
+        below.push_back({children[j], nodes[n].origin});
+        for (std::size_t i = 0; i < d_.cube.size(); ++i)
+          below.back().origin[d_.cube[i]] += (solutions[n].vertex_of[j] >> i & 1) * half;
+      }
+    }
+    nodes = std::move(below);
+  }
+  for (const Node& node : nodes) router_of_cluster_[node.cluster] = router_at(node.origin);
 }
 
 void Rahtm::merge_all(rahtm::Merger& merger) {
@@ -248,6 +305,11 @@ void Rahtm::merge_all(rahtm::Merger& merger) {
   std::map<std::pair<std::uint32_t, std::vector<double>>, std::vector<std::uint32_t>> done;
   std::vector<std::vector<std::uint32_t>> part_origins;
   for (std::uint32_t p = 0; p < d_.parts; ++p) part_origins.push_back(part_origin(p));
+  auto node_extent = [&](std::uint32_t side) {
+    std::vector<std::uint32_t> extent(dims, 1);
+    for (std::size_t dim : d_.cube) extent[dim] = side;
+    return extent;
+  };
   auto children_of = [&](const std::vector<std::uint32_t>& origin, std::uint32_t child_side) {
     std::vector<Box> children;
     const std::uint32_t n = 1u << d_.cube.size();
@@ -264,6 +326,7 @@ void Rahtm::merge_all(rahtm::Merger& merger) {
   // Levels 2 .. levels: a node of side 2^level merges its 2^m children of side 2^(level-1).
   for (std::uint32_t level = 2; level <= d_.levels; ++level) {
     const std::uint32_t side = 1u << level;
+    std::vector<Box> merged;  // nodes of this level merged so far: context for the next ones
     for (const auto& part : part_origins) {
       const std::uint32_t per_dim = d_.k / side;
       const std::uint32_t nodes = static_cast<std::uint32_t>(std::pow(per_dim, d_.cube.size()) + 0.5);
@@ -276,9 +339,13 @@ void Rahtm::merge_all(rahtm::Merger& merger) {
         if (auto it = done.find(key); it != done.end()) {
           merger.apply(children, it->second);
           ++stats_.merges_reused;
+          merged.push_back({origin, node_extent(side)});
           continue;
         }
-        const rahtm::MergeResult r = merger.merge(children, options_.beam, false);
+        // Identical nodes (above) reuse the orientations found for the first; only the
+        // node's own flows make them identical, not their surroundings.
+        const rahtm::MergeResult r = merger.merge(children, options_.beam, false, merged);
+        merged.push_back({origin, node_extent(side)});
         stats_.merges += r.steps;
         done.emplace(std::move(key), r.orientation);
       }
@@ -316,7 +383,7 @@ Mapping Rahtm::run() {
   d_ = decompose(machine_);
   cluster(d_);
   router_of_cluster_.assign(machine_.num_routers, 0);
-  place_parts();
+  place();
 
   if (machine_.num_routers > 1) {
     auto routing = make_routing(machine_, parse_routing_spec("minimal"));
@@ -324,7 +391,7 @@ Mapping Rahtm::run() {
     auto merged = [&](std::vector<RouterId> start, double* improvement) {
       const double before = full_mcl(routes, start);
       std::vector<RouterId> placement = start;
-      rahtm::Merger merger(machine_, routes, level_graph_.front(), placement,
+      rahtm::Merger merger(machine_, routes, level_graph_.front(), placement, threads_,
                            [this](const std::string& m) { progress_(m); });
       merge_all(merger);
       const double after = full_mcl(routes, placement);
