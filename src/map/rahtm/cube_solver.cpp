@@ -1,5 +1,7 @@
 // RAHTM's top-down sub-problem: clusters onto the corners of a 2-ary n-cube (seed 001 §III-C).
-#include <Cbc_C_Interface.h>
+#include <CbcModel.hpp>
+#include <CoinMessageHandler.hpp>
+#include <OsiClpSolverInterface.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -125,7 +127,7 @@ CubeSolution solve_cube_greedy(const CubeProblem& p) {
 
 namespace {
 
-// Column-wise assembly for Cbc_loadProblem.
+// Column-wise assembly of a MILP for an OsiClp solver.
 class MilpBuilder {
  public:
   int add_column(double lb, double ub, double objective, bool integer) {
@@ -138,7 +140,8 @@ class MilpBuilder {
   }
   void set(int row, int column, double value) { entries_.push_back({column, row, value}); }
 
-  void load(Cbc_Model* model) {
+  int columns() const { return int(lower_.size()); }
+  void load(OsiClpSolverInterface& solver) {
     std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
       return a.column != b.column ? a.column < b.column : a.row < b.row;
     });
@@ -147,10 +150,10 @@ class MilpBuilder {
     std::vector<double> value;
     for (const Entry& e : entries_) ++start[e.column + 1], index.push_back(e.row), value.push_back(e.value);
     std::partial_sum(start.begin(), start.end(), start.begin());
-    Cbc_loadProblem(model, int(lower_.size()), int(row_lower_.size()), start.data(), index.data(), value.data(),
-                    lower_.data(), upper_.data(), objective_.data(), row_lower_.data(), row_upper_.data());
+    solver.loadProblem(int(lower_.size()), int(row_lower_.size()), start.data(), index.data(), value.data(),
+                       lower_.data(), upper_.data(), objective_.data(), row_lower_.data(), row_upper_.data());
     for (std::size_t c = 0; c < integer_.size(); ++c)
-      if (integer_[c]) Cbc_setInteger(model, int(c));
+      if (integer_[c]) solver.setInteger(int(c));
   }
 
  private:
@@ -163,10 +166,6 @@ class MilpBuilder {
   std::vector<Entry> entries_;
 };
 
-struct CbcModel {
-  Cbc_Model* model = Cbc_newModel();
-  ~CbcModel() { Cbc_deleteModel(model); }
-};
 
 }  // namespace
 
@@ -222,9 +221,10 @@ CubeSolution solve_cube_milp(const CubeProblem& p, double seconds) {
     b.set(edge_row[e], z, -1);
   }
   std::vector<int> r_columns;
+  std::vector<std::vector<int>> flow_columns;
   for (const Flow& f : flows) {
     const double l = f.volume / scale;
-    std::vector<int> fcol(std::size_t(n) * m);
+    std::vector<int>& fcol = flow_columns.emplace_back(std::size_t(n) * m);
     for (std::uint32_t e = 0; e < n * m; ++e) {
       fcol[e] = b.add_column(0, l, 0, false);
       b.set(edge_row[e], fcol[e], 1.0 / p.capacity[e % m]);
@@ -250,37 +250,44 @@ CubeSolution solve_cube_milp(const CubeProblem& p, double seconds) {
       }
     }
   }
-  CbcModel cbc;
-  b.load(cbc.model);
-  Cbc_setLogLevel(cbc.model, 0);
-  Cbc_setMaximumSeconds(cbc.model, std::max(0.01, seconds));
-  // CBC's time limit is only checked between its phases; preprocessing and the primal
-  // heuristics (the MIP start already gives an incumbent) overran it several-fold on 4-cubes.
-  Cbc_setParameter(cbc.model, "preprocess", "off");
-  Cbc_setParameter(cbc.model, "heuristics", "off");
-
-  // MIP start: the greedy placement, relabelled so the busiest cluster sits on corner 0
-  // (XOR by its corner is a cube automorphism), with each flow's directions.
+  // MIP start: the greedy placement, relabelled so the busiest cluster sits on corner 0 (XOR
+  // by its corner is a cube automorphism), each flow on its dimension-order path, Z its MCL.
   std::vector<std::uint32_t> start = greedy.vertex_of;
   const std::uint32_t shift = start[busiest];
   for (auto& v : start) v ^= shift;
-  std::vector<int> start_columns;
-  std::vector<double> start_values;
-  for (std::uint32_t a = 0; a < n; ++a)
-    for (std::uint32_t v = 0; v < n; ++v) start_columns.push_back(g[a * n + v]), start_values.push_back(start[a] == v);
-  for (std::size_t i = 0; i < flows.size(); ++i)
-    for (std::uint32_t d = 0; d < m; ++d) {
-      start_columns.push_back(r_columns[i * m + d]);
-      start_values.push_back((start[flows[i].dst] >> d) & 1);
+  std::vector<double> incumbent(b.columns(), 0.0), edge_load(std::size_t(n) * m, 0.0);
+  for (std::uint32_t a = 0; a < n; ++a) incumbent[g[a * n + start[a]]] = 1;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const double l = flows[i].volume / scale;
+    const std::uint32_t to = start[flows[i].dst];
+    for (std::uint32_t d = 0; d < m; ++d) incumbent[r_columns[i * m + d]] = to >> d & 1;
+    for (std::uint32_t at = start[flows[i].src], d = 0; d < m; ++d) {
+      if (((at ^ to) >> d & 1) == 0) continue;
+      incumbent[flow_columns[i][at * m + d]] = l;
+      edge_load[at * m + d] += l / p.capacity[d];
+      at ^= 1u << d;
     }
-  Cbc_setMIPStartI(cbc.model, int(start_columns.size()), start_columns.data(), start_values.data());
-
-  const int status = Cbc_solve(cbc.model);
-  const double* x = Cbc_getColSolution(cbc.model);
-  if (status < 0 || Cbc_isProvenInfeasible(cbc.model) || Cbc_isAbandoned(cbc.model)) {
-    fail("RAHTM: CBC failed on a {}-cluster sub-problem (status {}, secondary status {})", n, status,
-         Cbc_secondaryStatus(cbc.model));
   }
+  incumbent[z] = *std::max_element(edge_load.begin(), edge_load.end());
+
+  // CBC's C++ model directly: no presolve or primal heuristics (the incumbent above is the
+  // start), whose phases CBC does not interrupt for its time limit, and no global state, so
+  // sub-problems can be solved on several threads.
+  OsiClpSolverInterface lp;
+  lp.messageHandler()->setLogLevel(0);
+  b.load(lp);
+  CbcModel model(lp);
+  model.setLogLevel(0);
+  model.messageHandler()->setLogLevel(0);
+  model.solver()->messageHandler()->setLogLevel(0);
+  model.setMaximumSeconds(std::max(0.01, seconds));
+  model.setBestSolution(incumbent.data(), b.columns(), incumbent[z], true);
+  model.branchAndBound();
+  if (model.status() < 0 || model.isProvenInfeasible() || model.isAbandoned()) {
+    fail("RAHTM: CBC failed on a {}-cluster sub-problem (status {}, secondary status {})", n, model.status(),
+         model.secondaryStatus());
+  }
+  const double* x = model.bestSolution();
   CubeSolution s;
   s.vertex_of.assign(n, n);
   std::vector<bool> taken(n, false);
@@ -295,8 +302,8 @@ CubeSolution solve_cube_milp(const CubeProblem& p, double seconds) {
     greedy.optimal = false;
     return greedy;
   }
-  s.model_mcl = Cbc_getObjValue(cbc.model) * scale;
-  s.optimal = complete && Cbc_isProvenOptimal(cbc.model) != 0;
+  s.model_mcl = model.getObjValue() * scale;
+  s.optimal = complete && model.isProvenOptimal();
   return s;
 }
 
