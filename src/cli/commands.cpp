@@ -15,6 +15,7 @@
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/topology/machine_spec.h"
+#include "taskmap/topology/partial_cube.h"
 
 namespace taskmap::cli {
 namespace {
@@ -78,11 +79,16 @@ std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) 
 int run_info(const RunConfig& c) {
   Job job = validate(c, false);
   Machine machine = build_machine(job.machine_spec);
-  std::string routing_name;
-  routing_for(machine, job, &routing_name);
-  TopologyStats stats = topology_stats(machine);
-  if (job.format == OutputFormat::Json) std::cout << machine_info_json(machine, stats, routing_name).dump(2) << "\n";
-  else std::cout << machine_info_table(machine, stats, routing_name);
+  MachineInfo info;
+  routing_for(machine, job, &info.routing);
+  info.stats = topology_stats(machine);
+  try {
+    info.partial_cube_dims = PartialCube::of_machine(machine).dims();
+  } catch (const Error& e) {
+    info.not_partial_cube = e.what();
+  }
+  if (job.format == OutputFormat::Json) std::cout << machine_info_json(machine, info).dump(2) << "\n";
+  else std::cout << machine_info_table(machine, info);
   return 0;
 }
 

@@ -108,7 +108,8 @@ std::map<std::string, std::uint64_t> channels_per_class(const Machine& machine) 
 }
 }  // namespace
 
-std::string machine_info_table(const Machine& machine, const TopologyStats& stats, const std::string& routing) {
+std::string machine_info_table(const Machine& machine, const MachineInfo& info) {
+  const TopologyStats& stats = info.stats;
   std::string out;
   out += fmt::format("{:<22}{}\n", "machine", machine.description);
   out += fmt::format("{:<22}{}\n", "routers", machine.num_routers);
@@ -121,11 +122,15 @@ std::string machine_info_table(const Machine& machine, const TopologyStats& stat
   }
   out += fmt::format("{:<22}{}\n", "diameter", stats.diameter);
   out += fmt::format("{:<22}{:.6f}\n", "average distance", stats.avg_distance);
-  out += fmt::format("{:<22}{}\n", "default routing", routing);
+  out += fmt::format("{:<22}{}\n", "default routing", info.routing);
+  out += fmt::format("{:<22}{}\n", "partial cube",
+                     info.not_partial_cube.empty() ? fmt::format("yes, {}-bit labels", info.partial_cube_dims)
+                                                   : "no: " + info.not_partial_cube);
   return out;
 }
 
-nlohmann::json machine_info_json(const Machine& machine, const TopologyStats& stats, const std::string& routing) {
+nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info) {
+  const TopologyStats& stats = info.stats;
   nlohmann::json classes = nlohmann::json::object();
   auto counts = channels_per_class(machine);
   for (const auto& c : machine.classes) classes[c.name] = {{"channels", counts[c.name]}, {"bandwidth", c.bandwidth}};
@@ -139,7 +144,9 @@ nlohmann::json machine_info_json(const Machine& machine, const TopologyStats& st
           {"classes", classes},
           {"diameter", stats.diameter},
           {"avg_distance", stats.avg_distance},
-          {"default_routing", routing}};
+          {"default_routing", info.routing},
+          {"partial_cube_dims", info.not_partial_cube.empty() ? nlohmann::json(info.partial_cube_dims) : nlohmann::json()},
+          {"not_partial_cube", info.not_partial_cube}};
 }
 
 }  // namespace taskmap

@@ -24,7 +24,14 @@ nlohmann::json compare_to_json(const std::vector<CompareRow>& rows);
 // "channel,src_router,dst_router,class,bandwidth,load,utilization" per channel.
 std::string channel_loads_csv(const Machine& machine, const std::vector<double>& loads);
 
-std::string machine_info_table(const Machine& machine, const TopologyStats& stats, const std::string& routing);
-nlohmann::json machine_info_json(const Machine& machine, const TopologyStats& stats, const std::string& routing);
+// What `taskmap info` reports beyond the machine itself.
+struct MachineInfo {
+  TopologyStats stats;
+  std::string routing;              // the default routing's name
+  std::uint32_t partial_cube_dims = 0;  // label bits when the router graph is a partial cube
+  std::string not_partial_cube;     // otherwise: why not
+};
+std::string machine_info_table(const Machine& machine, const MachineInfo& info);
+nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info);
 
 }  // namespace taskmap
