@@ -10,6 +10,7 @@
 #include "taskmap/io/text_source.h"
 #include "mapper_impl.h"
 #include "taskmap/map/mapper.h"
+#include "taskmap/routing/routing.h"
 
 namespace taskmap {
 namespace detail {
@@ -160,6 +161,21 @@ std::vector<Concentration> parse_concentration(io::SpecReader& r, const std::str
 }  // namespace
 
 MapperSpec parse_mapper_spec(std::string_view text) {
+  if (text.find('+') != std::string_view::npos) {
+    MapperSpec pipeline;
+    pipeline.text = std::string(text);
+    pipeline.kind = MapperKind::Pipeline;
+    for (std::size_t begin = 0; begin <= text.size();) {
+      const std::size_t end = std::min(text.find('+', begin), text.size());
+      MapperSpec stage = parse_mapper_spec(text.substr(begin, end - begin));
+      if (!pipeline.stages.empty() && stage.kind != MapperKind::RefineMcl) {
+        fail("--mapper '{}': '{}' cannot start from another mapping (after '+' only refine-mcl)", text, stage.text);
+      }
+      pipeline.stages.push_back(std::move(stage));
+      begin = end + 1;
+    }
+    return pipeline;
+  }
   io::SpecReader r("--mapper", text);
   MapperSpec spec;
   spec.text = std::string(text);
@@ -210,14 +226,27 @@ MapperSpec parse_mapper_spec(std::string_view text) {
     }
     spec.greedy_leaves = r.get_choice("leaf", {"milp", "greedy"}).value_or(0) == 1;
     spec.threads = static_cast<unsigned>(r.get_int("threads", 1, 256).value_or(0));
+  } else if (k == "refine-mcl") {
+    spec.kind = MapperKind::RefineMcl;
+    spec.seconds = r.get_double("seconds").value_or(10);
+    if (!(spec.seconds > 0 && spec.seconds <= 86400)) r.fail(fmt::format("seconds must be in (0, 86400], not {}", spec.seconds));
+    spec.candidates = static_cast<std::uint32_t>(r.get_int("candidates", 1, 1 << 20).value_or(16));
+    if (auto routing = r.get_string("routing")) {
+      try {
+        parse_routing_spec(*routing);
+      } catch (const Error& e) {
+        r.fail(fmt::format("routing={}: {}", *routing, e.what()));
+      }
+      spec.routing = *routing;
+    }
   } else if (k == "hilbert") {
     spec.kind = MapperKind::Hilbert;
   } else if (k == "rubik-tiling") {
     spec.kind = MapperKind::RubikTiling;
   } else {
     r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], file:PATH, percs-block, "
-                       "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm, dragonfly-bbac, rahtm, hilbert "
-                       "or rubik-tiling)",
+                       "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm, dragonfly-bbac, rahtm, hilbert, "
+                       "rubik-tiling or refine-mcl)",
                        k));
   }
   if (spec.kind >= MapperKind::PercsBlock && spec.kind != MapperKind::Hilbert) {
@@ -245,6 +274,8 @@ std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
     case MapperKind::Rahtm:
     case MapperKind::Hilbert:
     case MapperKind::RubikTiling: return detail::make_torus_mapper(spec);
+    case MapperKind::RefineMcl:
+    case MapperKind::Pipeline: return detail::make_refining_mapper(spec);
   }
   fail("--mapper '{}': unhandled kind", spec.text);
 }

@@ -4,8 +4,9 @@
 // mappings "percs-block:level=drawer,order=random,seed=3", "percs-modcolor",
 // "percs-transpose:layout=hybrid", "rtt-map:f=diag,conc=v2", "dragonfly-bsm",
 // "dragonfly-bbac[:colors=2n]", and seed 001's "rahtm[:beam=N,milp-seconds=S,leaf=milp|greedy,threads=T]",
-// "hilbert" and "rubik-tiling". Structured mappers read the pattern's task grid; their
-// grid=PxQ option supplies one for patterns read from files.
+// "hilbert" and "rubik-tiling", taskmap's "refine-mcl[:seconds=S,candidates=N,routing=R]", and
+// pipelines "A+B" (B improves A's result, e.g. "hilbert+refine-mcl"). Structured mappers read
+// the pattern's task grid; their grid=PxQ option supplies one for patterns read from files.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,11 +20,16 @@ class Mapper {
  public:
   virtual ~Mapper() = default;
   virtual Mapping run(const Machine& machine, const CommGraph& graph) const = 0;
+  // Improves another mapper's result (a later stage of a pipeline A+B); only refiners
+  // (refine-mcl) override it, the parser admits no other kind after a '+'.
+  virtual Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const;
 };
 
 // Every kind from PercsBlock on is a structured mapper and accepts grid=PxQ.
 enum class MapperKind {
   Default, Order, Random, File,
+  RefineMcl,                                  // taskmap's local search on the MCL
+  Pipeline,                                   // A+B+...: each stage improves the one before
   PercsBlock, PercsModColor, PercsTranspose,  // seed 000
   RttMap,                                     // seed 003
   DragonflyBsm, DragonflyBbac,                // seed 004
@@ -58,6 +64,10 @@ struct MapperSpec {
   double milp_seconds = 0.5;   // Rahtm: time limit per cube sub-problem
   bool greedy_leaves = false;  // Rahtm: greedy cube placement instead of the MILP (ablation)
   unsigned threads = 0;        // Rahtm: worker threads; 0 = one per core
+  double seconds = 10;         // RefineMcl: time budget
+  std::uint32_t candidates = 16;  // RefineMcl: tasks crossing the bottleneck tried per step
+  std::string routing;         // RefineMcl: routing to optimise under; empty = the machine's default
+  std::vector<MapperSpec> stages;  // Pipeline
 };
 
 MapperSpec parse_mapper_spec(std::string_view text);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "route_cache.h"
+#include "../route_cache.h"
 #include "taskmap/pattern/comm_graph.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/machine.h"

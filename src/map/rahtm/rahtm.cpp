@@ -116,7 +116,7 @@ class Rahtm {
   void place();
   std::vector<CubeSolution> solve_all(const std::vector<CubeProblem>& problems);
   void merge_all(rahtm::Merger& merger);
-  double full_mcl(rahtm::RouteCache& routes, const std::vector<RouterId>& router_of) const;
+  double full_mcl(RouteCache& routes, const std::vector<RouterId>& router_of) const;
   // Origin of part p, parts in row-major order over the grid of parts.
   std::vector<std::uint32_t> part_origin(std::uint32_t p) const {
     std::vector<std::uint32_t> origin(torus_.dims(), 0);
@@ -361,7 +361,7 @@ void Rahtm::merge_all(rahtm::Merger& merger) {
   }
 }
 
-double Rahtm::full_mcl(rahtm::RouteCache& routes, const std::vector<RouterId>& router_of) const {
+double Rahtm::full_mcl(RouteCache& routes, const std::vector<RouterId>& router_of) const {
   std::vector<double> load(routes.num_channels(), 0.0);
   const CommGraph& g = level_graph_.front();
   for (TaskId a = 0; a < g.num_tasks(); ++a) {
@@ -387,7 +387,7 @@ Mapping Rahtm::run() {
 
   if (machine_.num_routers > 1) {
     auto routing = make_routing(machine_, parse_routing_spec("minimal"));
-    rahtm::RouteCache routes(machine_, *routing);
+    RouteCache routes(machine_, *routing);
     auto merged = [&](std::vector<RouterId> start, double* improvement) {
       const double before = full_mcl(routes, start);
       std::vector<RouterId> placement = start;

@@ -4,17 +4,17 @@
 
 #include "taskmap/io/error.h"
 
-namespace taskmap::rahtm {
+namespace taskmap {
 
 namespace {
-constexpr std::size_t kMaxPooledShares = std::size_t(1) << 26;  // 512 MiB of cached routes
+constexpr std::size_t kMaxPooledShares = std::size_t(1) << 26;  // 512 MiB (float) or 1 GiB (double) of cached routes
 constexpr std::size_t kChunk = std::size_t(1) << 20;
-const RouteCache::Share kNoShares[1] = {};  // marks computed empty routes
 }  // namespace
 
-RouteCache::RouteCache(const Machine& machine, const Routing& routing)
+template <typename Load>
+BasicRouteCache<Load>::BasicRouteCache(const Machine& machine, const Routing& routing)
     : routing_(routing), routers_(machine.num_routers) {
-  if (routers_ > 4096) fail("RAHTM: machines above 4096 routers are not supported (this one has {})", routers_);
+  if (routers_ > 4096) fail("route cache: at most 4096 routers are supported, machine '{}' has {}", machine.description, routers_);
   inv_bandwidth_.reserve(machine.channels.size());
   for (const Channel& c : machine.channels) inv_bandwidth_.push_back(1.0 / machine.classes[c.link_class].bandwidth);
   const std::size_t pairs = std::size_t(routers_) * routers_;
@@ -23,7 +23,9 @@ RouteCache::RouteCache(const Machine& machine, const Routing& routing)
   count_.assign(pairs, 0);
 }
 
-std::pair<const RouteCache::Share*, const RouteCache::Share*> RouteCache::route(RouterId u, RouterId v) {
+template <typename Load>
+auto BasicRouteCache<Load>::route(RouterId u, RouterId v) -> std::pair<const Share*, const Share*> {
+  static const Share kNoShares[1] = {};  // marks computed empty routes
   const std::size_t pair = std::size_t(u) * routers_ + v;
   if (const Share* first = begin_[pair].load(std::memory_order_acquire)) return {first, first + count_[pair]};
   thread_local std::vector<ChannelShare> shares;
@@ -31,7 +33,7 @@ std::pair<const RouteCache::Share*, const RouteCache::Share*> RouteCache::route(
   shares.clear();
   if (u != v) routing_.route(u, v, shares);
   computed.clear();
-  for (const ChannelShare& s : shares) computed.push_back({s.channel, static_cast<float>(s.fraction * inv_bandwidth_[s.channel])});
+  for (const ChannelShare& s : shares) computed.push_back({s.channel, static_cast<Load>(s.fraction * inv_bandwidth_[s.channel])});
   std::lock_guard lock(mutex_);
   if (const Share* first = begin_[pair].load(std::memory_order_acquire)) return {first, first + count_[pair]};
   if (pooled_ + computed.size() > kMaxPooledShares) return {computed.data(), computed.data() + computed.size()};
@@ -53,4 +55,7 @@ std::pair<const RouteCache::Share*, const RouteCache::Share*> RouteCache::route(
   return {first, first + computed.size()};
 }
 
-}  // namespace taskmap::rahtm
+template class BasicRouteCache<float>;
+template class BasicRouteCache<double>;
+
+}  // namespace taskmap

@@ -1,4 +1,5 @@
 #pragma once
+// A cache of routes shared by the mappers that evaluate many placements (RAHTM, refine-mcl).
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -9,19 +10,21 @@
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/machine.h"
 
-namespace taskmap::rahtm {
+namespace taskmap {
 
 // Routes of router pairs under the machine's routing, computed on first use and kept (with
 // each share divided by the channel's bandwidth). Safe to call from several threads. The
 // returned range stays valid for the cache's lifetime, except when the cache is full: then it
-// is valid until the calling thread's next call.
-class RouteCache {
+// is valid until the calling thread's next call. Load is float where memory matters more than
+// the 7th digit (RAHTM's merge), double where loads are updated incrementally (refine-mcl).
+template <typename Load>
+class BasicRouteCache {
  public:
   struct Share {
     ChannelId channel;
-    float load;  // fraction / bandwidth
+    Load load;  // fraction / bandwidth
   };
-  RouteCache(const Machine& machine, const Routing& routing);
+  BasicRouteCache(const Machine& machine, const Routing& routing);
   std::pair<const Share*, const Share*> route(RouterId u, RouterId v);
   std::size_t num_channels() const { return inv_bandwidth_.size(); }
 
@@ -37,4 +40,7 @@ class RouteCache {
   std::size_t used_ = 0, room_ = 0, pooled_ = 0;
 };
 
-}  // namespace taskmap::rahtm
+using RouteCache = BasicRouteCache<float>;
+using ExactRouteCache = BasicRouteCache<double>;
+
+}  // namespace taskmap

@@ -1,0 +1,61 @@
+#pragma once
+// refine-mcl (taskmap's own): a local search that moves and swaps tasks to lower the MCL
+// under the machine's routing, then the number of channels at the MCL, then hop-bytes.
+// Every candidate move is evaluated incrementally: only the flows of the moved tasks are
+// re-routed.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "taskmap/map/mapping.h"
+#include "taskmap/pattern/comm_graph.h"
+#include "taskmap/routing/routing.h"
+
+namespace taskmap {
+
+// The objective, compared lexicographically.
+struct LoadScore {
+  double mcl = 0;               // max over channels of load / bandwidth
+  std::uint32_t at_mcl = 0;     // channels within 1e-9 (relative) of it
+  double hop_bytes = 0;
+  bool better_than(const LoadScore& o) const;
+};
+
+// Channel loads of a one-task-per-slot mapping, kept up to date under moves. Uses the
+// routing's oblivious routes (adaptive routings contribute their default path split).
+class IncrementalLoads {
+ public:
+  IncrementalLoads(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start);
+  ~IncrementalLoads();
+
+  LoadScore score() const;
+  // Score after moving task t to slot s (swapping with the task there, if any); no change.
+  LoadScore try_move(TaskId t, SlotId s);
+  void move(TaskId t, SlotId s);
+  const Mapping& mapping() const { return mapping_; }
+  // The channel with the highest load (the first, on ties), and the tasks whose flows cross
+  // it, heaviest contribution first.
+  ChannelId bottleneck() const;
+  std::vector<TaskId> tasks_crossing(ChannelId channel);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  Mapping mapping_;
+};
+
+struct RefineOptions {
+  double seconds = 10;           // wall-clock budget
+  std::uint32_t candidates = 16; // tasks crossing the bottleneck tried per step
+};
+
+struct RefineStats {
+  std::uint32_t moves = 0;
+  LoadScore before, after;
+};
+
+// Never returns a mapping with a worse score than `start`.
+Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
+                   const RefineOptions& options, RefineStats* stats = nullptr);
+
+}  // namespace taskmap

@@ -1,0 +1,68 @@
+// Mappers that improve a placement: refine-mcl, and pipelines A+B+... running each stage on
+// the result of the one before.
+#include <fmt/format.h>
+
+#include "mapper_impl.h"
+#include "taskmap/map/refine_mcl.h"
+#include "taskmap/routing/routing.h"
+
+namespace taskmap {
+
+Mapping Mapper::improve(const Machine&, const CommGraph&, Mapping) const {
+  fail("this mapper cannot start from another mapping");
+}
+
+namespace detail {
+namespace {
+
+class RefineMclMapper final : public SpecMapper {
+ public:
+  using SpecMapper::SpecMapper;
+
+  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    return improve(machine, graph, make_mapper(parse_mapper_spec("default"))->run(machine, graph));
+  }
+
+  Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
+    check_fits(machine, graph);
+    const RoutingSpec routing_spec = spec_.routing.empty() ? default_routing(machine) : parse_routing_spec(spec_.routing);
+    auto routing = make_routing(machine, routing_spec);
+    RefineOptions options;
+    options.seconds = spec_.seconds;
+    options.candidates = spec_.candidates;
+    RefineStats stats;
+    const std::string earlier = start.note;
+    Mapping result = refine_mcl(machine, *routing, graph, std::move(start), options, &stats);
+    result.note = fmt::format("{}{}refine-mcl ({} routing): {} moves; MCL {:.6g} -> {:.6g}, channels at the MCL {} -> {}, "
+                              "hop-bytes {:.6g} -> {:.6g}",
+                              earlier, earlier.empty() ? "" : "\n", routing_spec.text, stats.moves, stats.before.mcl,
+                              stats.after.mcl, stats.before.at_mcl, stats.after.at_mcl, stats.before.hop_bytes,
+                              stats.after.hop_bytes);
+    return result;
+  }
+};
+
+class PipelineMapper final : public Mapper {
+ public:
+  explicit PipelineMapper(const MapperSpec& spec) {
+    for (const MapperSpec& stage : spec.stages) stages_.push_back(make_mapper(stage));
+  }
+  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    Mapping m = stages_.front()->run(machine, graph);
+    for (std::size_t i = 1; i < stages_.size(); ++i) m = stages_[i]->improve(machine, graph, std::move(m));
+    return m;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Mapper>> stages_;
+};
+
+}  // namespace
+
+std::unique_ptr<Mapper> make_refining_mapper(const MapperSpec& spec) {
+  if (spec.kind == MapperKind::Pipeline) return std::make_unique<PipelineMapper>(spec);
+  return std::make_unique<RefineMclMapper>(spec);
+}
+
+}  // namespace detail
+}  // namespace taskmap

@@ -1,0 +1,100 @@
+// refine-mcl: incremental loads against the evaluator, hand-derived optimum, pipelines.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "taskmap/io/error.h"
+#include "taskmap/map/refine_mcl.h"
+#include "taskmap/pattern/generators.h"
+#include "taskmap/pattern/readers.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+// After every one of a random sequence of moves and swaps, the incremental MCL and hop-bytes
+// equal a full evaluation, and try_move predicted them.
+void check_random_moves(const std::string& machine_spec, const std::string& routing_spec, const CommGraph& g) {
+  const Machine m = make_machine(machine_spec);
+  auto routing = make_routing(m, parse_routing_spec(routing_spec));
+  const Evaluator evaluator(m, *routing);
+  Mapping start = make_mapper(parse_mapper_spec("random:seed=3"))->run(m, g);
+  IncrementalLoads loads(m, *routing, g, start);
+  std::mt19937 rng(7);
+  for (int step = 0; step < 150; ++step) {
+    const TaskId t = rng() % g.num_tasks();
+    const SlotId s = rng() % m.num_slots();
+    const LoadScore predicted = loads.try_move(t, s);
+    loads.move(t, s);
+    validate_mapping(loads.mapping(), m, g.num_tasks(), "test");
+    const Metrics full = evaluator.evaluate(g, loads.mapping());
+    const LoadScore now = loads.score();
+    ASSERT_NEAR(now.mcl, full.mcl, 1e-9 * std::max(1.0, full.mcl)) << machine_spec << " step " << step;
+    ASSERT_NEAR(now.hop_bytes, full.hop_bytes, 1e-6) << machine_spec << " step " << step;
+    ASSERT_NEAR(predicted.mcl, now.mcl, 1e-9 * std::max(1.0, now.mcl));
+    ASSERT_EQ(predicted.at_mcl, now.at_mcl);
+  }
+}
+
+TEST(RefineMcl, IncrementalLoadsAgreeWithTheEvaluatorAfterRandomMoves) {
+  // Fewer tasks than slots, so moves to free slots happen as well as swaps.
+  check_random_moves("torus:4x4x2,ppn=2", "minimal", make_halo2d(5, 8, 9, true));
+  check_random_moves("mesh:4x4,ppn=1", "dor", make_transpose(4, 3));
+  check_random_moves("dragonfly:p=2,a=4,h=2", "minimal", make_halo2d(6, 6, 5, true));
+  check_random_moves("percs:ns=16,nd=2", "direct", make_halo2d(8, 8, 5, true));
+}
+
+TEST(RefineMcl, MovesTwoTasksNextToEachOtherOnALine) {
+  // mesh:4, one flow 0 -> 1 of volume 1, tasks on routers 0 and 3: three channels carry 1.
+  // No placement on two routers has a lower MCL; adjacent, one channel carries it and the
+  // hop-bytes are 1 (hand-derived).
+  const Machine m = make_machine("mesh:4");
+  const CommGraph g = CommGraph::from_edges(2, {{0, 1, 1.0}});
+  auto routing = make_routing(m, parse_routing_spec("minimal"));
+  Mapping start;
+  start.slot_of_task = {0, 3};
+  RefineStats stats;
+  const Mapping out = refine_mcl(m, *routing, g, start, RefineOptions{}, &stats);
+  EXPECT_DOUBLE_EQ(stats.before.mcl, 1.0);
+  EXPECT_EQ(stats.before.at_mcl, 3u);
+  EXPECT_DOUBLE_EQ(stats.after.mcl, 1.0);
+  EXPECT_EQ(stats.after.at_mcl, 1u);
+  EXPECT_DOUBLE_EQ(stats.after.hop_bytes, 1.0);
+  const int a = static_cast<int>(out.slot_of_task[0]), b = static_cast<int>(out.slot_of_task[1]);
+  EXPECT_EQ(std::abs(a - b), 1);
+}
+
+TEST(RefineMcl, NeverWorseThanItsInputOnMeasuredMatrices) {
+  const std::string path = test::shared_data("apps/maplib-64/amg/comm_matrix.p2p.size.csv");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const CommGraph g = read_pattern_file(path, PatternFormat::Dense);
+  for (const char* spec : {"torus:4x4x4", "mesh:4x4x4"}) {
+    const Machine m = make_machine(spec);
+    auto routing = make_routing(m, default_routing(m));
+    const Evaluator evaluator(m, *routing);
+    for (const char* first : {"default", "random:seed=5"}) {
+      const Mapping start = make_mapper(parse_mapper_spec(first))->run(m, g);
+      RefineOptions o;
+      o.seconds = 2;
+      const Mapping out = refine_mcl(m, *routing, g, start, o);
+      validate_mapping(out, m, g.num_tasks(), "refine-mcl");
+      const Metrics before = evaluator.evaluate(g, start), after = evaluator.evaluate(g, out);
+      EXPECT_LE(after.mcl, before.mcl * (1 + 1e-12)) << spec << " from " << first;
+    }
+  }
+}
+
+TEST(RefineMcl, PipelinesParseAndRefuseStagesThatCannotRefine) {
+  const MapperSpec p = parse_mapper_spec("hilbert+refine-mcl:seconds=1");
+  EXPECT_EQ(p.kind, MapperKind::Pipeline);
+  ASSERT_EQ(p.stages.size(), 2u);
+  EXPECT_EQ(p.stages[1].kind, MapperKind::RefineMcl);
+  EXPECT_DOUBLE_EQ(p.stages[1].seconds, 1.0);
+  EXPECT_THROW(parse_mapper_spec("default+hilbert"), Error);
+  EXPECT_THROW(parse_mapper_spec("refine-mcl:seconds=0"), Error);
+  EXPECT_THROW(parse_mapper_spec("refine-mcl:routing=warp"), Error);
+  EXPECT_THROW(parse_mapper_spec("default+"), Error);
+}
+
+}  // namespace
+}  // namespace taskmap
