@@ -143,6 +143,13 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
        "milp-seconds must be in (0, 3600], not 0"},
       {"npb-bt not square", base + "--machine torus:4x4x2 --pattern npb-bt:32 --mapper default",
        "npb-bt needs a square rank count >= 4, not 32"},
+      {"pipeline stage that cannot refine", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper default+hilbert",
+       "--mapper 'default+hilbert': 'hilbert' cannot start from another mapping (after '+' only refine-mcl)"},
+      {"empty pipeline stage", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper default+",
+       "--mapper 'default+': stage 2 is empty"},
+      {"refine-mcl routing for another machine",
+       base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper refine-mcl:routing=valiant",
+       "--mapper 'refine-mcl:routing=valiant': --routing 'valiant' does not apply to torus machines"},
   };
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.name);

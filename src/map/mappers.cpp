@@ -167,6 +167,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
     pipeline.kind = MapperKind::Pipeline;
     for (std::size_t begin = 0; begin <= text.size();) {
       const std::size_t end = std::min(text.find('+', begin), text.size());
+      if (end == begin) fail("--mapper '{}': stage {} is empty", text, pipeline.stages.size() + 1);
       MapperSpec stage = parse_mapper_spec(text.substr(begin, end - begin));
       if (!pipeline.stages.empty() && stage.kind != MapperKind::RefineMcl) {
         fail("--mapper '{}': '{}' cannot start from another mapping (after '+' only refine-mcl)", text, stage.text);

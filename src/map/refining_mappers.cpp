@@ -26,7 +26,12 @@ class RefineMclMapper final : public SpecMapper {
   Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
     check_fits(machine, graph);
     const RoutingSpec routing_spec = spec_.routing.empty() ? default_routing(machine) : parse_routing_spec(spec_.routing);
-    auto routing = make_routing(machine, routing_spec);
+    std::unique_ptr<Routing> routing;
+    try {
+      routing = make_routing(machine, routing_spec);
+    } catch (const Error& e) {
+      refuse(spec_, "{}", e.what());
+    }
     RefineOptions options;
     options.seconds = spec_.seconds;
     options.candidates = spec_.candidates;
