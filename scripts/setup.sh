@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   liblzma-dev zlib1g-dev xz-utils
   coinor-libcbc-dev
+  libscotch-dev scotch
 )
 missing=()
 for p in "${packages[@]}"; do

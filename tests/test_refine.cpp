@@ -96,5 +96,34 @@ TEST(RefineMcl, PipelinesParseAndRefuseStagesThatCannotRefine) {
   EXPECT_THROW(parse_mapper_spec("default+"), Error);
 }
 
+// The scotch mapper. A 4x8 grid embeds in the 4x8 and 8x4 meshes and in the 5-cube with every
+// edge on one link (hand-known), so Scotch's terminals must be translated to the right routers
+// for the average dilation to be 1.
+TEST(ScotchMapper, PerfectEmbeddingsNeedTheRightTerminalNumbering) {
+  const CommGraph g = make_halo2d(4, 8, 5, false);
+  for (const char* spec : {"mesh:4x8", "mesh:8x4", "hypercube:d=5"}) {
+    const Machine m = make_machine(spec);
+    const Mapping map = make_mapper(parse_mapper_spec("scotch"))->run(m, g);
+    validate_mapping(map, m, g.num_tasks(), "scotch");
+    auto routing = make_routing(m, default_routing(m));
+    EXPECT_DOUBLE_EQ(Evaluator(m, *routing).evaluate(g, map).avg_dilation, 1.0) << spec;
+  }
+}
+
+TEST(ScotchMapper, FullMachinesWithoutNativeTargetGetValidPlacements) {
+  // Dragonfly and a torus with a mesh dimension go through Scotch's graph target; the job
+  // fills every slot, so routers Scotch overfills must hand tasks on.
+  const std::pair<const char*, CommGraph> cases[] = {
+      {"dragonfly:p=2,a=4,h=2", make_halo2d(6, 12, 5, true)},
+      {"torus:4x4x2,mesh=C,ppn=2", make_halo2d(8, 8, 9, true)},
+  };
+  for (const auto& [spec, g] : cases) {
+    const Machine m = make_machine(spec);
+    const Mapping map = make_mapper(parse_mapper_spec("scotch:imbalance=0.2"))->run(m, g);
+    validate_mapping(map, m, g.num_tasks(), "scotch");
+  }
+  EXPECT_THROW(parse_mapper_spec("scotch:imbalance=1"), Error);
+}
+
 }  // namespace
 }  // namespace taskmap

@@ -240,6 +240,12 @@ MapperSpec parse_mapper_spec(std::string_view text) {
       }
       spec.routing = *routing;
     }
+  } else if (k == "scotch") {
+    spec.kind = MapperKind::Scotch;
+    spec.imbalance = r.get_double("imbalance").value_or(0.03);
+    if (!(spec.imbalance >= 0 && spec.imbalance < 1)) {
+      r.fail(fmt::format("imbalance must be in [0, 1), not {}", spec.imbalance));
+    }
   } else if (k == "hilbert") {
     spec.kind = MapperKind::Hilbert;
   } else if (k == "rubik-tiling") {
@@ -247,7 +253,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
   } else {
     r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], file:PATH, percs-block, "
                        "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm, dragonfly-bbac, rahtm, hilbert, "
-                       "rubik-tiling or refine-mcl)",
+                       "rubik-tiling, scotch or refine-mcl)",
                        k));
   }
   if (spec.kind >= MapperKind::PercsBlock && spec.kind != MapperKind::Hilbert) {
@@ -277,6 +283,7 @@ std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
     case MapperKind::RubikTiling: return detail::make_torus_mapper(spec);
     case MapperKind::RefineMcl:
     case MapperKind::Pipeline: return detail::make_refining_mapper(spec);
+    case MapperKind::Scotch: return detail::make_scotch_mapper(spec);
   }
   fail("--mapper '{}': unhandled kind", spec.text);
 }
