@@ -119,10 +119,28 @@ TEST(ScotchMapper, FullMachinesWithoutNativeTargetGetValidPlacements) {
   };
   for (const auto& [spec, g] : cases) {
     const Machine m = make_machine(spec);
-    const Mapping map = make_mapper(parse_mapper_spec("scotch:imbalance=0.2"))->run(m, g);
+    MapperSpec scotch = parse_mapper_spec("scotch");
+    scotch.imbalance = 0.2;
+    const Mapping map = make_mapper(scotch)->run(m, g);
     validate_mapping(map, m, g.num_tasks(), "scotch");
   }
-  EXPECT_THROW(parse_mapper_spec("scotch:imbalance=1"), Error);
+}
+
+TEST(ScotchMapper, ManyTasksPerSlotWithinTheBalance) {
+  // 200 tasks on 16 slots at 3%: at most ceil(1.03 x 12.5) = 13 per slot (hand-derived).
+  EXPECT_EQ(tasks_per_slot(200, 16, 0.03), 13u);
+  EXPECT_EQ(tasks_per_slot(16, 16, 0.03), 1u);
+  EXPECT_EQ(tasks_per_slot(100, 10, 0.0), 10u);
+  const Machine m = make_machine("torus:4x4");
+  const CommGraph g = make_halo2d(10, 20, 5, true);
+  for (const char* name : {"default", "scotch"}) {
+    const Mapping map = make_mapper(parse_mapper_spec(name))->run(m, g);
+    validate_mapping(map, m, g.num_tasks(), name, tasks_per_slot(200, 16, 0.03));
+    auto routing = make_routing(m, default_routing(m));
+    const Metrics metrics = Evaluator(m, *routing).evaluate(g, map);
+    EXPECT_GT(metrics.mcl, 0) << name;
+    EXPECT_LT(metrics.network_volume, metrics.total_volume) << name << ": tasks sharing a router talk locally";
+  }
 }
 
 }  // namespace

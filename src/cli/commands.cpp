@@ -42,8 +42,13 @@ Job validate(const RunConfig& c, bool needs_pattern) {
   job.machine_spec = parse_machine_spec(c.machine);
   if (needs_pattern) job.pattern_spec = parse_pattern_spec(c.pattern);
   if (!c.routing.empty()) job.routing_spec = parse_routing_spec(c.routing);
+  if (!(c.imbalance >= 0 && c.imbalance < 1)) fail("--imbalance {}: must be in [0, 1)", c.imbalance);
   if (!c.mapper.empty()) job.mappers.push_back(parse_mapper_spec(c.mapper));
   for (const auto& m : split_mapper_list(c.mappers)) job.mappers.push_back(parse_mapper_spec(m));
+  for (MapperSpec& spec : job.mappers) {
+    spec.imbalance = c.imbalance;
+    for (MapperSpec& stage : spec.stages) stage.imbalance = c.imbalance;
+  }
   return job;
 }
 
@@ -99,9 +104,11 @@ int run_eval(const RunConfig& c) {
   std::string routing_name;
   auto routing = routing_for(machine, job, &routing_name);
   CommGraph graph = build_pattern(*job.pattern_spec);
+  const std::uint32_t per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance);
   Mapping mapping = c.mapping_file.empty() ? make_mapper(job.mappers.front())->run(machine, graph)
-                                           : read_mapping_file(c.mapping_file, machine, graph.num_tasks());
+                                           : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), per_slot);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
+  validate_mapping(mapping, machine, graph.num_tasks(), c.mapping_file.empty() ? job.mappers.front().text : c.mapping_file, per_slot);
   std::vector<double> loads;
   Metrics m = Evaluator(machine, *routing).evaluate(graph, mapping, c.loads_csv.empty() ? nullptr : &loads);
   if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, loads));
@@ -129,7 +136,8 @@ int run_map(const RunConfig& c) {
   CommGraph graph = build_pattern(*job.pattern_spec);
   Mapping mapping = make_mapper(job.mappers.front())->run(machine, graph);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-  validate_mapping(mapping, machine, graph.num_tasks(), job.mappers.front().text);
+  validate_mapping(mapping, machine, graph.num_tasks(), job.mappers.front().text,
+                   tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance));
   io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, c.host_prefix));
   std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
   return 0;
@@ -149,6 +157,8 @@ int run_compare(const RunConfig& c) {
     Mapping mapping = make_mapper(spec)->run(machine, graph);
     double secs = seconds_since(t0);
     if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
+    validate_mapping(mapping, machine, graph.num_tasks(), spec.text,
+                     tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance));
     rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs});
   }
   if (job.format == OutputFormat::Json) {

@@ -16,6 +16,7 @@ struct RunConfig {
   std::string mapping_file;           // eval (instead of mapper)
   std::vector<std::string> mappers;   // compare
   std::string routing;                // empty: machine default
+  double imbalance = 0.03;            // eval, map, compare: balance of many-to-one mappings
   std::string format = "table";
   std::string loads_csv;              // eval: per-channel loads
   std::string out;                    // map: file; reproduce: directory

@@ -30,6 +30,11 @@ int main(int argc, char** argv) {
     cmd->add_option("--routing", config.routing,
                     "Routing: dor[:ORDER], minimal, direct, indirect, valiant, ugal, ecmp (default: the machine's)");
   };
+  auto add_imbalance = [&](CLI::App* cmd) {
+    cmd->add_option("--imbalance", config.imbalance,
+                    "With more tasks than slots: a slot holds at most ceil((1+EPS) x tasks/slots) tasks")
+        ->default_str("0.03");
+  };
   auto add_format = [&](CLI::App* cmd) {
     cmd->add_option("--format", config.format, "Output: table or json")->default_str("table");
   };
@@ -48,6 +53,7 @@ int main(int argc, char** argv) {
   eval->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
   add_routing(eval);
   add_format(eval);
+  add_imbalance(eval);
   eval->add_option("--loads-csv", config.loads_csv, "Also write per-channel loads as CSV to this file");
 
   auto* map = app.add_subcommand("map", "Compute a mapping and write a placement file");
@@ -58,6 +64,7 @@ int main(int argc, char** argv) {
   map->add_option("--out-format", config.out_format, "plain or openmpi-rankfile")->default_str("plain");
   map->add_option("--host-prefix", config.host_prefix, "Host name prefix for rankfiles (node index appended)")
       ->default_str("node");
+  add_imbalance(map);
 
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");
   add_machine(compare);
@@ -65,6 +72,7 @@ int main(int argc, char** argv) {
   compare->add_option("--mappers", config.mappers, "Comma-separated mapper names")->required();
   add_routing(compare);
   add_format(compare);
+  add_imbalance(compare);
 
   auto* reproduce = app.add_subcommand("reproduce", "Regenerate a seed paper's table or figure, paper beside taskmap");
   reproduce->add_option("name", config.reproduce_name, "Table or figure, e.g. percs-table1 (see --list)");

@@ -8,7 +8,7 @@
 namespace taskmap {
 
 Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads_out) const {
-  validate_mapping(mapping, machine_, graph.num_tasks(), "mapping");
+  validate_mapping(mapping, machine_, graph.num_tasks(), "mapping", UINT32_MAX);  // many-to-one allowed
   const HopDistance distance(machine_);
   Metrics m;
   m.channels_total = machine_.channels.size();

@@ -17,7 +17,8 @@ namespace detail {
 
 void check_fits(const Machine& m, const CommGraph& g) {
   if (g.num_tasks() > m.num_slots()) {
-    fail("the pattern has {} tasks but machine '{}' has only {} slots", g.num_tasks(), m.description, m.num_slots());
+    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default or scotch)",
+         g.num_tasks(), m.description, m.num_slots());
   }
 }
 
@@ -45,13 +46,16 @@ namespace {
 
 using detail::check_fits;
 
+// Tasks in rank order onto slots in order; with more tasks than slots, consecutive blocks
+// of floor or ceil(tasks / slots) tasks per slot.
 class DefaultMapper final : public Mapper {
  public:
   Mapping run(const Machine& m, const CommGraph& g) const override {
-    check_fits(m, g);
     Mapping map;
     map.slot_of_task.resize(g.num_tasks());
-    std::iota(map.slot_of_task.begin(), map.slot_of_task.end(), SlotId{0});
+    const std::uint64_t tasks = g.num_tasks(), slots = m.num_slots();
+    for (TaskId t = 0; t < tasks; ++t)
+      map.slot_of_task[t] = static_cast<SlotId>(tasks <= slots ? t : std::uint64_t(t) * slots / tasks);
     return map;
   }
 };
@@ -242,10 +246,6 @@ MapperSpec parse_mapper_spec(std::string_view text) {
     }
   } else if (k == "scotch") {
     spec.kind = MapperKind::Scotch;
-    spec.imbalance = r.get_double("imbalance").value_or(0.03);
-    if (!(spec.imbalance >= 0 && spec.imbalance < 1)) {
-      r.fail(fmt::format("imbalance must be in [0, 1), not {}", spec.imbalance));
-    }
   } else if (k == "hilbert") {
     spec.kind = MapperKind::Hilbert;
   } else if (k == "rubik-tiling") {

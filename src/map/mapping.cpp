@@ -2,34 +2,49 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "taskmap/io/error.h"
 #include "taskmap/io/text_source.h"
 
 namespace taskmap {
 
+std::uint32_t tasks_per_slot(std::size_t tasks, std::uint32_t slots, double imbalance) {
+  if (slots == 0 || tasks <= slots) return 1;
+  // The small slack keeps an exact product (e.g. 1.03 x 100) from rounding up a whole task.
+  return static_cast<std::uint32_t>(std::ceil((1 + imbalance) * double(tasks) / slots - 1e-9));
+}
+
 void validate_mapping(const Mapping& mapping, const Machine& machine, std::size_t num_tasks,
-                      const std::string& source) {
+                      const std::string& source, std::uint32_t per_slot) {
   if (mapping.num_tasks() != num_tasks) {
     fail("{}: maps {} tasks but the pattern has {}", source, mapping.num_tasks(), num_tasks);
   }
   std::vector<TaskId> owner(machine.num_slots(), UINT32_MAX);
+  std::vector<std::uint32_t> count(machine.num_slots(), 0);
   for (TaskId t = 0; t < num_tasks; ++t) {
     const SlotId s = mapping.slot_of_task[t];
     if (s >= machine.num_slots()) {
       fail("{}: task {} is on slot {}, outside the machine's {} slots", source, t, s, machine.num_slots());
     }
-    if (owner[s] != UINT32_MAX) fail("{}: slot {} holds both task {} and task {}", source, s, owner[s], t);
+    if (++count[s] > per_slot) {
+      if (per_slot == 1) fail("{}: slot {} holds both task {} and task {}", source, s, owner[s], t);
+      fail("{}: slot {} holds more than the {} tasks the balance allows (task {} is one too many)", source, s,
+           per_slot, t);
+    }
     owner[s] = t;
   }
 }
 
-Mapping read_mapping_file(const std::string& path, const Machine& machine, std::size_t num_tasks) {
+Mapping read_mapping_file(const std::string& path, const Machine& machine, std::size_t num_tasks,
+                          std::uint32_t per_slot) {
   io::LineCursor cur(path, io::read_text_file(path));
   constexpr SlotId kUnset = UINT32_MAX;
   Mapping m;
   m.slot_of_task.assign(num_tasks, kUnset);
   std::vector<std::size_t> task_line(num_tasks, 0);
   std::vector<TaskId> slot_owner(machine.num_slots(), UINT32_MAX);
+  std::vector<std::uint32_t> slot_count(machine.num_slots(), 0);
   std::vector<std::size_t> slot_line(machine.num_slots(), 0);
   while (auto line = cur.next_content_line("#")) {
     auto f = io::split_fields(*line);
@@ -47,9 +62,13 @@ Mapping read_mapping_file(const std::string& path, const Machine& machine, std::
     if (m.slot_of_task[*t] != kUnset) {
       cur.fail_here(fmt::format("task {} is already placed (line {})", *t, task_line[*t]));
     }
-    if (slot_owner[*s] != UINT32_MAX) {
-      cur.fail_here(fmt::format("slot {} is already taken by task {} (line {})", *s, slot_owner[*s], slot_line[*s]));
+    if (slot_count[*s] >= per_slot) {
+      if (per_slot == 1) {
+        cur.fail_here(fmt::format("slot {} is already taken by task {} (line {})", *s, slot_owner[*s], slot_line[*s]));
+      }
+      cur.fail_here(fmt::format("slot {} already holds the {} tasks the balance allows", *s, per_slot));
     }
+    ++slot_count[*s];
     m.slot_of_task[*t] = static_cast<SlotId>(*s);
     task_line[*t] = cur.line_number();
     slot_owner[*s] = static_cast<TaskId>(*t);

@@ -49,7 +49,6 @@ class ScotchMapper final : public SpecMapper {
   using SpecMapper::SpecMapper;
 
   Mapping run(const Machine& machine, const CommGraph& graph) const override {
-    check_fits(machine, graph);
     const std::vector<RouterId> router_of_task = scotch_routers(machine, graph);
     return fill_slots(machine, graph, router_of_task);
   }
@@ -182,30 +181,32 @@ class ScotchMapper final : public SpecMapper {
     return router_of_terminal;
   }
 
-  // Slots in task order within each router; tasks beyond a router's slots move, least
-  // attached to their router-mates first, to the nearest router with a free slot.
-  static Mapping fill_slots(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task) {
+  // A router holds its slots x tasks_per_slot tasks; tasks beyond that move, least attached
+  // to their router-mates first, to the nearest router with room. Inside a router, tasks go
+  // to its slots in task order, round robin.
+  Mapping fill_slots(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task) const {
     const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
+    const std::uint64_t capacity =
+        std::uint64_t(per_router) * tasks_per_slot(graph.num_tasks(), machine.num_slots(), spec_.imbalance);
     std::vector<std::vector<TaskId>> on(machine.num_routers);
     for (TaskId t = 0; t < graph.num_tasks(); ++t) on[router_of_task[t]].push_back(t);
     const HopDistance hops(machine);
     for (RouterId r = 0; r < machine.num_routers; ++r) {
-      if (on[r].size() <= per_router) continue;
-      auto local = [&](TaskId t) {
-        double v = 0;
+      if (on[r].size() <= capacity) continue;
+      std::vector<double> local(graph.num_tasks(), 0.0);
+      for (TaskId t : on[r]) {
         auto targets = graph.targets(t);
         auto volumes = graph.volumes(t);
         for (std::size_t e = 0; e < targets.size(); ++e)
-          if (router_of_task[targets[e]] == r) v += volumes[e];
-        return v;
-      };
-      std::stable_sort(on[r].begin(), on[r].end(), [&](TaskId a, TaskId b) { return local(a) > local(b); });
-      while (on[r].size() > per_router) {
+          if (router_of_task[targets[e]] == r) local[t] += volumes[e];
+      }
+      std::stable_sort(on[r].begin(), on[r].end(), [&](TaskId a, TaskId b) { return local[a] > local[b]; });
+      while (on[r].size() > capacity) {
         const TaskId t = on[r].back();
         on[r].pop_back();
         RouterId best = r;
         for (RouterId q = 0; q < machine.num_routers; ++q)
-          if (on[q].size() < per_router && (best == r || hops(r, q) < hops(r, best))) best = q;
+          if (on[q].size() < capacity && (best == r || hops(r, q) < hops(r, best))) best = q;
         on[best].push_back(t);
         router_of_task[t] = best;
       }
@@ -214,7 +215,7 @@ class ScotchMapper final : public SpecMapper {
     m.slot_of_task.resize(graph.num_tasks());
     for (RouterId r = 0; r < machine.num_routers; ++r) {
       std::sort(on[r].begin(), on[r].end());
-      for (std::uint32_t i = 0; i < on[r].size(); ++i) m.slot_of_task[on[r][i]] = r * per_router + i;
+      for (std::uint32_t i = 0; i < on[r].size(); ++i) m.slot_of_task[on[r][i]] = r * per_router + i % per_router;
     }
     return m;
   }

@@ -4,7 +4,7 @@
 // mappings "percs-block:level=drawer,order=random,seed=3", "percs-modcolor",
 // "percs-transpose:layout=hybrid", "rtt-map:f=diag,conc=v2", "dragonfly-bsm",
 // "dragonfly-bbac[:colors=2n]", and seed 001's "rahtm[:beam=N,milp-seconds=S,leaf=milp|greedy,threads=T]",
-// "hilbert" and "rubik-tiling", "scotch[:imbalance=EPS]" (Scotch's mapping), taskmap's
+// "hilbert" and "rubik-tiling", "scotch" (Scotch's mapping), taskmap's
 // "refine-mcl[:seconds=S,candidates=N,routing=R]", and
 // pipelines "A+B" (B improves A's result, e.g. "hilbert+refine-mcl"). Structured mappers read
 // the pattern's task grid; their grid=PxQ option supplies one for patterns read from files.
@@ -70,7 +70,7 @@ struct MapperSpec {
   std::uint32_t candidates = 16;  // RefineMcl: tasks crossing the bottleneck tried per step
   std::string routing;         // RefineMcl: routing to optimise under; empty = the machine's default
   std::vector<MapperSpec> stages;  // Pipeline
-  double imbalance = 0.03;     // Scotch: allowed load imbalance over the routers
+  double imbalance = 0.03;     // many-to-one balance (the CLI's --imbalance); Scotch's as well
 };
 
 MapperSpec parse_mapper_spec(std::string_view text);
