@@ -14,19 +14,20 @@ namespace {
 
 // After every one of a random sequence of moves and swaps, the incremental MCL and hop-bytes
 // equal a full evaluation, and try_move predicted them.
-void check_random_moves(const std::string& machine_spec, const std::string& routing_spec, const CommGraph& g) {
+void check_random_moves(const std::string& machine_spec, const std::string& routing_spec, const CommGraph& g,
+                        const char* first = "random:seed=3", std::uint32_t per_slot = 1) {
   const Machine m = make_machine(machine_spec);
   auto routing = make_routing(m, parse_routing_spec(routing_spec));
   const Evaluator evaluator(m, *routing);
-  Mapping start = make_mapper(parse_mapper_spec("random:seed=3"))->run(m, g);
-  IncrementalLoads loads(m, *routing, g, start);
+  Mapping start = make_mapper(parse_mapper_spec(first))->run(m, g);
+  IncrementalLoads loads(m, *routing, g, start, per_slot);
   std::mt19937 rng(7);
   for (int step = 0; step < 150; ++step) {
     const TaskId t = rng() % g.num_tasks();
     const SlotId s = rng() % m.num_slots();
     const LoadScore predicted = loads.try_move(t, s);
     loads.move(t, s);
-    validate_mapping(loads.mapping(), m, g.num_tasks(), "test");
+    validate_mapping(loads.mapping(), m, g.num_tasks(), "test", per_slot);
     const Metrics full = evaluator.evaluate(g, loads.mapping());
     const LoadScore now = loads.score();
     ASSERT_NEAR(now.mcl, full.mcl, 1e-9 * std::max(1.0, full.mcl)) << machine_spec << " step " << step;
@@ -42,6 +43,8 @@ TEST(RefineMcl, IncrementalLoadsAgreeWithTheEvaluatorAfterRandomMoves) {
   check_random_moves("mesh:4x4,ppn=1", "dor", make_transpose(4, 3));
   check_random_moves("dragonfly:p=2,a=4,h=2", "minimal", make_halo2d(6, 6, 5, true));
   check_random_moves("percs:ns=16,nd=2", "direct", make_halo2d(8, 8, 5, true));
+  // Many-to-one: 20 tasks on 8 slots, at most 3 per slot (3% balance); full slots swap.
+  check_random_moves("torus:2x2x2", "minimal", make_halo2d(4, 5, 9, true), "default", tasks_per_slot(20, 8, 0.03));
 }
 
 TEST(RefineMcl, MovesTwoTasksNextToEachOtherOnALine) {

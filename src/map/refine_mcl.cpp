@@ -62,8 +62,14 @@ struct IncrementalLoads::Impl {
     }
   }
   // Load and hop-byte changes of moving t to slot s; fills delta/touched.
-  double stage(TaskId t, SlotId s, const Mapping& mapping) {
-    const TaskId u = task_on_slot[s];
+  // The task t swaps with when moving to slot s: none while s has room (or holds t).
+  TaskId partner(TaskId t, SlotId s) const {
+    const auto& here = on_slot[s];
+    if (here.size() < per_slot || std::find(here.begin(), here.end(), t) != here.end()) return kNoTask;
+    return here.front();
+  }
+  double stage(TaskId t, SlotId s) {
+    const TaskId u = partner(t, s);
     const RouterId from = router_of_task[t], to = machine.router_of_slot(s);
     double hop_delta = 0;
     if (from == to) return 0;
@@ -84,7 +90,6 @@ struct IncrementalLoads::Impl {
       add(new_a, new_b, volume);
       hop_delta += volume * (double(hops(new_a, new_b)) - double(hops(old_a, old_b)));
     });
-    (void)mapping;
     return hop_delta;
   }
 
@@ -95,7 +100,8 @@ struct IncrementalLoads::Impl {
   std::vector<std::uint64_t> in_offsets;
   std::vector<std::pair<TaskId, double>> in_edges;
   std::vector<RouterId> router_of_task;
-  std::vector<TaskId> task_on_slot;
+  std::uint32_t per_slot = 1;
+  std::vector<std::vector<TaskId>> on_slot;
   std::vector<double> load, delta;
   std::vector<ChannelId> touched;
   std::size_t leaves = 1;
@@ -103,10 +109,12 @@ struct IncrementalLoads::Impl {
   double hop_bytes = 0;
 };
 
-IncrementalLoads::IncrementalLoads(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start)
+IncrementalLoads::IncrementalLoads(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
+                                   std::uint32_t per_slot)
     : impl_(std::make_unique<Impl>(machine, routing, graph)), mapping_(std::move(start)) {
-  validate_mapping(mapping_, machine, graph.num_tasks(), "refine-mcl");
+  validate_mapping(mapping_, machine, graph.num_tasks(), "refine-mcl", per_slot);
   Impl& m = *impl_;
+  m.per_slot = per_slot;
   const std::uint32_t n = graph.num_tasks();
   m.in_offsets.assign(n + 1, 0);
   for (TaskId a = 0; a < n; ++a)
@@ -119,10 +127,10 @@ IncrementalLoads::IncrementalLoads(const Machine& machine, const Routing& routin
     auto volumes = graph.volumes(a);
     for (std::size_t e = 0; e < targets.size(); ++e) m.in_edges[next[targets[e]]++] = {a, volumes[e]};
   }
-  m.task_on_slot.assign(machine.num_slots(), kNoTask);
+  m.on_slot.assign(machine.num_slots(), {});
   for (TaskId t = 0; t < n; ++t) {
     m.router_of_task.push_back(machine.router_of_slot(mapping_.slot_of_task[t]));
-    m.task_on_slot[mapping_.slot_of_task[t]] = t;
+    m.on_slot[mapping_.slot_of_task[t]].push_back(t);
   }
   const std::size_t channels = m.routes.num_channels();
   m.load.assign(channels, 0.0);
@@ -152,7 +160,7 @@ LoadScore IncrementalLoads::score() const {
 
 LoadScore IncrementalLoads::try_move(TaskId t, SlotId s) {
   Impl& m = *impl_;
-  const double hop_delta = m.stage(t, s, mapping_);
+  const double hop_delta = m.stage(t, s);
   for (ChannelId c : m.touched) m.set_load(c, m.load[c] + m.delta[c]);
   const LoadScore result{m.tree[1].max, m.tree[1].count, m.hop_bytes + hop_delta};
   for (ChannelId c : m.touched) m.set_load(c, m.load[c]), m.delta[c] = 0;
@@ -162,7 +170,8 @@ LoadScore IncrementalLoads::try_move(TaskId t, SlotId s) {
 
 void IncrementalLoads::move(TaskId t, SlotId s) {
   Impl& m = *impl_;
-  const double hop_delta = m.stage(t, s, mapping_);
+  const TaskId u = m.partner(t, s);
+  const double hop_delta = m.stage(t, s);
   for (ChannelId c : m.touched) {
     m.load[c] = std::max(0.0, m.load[c] + m.delta[c]);  // rounding must not leave -0.0000001
     m.set_load(c, m.load[c]);
@@ -170,10 +179,15 @@ void IncrementalLoads::move(TaskId t, SlotId s) {
   }
   m.touched.clear();
   m.hop_bytes += hop_delta;
-  const TaskId u = m.task_on_slot[s];
   const SlotId from = mapping_.slot_of_task[t];
-  m.task_on_slot[from] = u;
-  m.task_on_slot[s] = t;
+  if (from == s) return;
+  auto take = [&](SlotId slot, TaskId x) {
+    auto& list = m.on_slot[slot];
+    list.erase(std::find(list.begin(), list.end(), x));
+  };
+  take(from, t);
+  m.on_slot[s].push_back(t);
+  if (u != kNoTask) take(s, u), m.on_slot[from].push_back(u);
   mapping_.slot_of_task[t] = s;
   m.router_of_task[t] = m.machine.router_of_slot(s);
   if (u != kNoTask) {
@@ -213,7 +227,7 @@ std::vector<TaskId> IncrementalLoads::tasks_crossing(ChannelId channel) {
 
 Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
                    const RefineOptions& options, RefineStats* stats) {
-  IncrementalLoads loads(machine, routing, graph, std::move(start));
+  IncrementalLoads loads(machine, routing, graph, std::move(start), options.per_slot);
   RefineStats local;
   RefineStats& s = stats ? *stats : local;
   s = RefineStats{};

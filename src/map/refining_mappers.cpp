@@ -24,7 +24,6 @@ class RefineMclMapper final : public SpecMapper {
   }
 
   Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
-    check_fits(machine, graph);
     const RoutingSpec routing_spec = spec_.routing.empty() ? default_routing(machine) : parse_routing_spec(spec_.routing);
     std::unique_ptr<Routing> routing;
     try {
@@ -35,6 +34,7 @@ class RefineMclMapper final : public SpecMapper {
     RefineOptions options;
     options.seconds = spec_.seconds;
     options.candidates = spec_.candidates;
+    options.per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), spec_.imbalance);
     RefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_mcl(machine, *routing, graph, std::move(start), options, &stats);

@@ -21,15 +21,17 @@ struct LoadScore {
   bool better_than(const LoadScore& o) const;
 };
 
-// Channel loads of a one-task-per-slot mapping, kept up to date under moves. Uses the
-// routing's oblivious routes (adaptive routings contribute their default path split).
+// Channel loads of a mapping with at most per_slot tasks per slot, kept up to date under
+// moves. Uses the routing's oblivious routes (adaptive routings contribute their default split).
 class IncrementalLoads {
  public:
-  IncrementalLoads(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start);
+  IncrementalLoads(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
+                   std::uint32_t per_slot = 1);
   ~IncrementalLoads();
 
   LoadScore score() const;
-  // Score after moving task t to slot s (swapping with the task there, if any); no change.
+  // Score after moving task t to slot s (swapping with the first task there when s is full);
+  // nothing changes.
   LoadScore try_move(TaskId t, SlotId s);
   void move(TaskId t, SlotId s);
   const Mapping& mapping() const { return mapping_; }
@@ -47,6 +49,7 @@ class IncrementalLoads {
 struct RefineOptions {
   double seconds = 10;           // wall-clock budget
   std::uint32_t candidates = 16; // tasks crossing the bottleneck tried per step
+  std::uint32_t per_slot = 1;    // tasks a slot may hold (tasks_per_slot of the balance)
 };
 
 struct RefineStats {
