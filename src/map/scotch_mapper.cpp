@@ -40,9 +40,11 @@ extern "C" void SCOTCH_errorPrintW(const char* const, ...) {}
 namespace taskmap::detail {
 namespace {
 
-// Edge weights are integers for Scotch: volumes scaled so the heaviest symmetric pair is 2^20
-// (every pair keeps at least 1), which also keeps Scotch's sums far from int overflow.
-constexpr double kWeightScale = 1 << 20;
+// Edge weights are integers for Scotch (32-bit), which sums weight x distance over all edges:
+// volumes are scaled so that sum stays below 2^30 (the heaviest pair gets at most 2^20, every
+// pair at least 1). Unscaled byte counts, or a fixed large scale, overflow it silently and
+// ruin the mapping.
+constexpr double kMaxWeight = 1 << 20, kMaxCost = double(1 << 30);
 
 class ScotchMapper final : public SpecMapper {
  public:
@@ -84,10 +86,15 @@ class ScotchMapper final : public SpecMapper {
       adj[a] = merged;
       for (const auto& [b, v] : merged) heaviest = std::max(heaviest, v);
     }
+    double relative_sum = 0;  // sum over both directions of volume / heaviest
+    for (TaskId a = 0; a < n; ++a)
+      for (const auto& [b, v] : adj[a]) relative_sum += v / heaviest;
+    const double diameter = std::max<double>(1, topology_stats(machine).diameter);
+    const double scale = std::clamp(kMaxCost / (std::max(relative_sum, 1.0) * diameter), 1.0, kMaxWeight);
     for (TaskId a = 0; a < n; ++a) {
       for (const auto& [b, v] : adj[a]) {
         edgetab.push_back(static_cast<SCOTCH_Num>(b));
-        edlotab.push_back(static_cast<SCOTCH_Num>(std::max(1.0, std::round(v / heaviest * kWeightScale))));
+        edlotab.push_back(static_cast<SCOTCH_Num>(std::max(1.0, std::round(v / heaviest * scale))));
       }
       verttab.push_back(static_cast<SCOTCH_Num>(edgetab.size()));
     }
@@ -113,8 +120,23 @@ class ScotchMapper final : public SpecMapper {
                                   spec_.imbalance) != 0) {
       scotch_failed("stratGraphMapBuild");
     }
+    // One thread, deterministic: the same input gives the same mapping (Scotch 7 otherwise
+    // runs threads of its own whose results vary, and crashed on PGPgiantcompo).
+    SCOTCH_Context context;
+    SCOTCH_Graph bound;
+    SCOTCH_contextInit(&context);
+    struct ContextCleanup {
+      SCOTCH_Context* c;
+      ~ContextCleanup() { SCOTCH_contextExit(c); }
+    } context_cleanup{&context};
+    if (SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
+        SCOTCH_contextThreadSpawn(&context, 1, nullptr) != 0 || SCOTCH_contextBindGraph(&context, &g, &bound) != 0) {
+      scotch_failed("context");
+    }
     std::vector<SCOTCH_Num> part(n, 0);
-    if (n > 0 && SCOTCH_graphMap(&g, &arch, &strat, part.data()) != 0) scotch_failed("graphMap");
+    const int mapped = n > 0 ? SCOTCH_graphMap(&bound, &arch, &strat, part.data()) : 0;
+    SCOTCH_graphExit(&bound);
+    if (mapped != 0) scotch_failed("graphMap");
     std::vector<RouterId> router_of_task(n);
     for (TaskId t = 0; t < n; ++t) router_of_task[t] = router_of_terminal.at(static_cast<std::size_t>(part[t]));
     return router_of_task;
