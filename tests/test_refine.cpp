@@ -146,5 +146,21 @@ TEST(ScotchMapper, ManyTasksPerSlotWithinTheBalance) {
   }
 }
 
+TEST(ScotchMapper, ByteCountsDoNotOverflowScotchsWeights) {
+  // Scotch sums weight x distance in 32 bits. The same traffic in bytes (x 1e12) must map
+  // exactly as in units: the weights are normalised, whatever the volumes' scale.
+  const CommGraph units = make_halo2d(16, 16, 9, true);
+  std::vector<CommEdge> edges;
+  for (TaskId a = 0; a < units.num_tasks(); ++a) {
+    auto targets = units.targets(a);
+    auto volumes = units.volumes(a);
+    for (std::size_t e = 0; e < targets.size(); ++e) edges.push_back({a, targets[e], volumes[e] * 1e12});
+  }
+  const CommGraph bytes = CommGraph::from_edges(units.num_tasks(), std::move(edges));
+  const Machine m = make_machine("torus:4x4x4");  // 4 tasks per slot
+  const auto scotch = make_mapper(parse_mapper_spec("scotch"));
+  EXPECT_EQ(scotch->run(m, bytes).slot_of_task, scotch->run(m, units).slot_of_task);
+}
+
 }  // namespace
 }  // namespace taskmap

@@ -120,8 +120,9 @@ class ScotchMapper final : public SpecMapper {
                                   spec_.imbalance) != 0) {
       scotch_failed("stratGraphMapBuild");
     }
-    // One thread, deterministic: the same input gives the same mapping (Scotch 7 otherwise
-    // runs threads of its own whose results vary, and crashed on PGPgiantcompo).
+    // One thread, deterministic, a private random state reset for every run: the same input
+    // gives the same mapping, also within one process (Scotch 7 otherwise runs threads of its
+    // own whose results vary, and crashed on PGPgiantcompo).
     SCOTCH_Context context;
     SCOTCH_Graph bound;
     SCOTCH_contextInit(&context);
@@ -130,9 +131,11 @@ class ScotchMapper final : public SpecMapper {
       ~ContextCleanup() { SCOTCH_contextExit(c); }
     } context_cleanup{&context};
     if (SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
-        SCOTCH_contextThreadSpawn(&context, 1, nullptr) != 0 || SCOTCH_contextBindGraph(&context, &g, &bound) != 0) {
+        SCOTCH_contextRandomClone(&context) != 0 || SCOTCH_contextThreadSpawn(&context, 1, nullptr) != 0 ||
+        SCOTCH_contextBindGraph(&context, &g, &bound) != 0) {
       scotch_failed("context");
     }
+    SCOTCH_contextRandomReset(&context);  // every run from the same random state
     std::vector<SCOTCH_Num> part(n, 0);
     const int mapped = n > 0 ? SCOTCH_graphMap(&bound, &arch, &strat, part.data()) : 0;
     SCOTCH_graphExit(&bound);
