@@ -17,6 +17,7 @@ extern "C" {
 #include <numeric>
 
 #include "mapper_impl.h"
+#include "partitioner_support.h"
 #include "taskmap/topology/distance.h"
 
 // Scotch reports errors through these; defined here (taking precedence over libscotcherr's)
@@ -40,19 +41,13 @@ extern "C" void SCOTCH_errorPrintW(const char* const, ...) {}
 namespace taskmap::detail {
 namespace {
 
-// Edge weights are integers for Scotch (32-bit), which sums weight x distance over all edges:
-// volumes are scaled so that sum stays below 2^30 (the heaviest pair gets at most 2^20, every
-// pair at least 1). Unscaled byte counts, or a fixed large scale, overflow it silently and
-// ruin the mapping.
-constexpr double kMaxWeight = 1 << 20, kMaxCost = double(1 << 30);
-
 class ScotchMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
 
   Mapping run(const Machine& machine, const CommGraph& graph) const override {
     const std::vector<RouterId> router_of_task = scotch_routers(machine, graph);
-    return fill_slots(machine, graph, router_of_task);
+    return place_on_routers(machine, graph, router_of_task, spec_.imbalance);
   }
 
  private:
@@ -62,42 +57,8 @@ class ScotchMapper final : public SpecMapper {
 
   std::vector<RouterId> scotch_routers(const Machine& machine, const CommGraph& graph) const {
     const std::uint32_t n = graph.num_tasks();
-    // Symmetric, loop-free CSR with the two directions' volumes summed.
-    std::vector<std::vector<std::pair<TaskId, double>>> adj(n);
-    double heaviest = 0;
-    for (TaskId a = 0; a < n; ++a) {
-      auto targets = graph.targets(a);
-      auto volumes = graph.volumes(a);
-      for (std::size_t e = 0; e < targets.size(); ++e) {
-        if (targets[e] == a) continue;
-        adj[a].push_back({targets[e], volumes[e]});
-        adj[targets[e]].push_back({a, volumes[e]});
-      }
-    }
-    std::vector<SCOTCH_Num> verttab{0}, edgetab, edlotab;
-    std::vector<std::pair<TaskId, double>> merged;
-    for (TaskId a = 0; a < n; ++a) {
-      std::sort(adj[a].begin(), adj[a].end());
-      merged.clear();
-      for (const auto& [b, v] : adj[a]) {
-        if (!merged.empty() && merged.back().first == b) merged.back().second += v;
-        else merged.push_back({b, v});
-      }
-      adj[a] = merged;
-      for (const auto& [b, v] : merged) heaviest = std::max(heaviest, v);
-    }
-    double relative_sum = 0;  // sum over both directions of volume / heaviest
-    for (TaskId a = 0; a < n; ++a)
-      for (const auto& [b, v] : adj[a]) relative_sum += v / heaviest;
-    const double diameter = std::max<double>(1, topology_stats(machine).diameter);
-    const double scale = std::clamp(kMaxCost / (std::max(relative_sum, 1.0) * diameter), 1.0, kMaxWeight);
-    for (TaskId a = 0; a < n; ++a) {
-      for (const auto& [b, v] : adj[a]) {
-        edgetab.push_back(static_cast<SCOTCH_Num>(b));
-        edlotab.push_back(static_cast<SCOTCH_Num>(std::max(1.0, std::round(v / heaviest * scale))));
-      }
-      verttab.push_back(static_cast<SCOTCH_Num>(edgetab.size()));
-    }
+    // Scotch's mapping cost is weight x target distance, so the machine's diameter bounds it.
+    IntegerGraph ig = integer_graph(graph, topology_stats(machine).diameter);
     SCOTCH_Graph g;
     SCOTCH_Arch arch;
     SCOTCH_Strat strat;
@@ -111,8 +72,9 @@ class ScotchMapper final : public SpecMapper {
       ~Cleanup() { SCOTCH_stratExit(s), SCOTCH_archExit(a), SCOTCH_graphExit(g); }
     } cleanup{&g, &arch, &strat};
     scotch_message.clear();
-    if (SCOTCH_graphBuild(&g, 0, n, verttab.data(), verttab.data() + 1, nullptr, nullptr,
-                          static_cast<SCOTCH_Num>(edgetab.size()), edgetab.data(), edlotab.data()) != 0) {
+    static_assert(sizeof(SCOTCH_Num) == sizeof(std::int32_t), "Debian's Scotch has 32-bit SCOTCH_Num");
+    if (SCOTCH_graphBuild(&g, 0, n, ig.offsets.data(), ig.offsets.data() + 1, nullptr, nullptr,
+                          static_cast<SCOTCH_Num>(ig.targets.size()), ig.targets.data(), ig.weights.data()) != 0) {
       scotch_failed("graphBuild");
     }
     std::vector<RouterId> router_of_terminal = build_target(machine, arch);
@@ -204,45 +166,6 @@ class ScotchMapper final : public SpecMapper {
     if (arched != 0) scotch_failed(built == 0 ? "archBuild2" : "graphBuild (target)");
     std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
     return router_of_terminal;
-  }
-
-  // A router holds its slots x tasks_per_slot tasks; tasks beyond that move, least attached
-  // to their router-mates first, to the nearest router with room. Inside a router, tasks go
-  // to its slots in task order, round robin.
-  Mapping fill_slots(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task) const {
-    const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
-    const std::uint64_t capacity =
-        std::uint64_t(per_router) * tasks_per_slot(graph.num_tasks(), machine.num_slots(), spec_.imbalance);
-    std::vector<std::vector<TaskId>> on(machine.num_routers);
-    for (TaskId t = 0; t < graph.num_tasks(); ++t) on[router_of_task[t]].push_back(t);
-    const HopDistance hops(machine);
-    for (RouterId r = 0; r < machine.num_routers; ++r) {
-      if (on[r].size() <= capacity) continue;
-      std::vector<double> local(graph.num_tasks(), 0.0);
-      for (TaskId t : on[r]) {
-        auto targets = graph.targets(t);
-        auto volumes = graph.volumes(t);
-        for (std::size_t e = 0; e < targets.size(); ++e)
-          if (router_of_task[targets[e]] == r) local[t] += volumes[e];
-      }
-      std::stable_sort(on[r].begin(), on[r].end(), [&](TaskId a, TaskId b) { return local[a] > local[b]; });
-      while (on[r].size() > capacity) {
-        const TaskId t = on[r].back();
-        on[r].pop_back();
-        RouterId best = r;
-        for (RouterId q = 0; q < machine.num_routers; ++q)
-          if (on[q].size() < capacity && (best == r || hops(r, q) < hops(r, best))) best = q;
-        on[best].push_back(t);
-        router_of_task[t] = best;
-      }
-    }
-    Mapping m;
-    m.slot_of_task.resize(graph.num_tasks());
-    for (RouterId r = 0; r < machine.num_routers; ++r) {
-      std::sort(on[r].begin(), on[r].end());
-      for (std::uint32_t i = 0; i < on[r].size(); ++i) m.slot_of_task[on[r][i]] = r * per_router + i % per_router;
-    }
-    return m;
   }
 };
 

@@ -1,0 +1,87 @@
+#include "partitioner_support.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "taskmap/topology/distance.h"
+
+namespace taskmap::detail {
+
+IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
+  constexpr double kMaxWeight = 1 << 20, kMaxSum = double(1 << 30);
+  const std::uint32_t n = graph.num_tasks();
+  std::vector<std::vector<std::pair<TaskId, double>>> adj(n);
+  for (TaskId a = 0; a < n; ++a) {
+    auto targets = graph.targets(a);
+    auto volumes = graph.volumes(a);
+    for (std::size_t e = 0; e < targets.size(); ++e) {
+      if (targets[e] == a) continue;
+      adj[a].push_back({targets[e], volumes[e]});
+      adj[targets[e]].push_back({a, volumes[e]});
+    }
+  }
+  double heaviest = 0;
+  std::vector<std::pair<TaskId, double>> merged;
+  for (auto& list : adj) {
+    std::sort(list.begin(), list.end());
+    merged.clear();
+    for (const auto& [b, v] : list) {
+      if (!merged.empty() && merged.back().first == b) merged.back().second += v;
+      else merged.push_back({b, v});
+    }
+    list = merged;
+    for (const auto& [b, v] : list) heaviest = std::max(heaviest, v);
+  }
+  double relative_sum = 0;  // over both directions, of volume / heaviest
+  for (const auto& list : adj)
+    for (const auto& [b, v] : list) relative_sum += v / heaviest;
+  const double scale = std::clamp(kMaxSum / (std::max(relative_sum, 1.0) * std::max(max_cost, 1.0)), 1.0, kMaxWeight);
+  IntegerGraph g;
+  for (const auto& list : adj) {
+    for (const auto& [b, v] : list) {
+      g.targets.push_back(static_cast<std::int32_t>(b));
+      g.weights.push_back(static_cast<std::int32_t>(std::max(1.0, std::round(v / heaviest * scale))));
+    }
+    g.offsets.push_back(static_cast<std::int32_t>(g.targets.size()));
+  }
+  return g;
+}
+
+Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task,
+                         double imbalance) {
+  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
+  const std::uint64_t capacity =
+      std::uint64_t(per_router) * tasks_per_slot(graph.num_tasks(), machine.num_slots(), imbalance);
+  std::vector<std::vector<TaskId>> on(machine.num_routers);
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) on[router_of_task[t]].push_back(t);
+  const HopDistance hops(machine);
+  for (RouterId r = 0; r < machine.num_routers; ++r) {
+    if (on[r].size() <= capacity) continue;
+    std::vector<double> local(graph.num_tasks(), 0.0);
+    for (TaskId t : on[r]) {
+      auto targets = graph.targets(t);
+      auto volumes = graph.volumes(t);
+      for (std::size_t e = 0; e < targets.size(); ++e)
+        if (router_of_task[targets[e]] == r) local[t] += volumes[e];
+    }
+    std::stable_sort(on[r].begin(), on[r].end(), [&](TaskId a, TaskId b) { return local[a] > local[b]; });
+    while (on[r].size() > capacity) {
+      const TaskId t = on[r].back();
+      on[r].pop_back();
+      RouterId best = r;
+      for (RouterId q = 0; q < machine.num_routers; ++q)
+        if (on[q].size() < capacity && (best == r || hops(r, q) < hops(r, best))) best = q;
+      on[best].push_back(t);
+      router_of_task[t] = best;
+    }
+  }
+  Mapping m;
+  m.slot_of_task.resize(graph.num_tasks());
+  for (RouterId r = 0; r < machine.num_routers; ++r) {
+    std::sort(on[r].begin(), on[r].end());
+    for (std::uint32_t i = 0; i < on[r].size(); ++i) m.slot_of_task[on[r][i]] = r * per_router + i % per_router;
+  }
+  return m;
+}
+
+}  // namespace taskmap::detail

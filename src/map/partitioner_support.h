@@ -1,0 +1,29 @@
+#pragma once
+// Shared by the mappers built on graph partitioners (scotch, metis): the task graph in the
+// symmetric integer form they take, and the placement of per-router task sets on slots.
+#include <cstdint>
+#include <vector>
+
+#include "taskmap/map/mapping.h"
+#include "taskmap/pattern/comm_graph.h"
+
+namespace taskmap::detail {
+
+// CSR without self-loops, both directions of a pair summed into one weight on each side.
+// Weights are 32-bit integers; partitioners sum weight x cost over all edges, so volumes are
+// scaled for that sum to stay below 2^30 given the largest cost per unit (e.g. the machine's
+// diameter; 1 for a plain edge cut). The heaviest pair gets at most 2^20, every pair >= 1.
+struct IntegerGraph {
+  std::vector<std::int32_t> offsets{0}, targets, weights;
+  std::uint32_t vertices() const { return static_cast<std::uint32_t>(offsets.size() - 1); }
+};
+IntegerGraph integer_graph(const CommGraph& graph, double max_cost);
+
+// Places tasks on the slots of the routers given: a router takes up to its slots x the
+// balance's tasks per slot (tasks_per_slot); beyond that it hands its least attached tasks
+// to the nearest routers with room. Inside a router, tasks go to its slots in task order,
+// round robin.
+Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task,
+                         double imbalance);
+
+}  // namespace taskmap::detail
