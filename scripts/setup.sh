@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   liblzma-dev zlib1g-dev xz-utils
   coinor-libcbc-dev
-  libscotch-dev scotch
+  libscotch-dev scotch libmetis-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -67,8 +67,8 @@ TEST(Mappers, MoreTasksThanSlotsIsAnError) {
       ADD_FAILURE() << name;
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()),
-                "the pattern has 5 tasks but machine 'torus:2x2' has only 4 slots (several tasks per slot: default or "
-                "scotch)");
+                "the pattern has 5 tasks but machine 'torus:2x2' has only 4 slots (several tasks per slot: default, scotch or "
+                "metis)");
     }
   }
   // default takes several tasks per slot: consecutive blocks, task t on slot floor(4t/5).

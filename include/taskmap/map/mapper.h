@@ -4,8 +4,8 @@
 // mappings "percs-block:level=drawer,order=random,seed=3", "percs-modcolor",
 // "percs-transpose:layout=hybrid", "rtt-map:f=diag,conc=v2", "dragonfly-bsm",
 // "dragonfly-bbac[:colors=2n]", and seed 001's "rahtm[:beam=N,milp-seconds=S,leaf=milp|greedy,threads=T]",
-// "hilbert" and "rubik-tiling", "scotch" (Scotch's mapping), taskmap's
-// "refine-mcl[:seconds=S,candidates=N,routing=R]", and
+// "hilbert" and "rubik-tiling", "scotch" (Scotch's mapping), "metis[:assign=greedy|identity]",
+// taskmap's "refine-mcl[:seconds=S,candidates=N,routing=R]", and
 // pipelines "A+B" (B improves A's result, e.g. "hilbert+refine-mcl"). Structured mappers read
 // the pattern's task grid; their grid=PxQ option supplies one for patterns read from files.
 #include <memory>
@@ -31,6 +31,7 @@ enum class MapperKind {
   Default, Order, Random, File,
   RefineMcl,                                  // taskmap's local search on the MCL
   Scotch,                                     // the Scotch library's graph mapping
+  Metis,                                      // METIS k-way parts, then parts onto routers
   Pipeline,                                   // A+B+...: each stage improves the one before
   PercsBlock, PercsModColor, PercsTranspose,  // seed 000
   RttMap,                                     // seed 003
@@ -70,7 +71,8 @@ struct MapperSpec {
   std::uint32_t candidates = 16;  // RefineMcl: tasks crossing the bottleneck tried per step
   std::string routing;         // RefineMcl: routing to optimise under; empty = the machine's default
   std::vector<MapperSpec> stages;  // Pipeline
-  double imbalance = 0.03;     // many-to-one balance (the CLI's --imbalance); Scotch's as well
+  double imbalance = 0.03;     // many-to-one balance (the CLI's --imbalance); Scotch's, METIS's as well
+  bool greedy_assignment = true;  // Metis: parts onto routers greedily (else part i on router i)
 };
 
 MapperSpec parse_mapper_spec(std::string_view text);
