@@ -136,7 +136,7 @@ TEST(ScotchMapper, ManyTasksPerSlotWithinTheBalance) {
   EXPECT_EQ(tasks_per_slot(100, 10, 0.0), 10u);
   const Machine m = make_machine("torus:4x4");
   const CommGraph g = make_halo2d(10, 20, 5, true);
-  for (const char* name : {"default", "scotch", "metis", "metis:assign=identity"}) {
+  for (const char* name : {"default", "scotch", "metis", "metis:assign=identity", "greedy"}) {
     const Mapping map = make_mapper(parse_mapper_spec(name))->run(m, g);
     validate_mapping(map, m, g.num_tasks(), name, tasks_per_slot(200, 16, 0.03));
     auto routing = make_routing(m, default_routing(m));
@@ -173,6 +173,15 @@ TEST(MetisMapper, GreedyPlacementOfPartsBeatsIdentityOnAGrid) {
   const Metrics identity = evaluator.evaluate(g, make_mapper(parse_mapper_spec("metis:assign=identity"))->run(m, g));
   EXPECT_LE(greedy.hop_bytes, identity.hop_bytes);
   EXPECT_THROW(parse_mapper_spec("metis:assign=random"), Error);
+}
+
+TEST(GreedyMapper, FollowsHoeflerSnirOnAChain) {
+  // Chain 0-1-2-3 with volumes 3, 2, 1 on mesh:4 (hand-derived): task 1 (most traffic, 5) on
+  // router 0; task 0 (3 to placed tasks) next to it on router 1; task 2 (2 to task 1): router 0
+  // is full, BFS from it finds router 1 full, then router 2; task 3 from router 2: router 3.
+  const Machine m = make_machine("mesh:4");
+  const CommGraph g = CommGraph::from_edges(4, {{0, 1, 3.0}, {1, 2, 2.0}, {2, 3, 1.0}});
+  EXPECT_EQ(make_mapper(parse_mapper_spec("greedy"))->run(m, g).slot_of_task, (std::vector<SlotId>{1, 0, 2, 3}));
 }
 
 }  // namespace

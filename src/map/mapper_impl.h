@@ -62,5 +62,6 @@ std::unique_ptr<Mapper> make_torus_mapper(const MapperSpec& spec);  // rahtm, hi
 std::unique_ptr<Mapper> make_refining_mapper(const MapperSpec& spec);  // refine-mcl, A+B pipelines
 std::unique_ptr<Mapper> make_scotch_mapper(const MapperSpec& spec);
 std::unique_ptr<Mapper> make_metis_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_greedy_mapper(const MapperSpec& spec);
 
 }  // namespace taskmap::detail
