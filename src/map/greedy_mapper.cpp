@@ -1,10 +1,9 @@
 // greedy: in the style of the greedy heuristic of Hoefler & Snir (ICS 2011, "Generic topology
-// mapping strategies for large-scale parallel architectures"; details are our reading), on
-// routers: the task with
-// the most traffic goes to router 0; then, while tasks remain, the unplaced task with the most
-// traffic to placed tasks (a fresh heaviest task when none is connected) goes to the router
-// with room nearest to where its heaviest placed partner sits (BFS order, the first found).
-// Routers hold their slots x the balance's tasks per slot.
+// mapping strategies for large-scale parallel architectures"; the details are our reading), on
+// routers: the task with the most traffic goes to router 0; then, while tasks remain, the
+// unplaced task with the most traffic to placed tasks (a fresh heaviest task when none is
+// connected) goes to the router with room nearest to its heaviest placed partner (BFS order,
+// the first found). Routers hold their slots x the balance's tasks per slot.
 #include <algorithm>
 #include <queue>
 
