@@ -4,7 +4,7 @@
 # mapping evaluated by `taskmap eval` (minimal routing). Prints hop-bytes, MCL and mapping time
 # per method with ratios to scotch_gmap measured in the same run.
 # Usage: bash bench/general.sh [path/to/taskmap] [refine seconds (default 10)]
-# Not yet here: TiMEr, the greedy and recursive-bisection mappers (issue 5 items still open).
+# Not yet here: TiMEr (issue 5 item still open).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-./build/taskmap}")
@@ -54,7 +54,8 @@ for name in PGPgiantcompo as-22july06; do
     read -r base_mcl base_hb <<< "$(evaluate "$machine" "$graph" "$work/gmap.txt")"
     printf "%-34s %12s %8s %12s %8s %8s %8s\n" method hop-bytes /gmap MCL /gmap seconds /gmap
     printf "%-34s %12.6g %8.3f %12.6g %8.3f %8.2f %8.3f\n" scotch_gmap "$base_hb" 1 "$base_mcl" 1 "$gmap_seconds" 1
-    for mapper in scotch "scotch+refine-mcl:seconds=$refine_seconds" metis "metis+refine-mcl:seconds=$refine_seconds"; do
+    for mapper in scotch "scotch+refine-mcl:seconds=$refine_seconds" metis "metis+refine-mcl:seconds=$refine_seconds" \
+                  greedy rb; do
       start=$(date +%s.%N)
       "$bin" map --machine "$machine" --pattern "file:$graph" --mapper "$mapper" --out "$work/tm.txt" 2> /dev/null
       seconds=$(echo "$(date +%s.%N) - $start" | bc)

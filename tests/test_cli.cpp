@@ -118,7 +118,7 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
       {"percs h>16", base + "--machine percs:ns=1024,nd=32 --pattern halo2d:4x4 --mapper default", "exceeds the 16 D ports"},
       {"zero dimension", base + "--machine torus:4x0 --pattern halo2d:4x4 --mapper default", "dimension size 0"},
       {"too many tasks for a one-to-one mapper", base + "--machine torus:4x4 --pattern halo2d:8x8 --mapper random",
-       "the pattern has 64 tasks but machine 'torus:4x4' has only 16 slots (several tasks per slot: default, scotch, metis or greedy)"},
+       "the pattern has 64 tasks but machine 'torus:4x4' has only 16 slots (several tasks per slot: default, scotch, metis, greedy or rb)"},
       {"imbalance out of range", base + "--machine torus:4x4 --pattern halo2d:8x8 --mapper default --imbalance 1",
        "--imbalance 1: must be in [0, 1)"},
       {"placement file beyond the balance",

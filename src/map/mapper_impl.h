@@ -63,5 +63,6 @@ std::unique_ptr<Mapper> make_refining_mapper(const MapperSpec& spec);  // refine
 std::unique_ptr<Mapper> make_scotch_mapper(const MapperSpec& spec);
 std::unique_ptr<Mapper> make_metis_mapper(const MapperSpec& spec);
 std::unique_ptr<Mapper> make_greedy_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_rb_mapper(const MapperSpec& spec);
 
 }  // namespace taskmap::detail

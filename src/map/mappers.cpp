@@ -17,7 +17,7 @@ namespace detail {
 
 void check_fits(const Machine& m, const CommGraph& g) {
   if (g.num_tasks() > m.num_slots()) {
-    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default, scotch, metis or greedy)",
+    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default, scotch, metis, greedy or rb)",
          g.num_tasks(), m.description, m.num_slots());
   }
 }
@@ -246,6 +246,8 @@ MapperSpec parse_mapper_spec(std::string_view text) {
     }
   } else if (k == "scotch") {
     spec.kind = MapperKind::Scotch;
+  } else if (k == "rb") {
+    spec.kind = MapperKind::RecursiveBisection;
   } else if (k == "greedy") {
     spec.kind = MapperKind::Greedy;
   } else if (k == "metis") {
@@ -258,7 +260,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
   } else {
     r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], file:PATH, percs-block, "
                        "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm, dragonfly-bbac, rahtm, hilbert, "
-                       "rubik-tiling, scotch, metis, greedy or refine-mcl)",
+                       "rubik-tiling, scotch, metis, greedy, rb or refine-mcl)",
                        k));
   }
   if (spec.kind >= MapperKind::PercsBlock && spec.kind != MapperKind::Hilbert) {
@@ -291,6 +293,7 @@ std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
     case MapperKind::Scotch: return detail::make_scotch_mapper(spec);
     case MapperKind::Metis: return detail::make_metis_mapper(spec);
     case MapperKind::Greedy: return detail::make_greedy_mapper(spec);
+    case MapperKind::RecursiveBisection: return detail::make_rb_mapper(spec);
   }
   fail("--mapper '{}': unhandled kind", spec.text);
 }

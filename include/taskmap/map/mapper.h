@@ -5,6 +5,7 @@
 // "percs-transpose:layout=hybrid", "rtt-map:f=diag,conc=v2", "dragonfly-bsm",
 // "dragonfly-bbac[:colors=2n]", and seed 001's "rahtm[:beam=N,milp-seconds=S,leaf=milp|greedy,threads=T]",
 // "hilbert" and "rubik-tiling", "scotch" (Scotch's mapping), "metis[:assign=greedy|identity]", "greedy",
+// "rb" (recursive bisection),
 // taskmap's "refine-mcl[:seconds=S,candidates=N,routing=R]", and
 // pipelines "A+B" (B improves A's result, e.g. "hilbert+refine-mcl"). Structured mappers read
 // the pattern's task grid; their grid=PxQ option supplies one for patterns read from files.
@@ -33,6 +34,7 @@ enum class MapperKind {
   Scotch,                                     // the Scotch library's graph mapping
   Metis,                                      // METIS k-way parts, then parts onto routers
   Greedy,                                     // Hoefler & Snir's greedy graph embedding
+  RecursiveBisection,                         // task graph and machine bisected together
   Pipeline,                                   // A+B+...: each stage improves the one before
   PercsBlock, PercsModColor, PercsTranspose,  // seed 000
   RttMap,                                     // seed 003
