@@ -1,4 +1,5 @@
-// refine-mcl: incremental loads against the evaluator, hand-derived optimum, pipelines.
+// General graphs (issue 5): refine-mcl and its incremental loads, pipelines, and the mappers built on
+// graph partitioners (scotch, metis, rb) or greedy embedding, one-to-one and many-to-one.
 #include <gtest/gtest.h>
 
 #include <random>
