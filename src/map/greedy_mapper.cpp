@@ -20,8 +20,7 @@ class GreedyMapper final : public SpecMapper {
 
   Mapping run(const Machine& machine, const CommGraph& graph) const override {
     const std::uint32_t n = graph.num_tasks();
-    const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
-    const std::uint64_t capacity = std::uint64_t(per_router) * tasks_per_slot(n, machine.num_slots(), spec_.imbalance);
+    const std::uint64_t capacity = router_capacity(machine, n, spec_.imbalance);
     // Undirected traffic per task pair.
     std::vector<std::vector<std::pair<TaskId, double>>> adj(n);
     std::vector<double> total(n, 0.0);
@@ -34,10 +33,7 @@ class GreedyMapper final : public SpecMapper {
         total[a] += volumes[e], total[targets[e]] += volumes[e];
       }
     }
-    // Router neighbours for the BFS.
-    std::vector<std::vector<RouterId>> next_to(machine.num_routers);
-    for (const Channel& c : machine.channels)
-      if (c.src != c.dst) next_to[c.src].push_back(c.dst);
+    const ChannelAdjacency out(machine, false);  // router neighbours for the BFS
     constexpr RouterId kNone = UINT32_MAX;
     std::vector<RouterId> router_of(n, kNone);
     std::vector<std::uint64_t> used(machine.num_routers, 0);
@@ -59,8 +55,10 @@ class GreedyMapper final : public SpecMapper {
         const RouterId r = q.front();
         q.pop();
         if (used[r] < capacity) return r;
-        for (RouterId s : next_to[r])
+        for (std::uint32_t i = out.offsets[r]; i < out.offsets[r + 1]; ++i) {
+          const RouterId s = machine.channels[out.channels[i]].dst;
           if (seen[s] != stamp) seen[s] = stamp, q.push(s);
+        }
       }
       for (RouterId r = 0; r < machine.num_routers; ++r)  // disconnected machines
         if (used[r] < capacity) return r;

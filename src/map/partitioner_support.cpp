@@ -47,11 +47,35 @@ IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
   return g;
 }
 
+IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& routers) {
+  std::vector<std::int32_t> index(machine.num_routers, -1);
+  for (std::size_t i = 0; i < routers.size(); ++i) index[routers[i]] = static_cast<std::int32_t>(i);
+  std::vector<std::vector<std::int32_t>> adj(routers.size());
+  for (const Channel& c : machine.channels) {
+    if (c.src == c.dst || index[c.src] < 0 || index[c.dst] < 0) continue;
+    adj[index[c.src]].push_back(index[c.dst]);
+    adj[index[c.dst]].push_back(index[c.src]);
+  }
+  IntegerGraph g;
+  for (auto& list : adj) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    g.targets.insert(g.targets.end(), list.begin(), list.end());
+    g.weights.insert(g.weights.end(), list.size(), 1);
+    g.offsets.push_back(static_cast<std::int32_t>(g.targets.size()));
+  }
+  return g;
+}
+
+std::uint64_t router_capacity(const Machine& machine, std::size_t tasks, double imbalance) {
+  return std::uint64_t(machine.nodes_per_router) * machine.slots_per_node *
+         tasks_per_slot(tasks, machine.num_slots(), imbalance);
+}
+
 Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task,
                          double imbalance) {
   const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
-  const std::uint64_t capacity =
-      std::uint64_t(per_router) * tasks_per_slot(graph.num_tasks(), machine.num_slots(), imbalance);
+  const std::uint64_t capacity = router_capacity(machine, graph.num_tasks(), imbalance);
   std::vector<std::vector<TaskId>> on(machine.num_routers);
   for (TaskId t = 0; t < graph.num_tasks(); ++t) on[router_of_task[t]].push_back(t);
   const HopDistance hops(machine);

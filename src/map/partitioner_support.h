@@ -19,6 +19,13 @@ struct IntegerGraph {
 };
 IntegerGraph integer_graph(const CommGraph& graph, double max_cost);
 
+// The routers' graph induced on `routers` (vertex i = routers[i]): a unit-weight edge per
+// router pair joined by a channel in either direction.
+IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& routers);
+
+// Tasks a router may hold: its slots x the balance's tasks per slot.
+std::uint64_t router_capacity(const Machine& machine, std::size_t tasks, double imbalance);
+
 // Places tasks on the slots of the routers given: a router takes up to its slots x the
 // balance's tasks per slot (tasks_per_slot); beyond that it hands its least attached tasks
 // to the nearest routers with room. Inside a router, tasks go to its slots in task order,

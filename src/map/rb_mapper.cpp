@@ -60,21 +60,7 @@ class RbMapper final : public SpecMapper {
       return {first, second};
     }
     // Other machines: METIS halves the routers' induced graph.
-    std::vector<std::int32_t> index(machine.num_routers, -1);
-    for (std::size_t i = 0; i < routers.size(); ++i) index[routers[i]] = static_cast<std::int32_t>(i);
-    std::vector<std::vector<std::int32_t>> adj(routers.size());
-    for (const Channel& c : machine.channels)
-      if (c.src != c.dst && index[c.src] >= 0 && index[c.dst] >= 0) adj[index[c.src]].push_back(index[c.dst]), adj[index[c.dst]].push_back(index[c.src]);
-    IntegerGraph rg;
-    for (auto& list : adj) {
-      std::sort(list.begin(), list.end());
-      list.erase(std::unique(list.begin(), list.end()), list.end());
-      rg.targets.insert(rg.targets.end(), list.begin(), list.end());
-      rg.weights.insert(rg.weights.end(), list.size(), 1);
-      rg.offsets.push_back(static_cast<std::int32_t>(rg.targets.size()));
-    }
-    std::vector<TaskId> all(routers.size());
-    std::iota(all.begin(), all.end(), TaskId{0});
+    IntegerGraph rg = router_graph(machine, routers);
     const std::vector<bool> side = bisect_graph(rg, 0.5);
     for (std::size_t i = 0; i < routers.size(); ++i) (side[i] ? first : second).push_back(routers[i]);
     if (first.empty() || second.empty()) {  // METIS gave up on a tiny or disconnected set: halve by id

@@ -136,26 +136,16 @@ class ScotchMapper final : public SpecMapper {
     }
     // Any other machine: its router graph (a link per router pair, both directions) with
     // unit edge costs and the slots of a router as its weight.
-    std::vector<std::vector<SCOTCH_Num>> neighbours(machine.num_routers);
-    for (const Channel& c : machine.channels) {
-      if (c.src == c.dst) continue;
-      neighbours[c.src].push_back(c.dst);
-      neighbours[c.dst].push_back(c.src);
-    }
-    std::vector<SCOTCH_Num> verttab{0}, edgetab;
-    for (auto& list : neighbours) {
-      std::sort(list.begin(), list.end());
-      list.erase(std::unique(list.begin(), list.end()), list.end());
-      edgetab.insert(edgetab.end(), list.begin(), list.end());
-      verttab.push_back(static_cast<SCOTCH_Num>(edgetab.size()));
-    }
+    std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
+    IntegerGraph routers = router_graph(machine, router_of_terminal);
     std::vector<SCOTCH_Num> weights(machine.num_routers,
                                     static_cast<SCOTCH_Num>(machine.nodes_per_router * machine.slots_per_node));
     SCOTCH_Graph target;
     SCOTCH_graphInit(&target);
-    const int built = SCOTCH_graphBuild(&target, 0, machine.num_routers, verttab.data(), verttab.data() + 1,
-                                        weights.data(), nullptr, static_cast<SCOTCH_Num>(edgetab.size()),
-                                        edgetab.data(), nullptr);
+    const int built = SCOTCH_graphBuild(&target, 0, machine.num_routers, routers.offsets.data(),
+                                        routers.offsets.data() + 1, weights.data(), nullptr,
+                                        static_cast<SCOTCH_Num>(routers.targets.size()), routers.targets.data(),
+                                        nullptr);
     SCOTCH_Strat arch_strat;
     SCOTCH_stratInit(&arch_strat);
     // Deco 1 (the exact distance matrix): better mappings than deco 2 on the few thousand
@@ -163,8 +153,7 @@ class ScotchMapper final : public SpecMapper {
     const int arched = built == 0 ? SCOTCH_archBuild0(&arch, &target, 0, nullptr, &arch_strat) : 1;
     SCOTCH_stratExit(&arch_strat);
     SCOTCH_graphExit(&target);
-    if (arched != 0) scotch_failed(built == 0 ? "archBuild2" : "graphBuild (target)");
-    std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
+    if (arched != 0) scotch_failed(built == 0 ? "archBuild0" : "graphBuild (target)");
     return router_of_terminal;
   }
 };

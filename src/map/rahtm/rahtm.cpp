@@ -188,16 +188,14 @@ std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& probl
     key.insert(key.end(), p.traffic.begin(), p.traffic.end());
     return key;
   };
-  std::vector<std::vector<double>> keys;
-  std::vector<const CubeProblem*> todo;
+  std::vector<std::vector<double>> keys;  // per problem
+  std::vector<std::size_t> todo;          // problems to solve: the first of each new key
   std::set<std::vector<double>> in_batch;
-  for (const CubeProblem& p : problems) {
+  for (std::size_t i = 0; i < problems.size(); ++i) {
     ++stats_.subproblems;
-    std::vector<double> key = key_of(p);
-    if (solved_.count(key) || in_batch.count(key)) continue;
-    in_batch.insert(key);
-    keys.push_back(std::move(key));
-    todo.push_back(&p);
+    keys.push_back(key_of(problems[i]));
+    if (solved_.count(keys[i]) || !in_batch.insert(keys[i]).second) continue;
+    todo.push_back(i);
   }
   struct Outcome {
     CubeSolution solution;
@@ -206,7 +204,7 @@ std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& probl
   std::vector<Outcome> outcomes(todo.size());
   std::atomic<std::uint32_t> finished{0};
   rahtm::run_parallel(todo.size(), threads_, [&](std::size_t i, unsigned) {
-    const CubeProblem& p = *todo[i];
+    const CubeProblem& p = problems[todo[i]];
     Outcome& out = outcomes[i];
     out.solution = solve_cube_greedy(p);
     if (options_.leaf == RahtmLeafSolver::Milp) {
@@ -229,10 +227,10 @@ std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& probl
     stats_.optimal += outcomes[i].milp_optimal;
     stats_.greedy_kept += outcomes[i].greedy_kept;
     ++stats_.solved;
-    solved_.emplace(std::move(keys[i]), std::move(outcomes[i].solution));
+    solved_.emplace(keys[todo[i]], std::move(outcomes[i].solution));
   }
   std::vector<CubeSolution> solutions;
-  for (const CubeProblem& p : problems) solutions.push_back(solved_.at(key_of(p)));
+  for (const auto& key : keys) solutions.push_back(solved_.at(key));
   return solutions;
 }
 
