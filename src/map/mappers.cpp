@@ -17,7 +17,7 @@ namespace detail {
 
 void check_fits(const Machine& m, const CommGraph& g) {
   if (g.num_tasks() > m.num_slots()) {
-    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default, scotch, metis, greedy or rb)",
+    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
          g.num_tasks(), m.description, m.num_slots());
   }
 }
@@ -173,8 +173,11 @@ MapperSpec parse_mapper_spec(std::string_view text) {
       const std::size_t end = std::min(text.find('+', begin), text.size());
       if (end == begin) fail("--mapper '{}': stage {} is empty", text, pipeline.stages.size() + 1);
       MapperSpec stage = parse_mapper_spec(text.substr(begin, end - begin));
-      if (!pipeline.stages.empty() && stage.kind != MapperKind::RefineMcl) {
-        fail("--mapper '{}': '{}' cannot start from another mapping (after '+' only refine-mcl)", text, stage.text);
+      const bool refiner = stage.kind == MapperKind::RefineMcl || stage.kind == MapperKind::Timer ||
+                           stage.kind == MapperKind::RefineHopBytes;
+      if (!pipeline.stages.empty() && !refiner) {
+        fail("--mapper '{}': '{}' cannot start from another mapping (after '+' only timer, refine-hb or refine-mcl)",
+             text, stage.text);
       }
       pipeline.stages.push_back(std::move(stage));
       begin = end + 1;
@@ -230,7 +233,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
       r.fail(fmt::format("milp-seconds must be in (0, 3600], not {}", spec.milp_seconds));
     }
     spec.greedy_leaves = r.get_choice("leaf", {"milp", "greedy"}).value_or(0) == 1;
-    spec.threads = static_cast<unsigned>(r.get_int("threads", 1, 256).value_or(0));
+
   } else if (k == "refine-mcl") {
     spec.kind = MapperKind::RefineMcl;
     spec.seconds = r.get_double("seconds").value_or(10);
@@ -244,10 +247,20 @@ MapperSpec parse_mapper_spec(std::string_view text) {
       }
       spec.routing = *routing;
     }
+  } else if (k == "timer") {
+    spec.kind = MapperKind::Timer;
+    spec.hierarchies = static_cast<std::uint32_t>(r.get_int("hierarchies", 1, 1 << 20).value_or(50));
+    spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
+  } else if (k == "refine-hb") {
+    spec.kind = MapperKind::RefineHopBytes;
+    spec.rounds = static_cast<std::uint32_t>(r.get_int("rounds", 1, 1 << 20).value_or(20));
+    spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
   } else if (k == "scotch") {
     spec.kind = MapperKind::Scotch;
   } else if (k == "rb") {
     spec.kind = MapperKind::RecursiveBisection;
+    spec.tries = static_cast<std::uint32_t>(r.get_int("tries", 1, 1024).value_or(1));
+
   } else if (k == "greedy") {
     spec.kind = MapperKind::Greedy;
   } else if (k == "metis") {
@@ -260,7 +273,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
   } else {
     r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], file:PATH, percs-block, "
                        "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm, dragonfly-bbac, rahtm, hilbert, "
-                       "rubik-tiling, scotch, metis, greedy, rb or refine-mcl)",
+                       "rubik-tiling, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
                        k));
   }
   if (spec.kind >= MapperKind::PercsBlock && spec.kind != MapperKind::Hilbert) {
@@ -289,6 +302,8 @@ std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
     case MapperKind::Hilbert:
     case MapperKind::RubikTiling: return detail::make_torus_mapper(spec);
     case MapperKind::RefineMcl:
+    case MapperKind::Timer:
+    case MapperKind::RefineHopBytes:
     case MapperKind::Pipeline: return detail::make_refining_mapper(spec);
     case MapperKind::Scotch: return detail::make_scotch_mapper(spec);
     case MapperKind::Metis: return detail::make_metis_mapper(spec);

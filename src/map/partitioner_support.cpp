@@ -7,8 +7,7 @@
 
 namespace taskmap::detail {
 
-IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
-  constexpr double kMaxWeight = 1 << 20, kMaxSum = double(1 << 30);
+UndirectedGraph undirected_graph(const CommGraph& graph) {
   const std::uint32_t n = graph.num_tasks();
   std::vector<std::vector<std::pair<TaskId, double>>> adj(n);
   for (TaskId a = 0; a < n; ++a) {
@@ -20,30 +19,33 @@ IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
       adj[targets[e]].push_back({a, volumes[e]});
     }
   }
-  double heaviest = 0;
-  std::vector<std::pair<TaskId, double>> merged;
+  UndirectedGraph g;
   for (auto& list : adj) {
     std::sort(list.begin(), list.end());
-    merged.clear();
-    for (const auto& [b, v] : list) {
-      if (!merged.empty() && merged.back().first == b) merged.back().second += v;
-      else merged.push_back({b, v});
+    for (std::size_t i = 0; i < list.size();) {
+      const TaskId b = list[i].first;
+      double sum = 0;
+      for (; i < list.size() && list[i].first == b; ++i) sum += list[i].second;
+      g.targets.push_back(b);
+      g.weights.push_back(sum);
     }
-    list = merged;
-    for (const auto& [b, v] : list) heaviest = std::max(heaviest, v);
+    g.offsets.push_back(g.targets.size());
   }
+  return g;
+}
+
+IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
+  constexpr double kMaxWeight = 1 << 20, kMaxSum = double(1 << 30);
+  const UndirectedGraph u = undirected_graph(graph);
+  double heaviest = 0;
+  for (double v : u.weights) heaviest = std::max(heaviest, v);
   double relative_sum = 0;  // over both directions, of volume / heaviest
-  for (const auto& list : adj)
-    for (const auto& [b, v] : list) relative_sum += v / heaviest;
+  for (double v : u.weights) relative_sum += v / heaviest;
   const double scale = std::clamp(kMaxSum / (std::max(relative_sum, 1.0) * std::max(max_cost, 1.0)), 1.0, kMaxWeight);
   IntegerGraph g;
-  for (const auto& list : adj) {
-    for (const auto& [b, v] : list) {
-      g.targets.push_back(static_cast<std::int32_t>(b));
-      g.weights.push_back(static_cast<std::int32_t>(std::max(1.0, std::round(v / heaviest * scale))));
-    }
-    g.offsets.push_back(static_cast<std::int32_t>(g.targets.size()));
-  }
+  g.targets.assign(u.targets.begin(), u.targets.end());
+  for (double v : u.weights) g.weights.push_back(static_cast<std::int32_t>(std::max(1.0, std::round(v / heaviest * scale))));
+  for (std::size_t i = 1; i < u.offsets.size(); ++i) g.offsets.push_back(static_cast<std::int32_t>(u.offsets[i]));
   return g;
 }
 

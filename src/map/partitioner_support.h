@@ -9,8 +9,17 @@
 
 namespace taskmap::detail {
 
-// CSR without self-loops, both directions of a pair summed into one weight on each side.
-// Weights are 32-bit integers; partitioners sum weight x cost over all edges, so volumes are
+// The task graph made undirected: CSR without self-loops, both directions of a pair summed
+// into one weight stored on each side.
+struct UndirectedGraph {
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<TaskId> targets;
+  std::vector<double> weights;
+  std::uint32_t vertices() const { return static_cast<std::uint32_t>(offsets.size() - 1); }
+};
+UndirectedGraph undirected_graph(const CommGraph& graph);
+
+// The same with 32-bit integer weights; partitioners sum weight x cost over all edges, so volumes are
 // scaled for that sum to stay below 2^30 given the largest cost per unit (e.g. the machine's
 // diameter; 1 for a plain edge cut). The heaviest pair gets at most 2^20, every pair >= 1.
 struct IntegerGraph {

@@ -2,6 +2,7 @@
 // (tori, meshes, hypercubes: the box across its longest side; other machines: a METIS
 // bisection of their router graph), the tasks are bisected by METIS in proportion to the two
 // halves' slots, and each task half recurses into its router half down to single routers.
+// tries=N has METIS compute N bisections per split and keep the best cut.
 #include <metis.h>
 
 #include <algorithm>
@@ -100,6 +101,7 @@ class RbMapper final : public SpecMapper {
       METIS_SetDefaultOptions(options);
       options[METIS_OPTION_SEED] = 1;
       options[METIS_OPTION_NUMBERING] = 0;
+      options[METIS_OPTION_NCUTS] = static_cast<idx_t>(spec_.tries);
       std::vector<idx_t> part(n, 0);
       if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), nullptr, nullptr,
                                    g.weights.data(), &parts, targets, &balance, options, &cut, part.data()) == METIS_OK) {

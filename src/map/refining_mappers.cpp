@@ -1,9 +1,13 @@
-// Mappers that improve a placement: refine-mcl, and pipelines A+B+... running each stage on
-// the result of the one before.
+// Mappers that improve a placement: timer, refine-hb, refine-mcl, and pipelines A+B+...
+// running each stage on the result of the one before.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "mapper_impl.h"
+#include "taskmap/map/refine_hop_bytes.h"
 #include "taskmap/map/refine_mcl.h"
+#include "taskmap/map/timer.h"
 #include "taskmap/routing/routing.h"
 
 namespace taskmap {
@@ -47,6 +51,64 @@ class RefineMclMapper final : public SpecMapper {
   }
 };
 
+class RefineHopBytesMapper final : public SpecMapper {
+ public:
+  using SpecMapper::SpecMapper;
+
+  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    return improve(machine, graph, make_mapper(parse_mapper_spec("default"))->run(machine, graph));
+  }
+
+  Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
+    HopBytesRefineOptions options;
+    options.rounds = spec_.rounds;
+    options.seed = spec_.seed;
+    options.per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), spec_.imbalance);
+    HopBytesRefineStats stats;
+    const std::string earlier = start.note;
+    Mapping result = refine_hop_bytes(machine, graph, std::move(start), options, &stats);
+    result.note = fmt::format("{}{}refine-hb: {} rounds; groups: {} moves, {} exchanges; tasks: {} moves, {} swaps; "
+                              "hop-bytes {:.6g} -> {:.6g}", earlier,
+                              earlier.empty() ? "" : "\n", stats.rounds, stats.group_moves, stats.group_exchanges, stats.moves, stats.swaps, stats.before,
+                              stats.after);
+    return result;
+  }
+};
+
+// Alone, timer improves Scotch's mapping: the paper starts from a partitioner's mapping and
+// Scotch's is the best of taskmap's.
+class TimerMapper final : public SpecMapper {
+ public:
+  using SpecMapper::SpecMapper;
+
+  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    MapperSpec scotch = parse_mapper_spec("scotch");
+    scotch.imbalance = spec_.imbalance;
+    return improve(machine, graph, make_mapper(scotch)->run(machine, graph));
+  }
+
+  Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
+    std::optional<PartialCube> cube;
+    try {
+      cube = PartialCube::of_machine(machine);
+    } catch (const Error& e) {
+      refuse(spec_, "{}", e.what());
+    }
+    TimerOptions options;
+    options.hierarchies = spec_.hierarchies;
+    options.seed = spec_.seed;
+    TimerStats stats;
+    const std::string earlier = start.note;
+    Mapping result = timer_enhance(machine, *cube, graph, std::move(start), options, &stats);
+    result.note = fmt::format("{}{}timer: {} hierarchies ({} kept, {} exchanges) on {} label digits ({} extension); "
+                              "hop-bytes {:.6g} -> {:.6g}",
+                              earlier, earlier.empty() ? "" : "\n", options.hierarchies, stats.hierarchies_kept,
+                              stats.swaps, stats.label_digits, stats.extension_digits, stats.hop_bytes_before,
+                              stats.hop_bytes_after);
+    return result;
+  }
+};
+
 class PipelineMapper final : public Mapper {
  public:
   explicit PipelineMapper(const MapperSpec& spec) {
@@ -66,6 +128,8 @@ class PipelineMapper final : public Mapper {
 
 std::unique_ptr<Mapper> make_refining_mapper(const MapperSpec& spec) {
   if (spec.kind == MapperKind::Pipeline) return std::make_unique<PipelineMapper>(spec);
+  if (spec.kind == MapperKind::Timer) return std::make_unique<TimerMapper>(spec);
+  if (spec.kind == MapperKind::RefineHopBytes) return std::make_unique<RefineHopBytesMapper>(spec);
   return std::make_unique<RefineMclMapper>(spec);
 }
 

@@ -5,9 +5,11 @@
 // "percs-transpose:layout=hybrid", "rtt-map:f=diag,conc=v2", "dragonfly-bsm",
 // "dragonfly-bbac[:colors=2n]", and seed 001's "rahtm[:beam=N,milp-seconds=S,leaf=milp|greedy,threads=T]",
 // "hilbert" and "rubik-tiling", "scotch" (Scotch's mapping), "metis[:assign=greedy|identity]", "greedy",
-// "rb" (recursive bisection),
-// taskmap's "refine-mcl[:seconds=S,candidates=N,routing=R]", and
-// pipelines "A+B" (B improves A's result, e.g. "hilbert+refine-mcl"). Structured mappers read
+// "rb[:tries=N]" (recursive bisection),
+// seed 002's "timer[:hierarchies=N,seed=S]" (alone it improves scotch's mapping),
+// taskmap's "refine-mcl[:seconds=S,candidates=N,routing=R]" and "refine-hb[:rounds=N,seed=S]",
+// and pipelines "A+B" (B improves A's result, e.g. "scotch+timer+refine-hb"; only timer,
+// refine-hb and refine-mcl can follow a '+'). Structured mappers read
 // the pattern's task grid; their grid=PxQ option supplies one for patterns read from files.
 #include <memory>
 #include <string>
@@ -23,7 +25,7 @@ class Mapper {
   virtual ~Mapper() = default;
   virtual Mapping run(const Machine& machine, const CommGraph& graph) const = 0;
   // Improves another mapper's result (a later stage of a pipeline A+B); only refiners
-  // (refine-mcl) override it, the parser admits no other kind after a '+'.
+  // (timer, refine-hb, refine-mcl) override it, the parser admits no other kind after a '+'.
   virtual Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const;
 };
 
@@ -31,6 +33,8 @@ class Mapper {
 enum class MapperKind {
   Default, Order, Random, File,
   RefineMcl,                                  // taskmap's local search on the MCL
+  Timer,                                      // seed 002: label swapping on partial cubes
+  RefineHopBytes,                             // taskmap's local search on hop-bytes
   Scotch,                                     // the Scotch library's graph mapping
   Metis,                                      // METIS k-way parts, then parts onto routers
   Greedy,                                     // Hoefler & Snir's greedy graph embedding
@@ -57,7 +61,7 @@ struct MapperSpec {
   std::string text;
   MapperKind kind = MapperKind::Default;
   std::string order;          // Order: letters, first slowest, T = slot within the router
-  std::uint64_t seed = 1;     // Random, PercsBlock with random order
+  std::uint64_t seed = 1;     // Random, PercsBlock with random order, Timer, RefineHopBytes
   std::string path;           // File
   std::vector<std::uint32_t> grid;  // task grid override (grid=PxQ); empty = the pattern's
   PercsBlockLevel level = PercsBlockLevel::Supernode;
@@ -70,9 +74,12 @@ struct MapperSpec {
   double milp_seconds = 0.5;   // Rahtm: time limit per cube sub-problem
   bool greedy_leaves = false;  // Rahtm: greedy cube placement instead of the MILP (ablation)
   unsigned threads = 0;        // Rahtm: worker threads; 0 = one per core
+  std::uint32_t tries = 1;     // RecursiveBisection: METIS bisections tried per split (the best is kept)
   double seconds = 10;         // RefineMcl: time budget
   std::uint32_t candidates = 16;  // RefineMcl: tasks crossing the bottleneck tried per step
   std::string routing;         // RefineMcl: routing to optimise under; empty = the machine's default
+  std::uint32_t hierarchies = 50;  // Timer: N_H
+  std::uint32_t rounds = 20;       // RefineHopBytes: passes over the tasks at most
   std::vector<MapperSpec> stages;  // Pipeline
   double imbalance = 0.03;     // many-to-one balance (the CLI's --imbalance); Scotch's, METIS's as well
   bool greedy_assignment = true;  // Metis: parts onto routers greedily (else part i on router i)
