@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <random>
 
 #include "route_cache.h"
 #include "taskmap/io/error.h"
@@ -225,19 +226,17 @@ std::vector<TaskId> IncrementalLoads::tasks_crossing(ChannelId channel) {
   return tasks;
 }
 
-Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
-                   const RefineOptions& options, RefineStats* stats) {
-  IncrementalLoads loads(machine, routing, graph, std::move(start), options.per_slot);
-  RefineStats local;
-  RefineStats& s = stats ? *stats : local;
-  s = RefineStats{};
-  s.before = loads.score();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.seconds);
+namespace {
+
+// Steepest descent from the current mapping of `loads` to a local optimum (or the deadline);
+// returns whether the deadline was reached.
+bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t candidates, bool widen,
+             std::chrono::steady_clock::time_point deadline, std::uint32_t& moves) {
   const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
   // Swap partners tried per router: all of them up to this many slots, else a spread.
   constexpr std::uint32_t kPartners = 8;
   bool out_of_time = false;
-  std::uint32_t width = options.candidates;
+  std::uint32_t width = candidates;
   while (!out_of_time) {
     std::vector<TaskId> tasks = loads.tasks_crossing(loads.bottleneck());
     const bool all = tasks.size() <= width;
@@ -259,16 +258,57 @@ Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGra
       }
     }
     if (best_task == kNoTask) {
-      if (all || out_of_time) break;
+      if (all || out_of_time || !widen) break;
       width = UINT32_MAX;  // no gain among the heaviest: widen to every task crossing it
       continue;
     }
     loads.move(best_task, best_slot);
-    width = options.candidates;
-    ++s.moves;
+    width = candidates;
+    ++moves;
   }
-  s.after = loads.score();
-  return loads.mapping();
+  return out_of_time;
+}
+
+}  // namespace
+
+Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
+                   const RefineOptions& options, RefineStats* stats) {
+  RefineStats local;
+  RefineStats& s = stats ? *stats : local;
+  s = RefineStats{};
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(options.seconds));
+  auto loads = std::make_unique<IncrementalLoads>(machine, routing, graph, std::move(start), options.per_slot);
+  s.before = loads->score();
+  bool out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
+  // Iterated local search: from the best local optimum, a kick of random moves of tasks that
+  // cross the bottleneck, then descent again; the result replaces the best only if better.
+  Mapping best = loads->mapping();
+  LoadScore best_score = loads->score();
+  std::mt19937_64 rng(options.seed);
+  const std::uint32_t n = graph.num_tasks(), slots = machine.num_slots();
+  for (; s.kicks < options.kicks && !out_of_time && n > 1; ++s.kicks) {
+    const std::uint32_t size = 2 + s.kicks % 3;  // 2, 3 or 4 moves per kick
+    for (std::uint32_t i = 0; i < size; ++i) {
+      std::vector<TaskId> crossing = loads->tasks_crossing(loads->bottleneck());
+      const TaskId t = crossing.empty() ? TaskId(rng() % n) : crossing[rng() % crossing.size()];
+      loads->move(t, SlotId(rng() % slots));  // a full slot swaps with its first task
+    }
+    std::uint32_t moves = 0;
+    // Without widening: the kicks explore, a full scan per kick would cost most of the time.
+    out_of_time = descend(machine, *loads, options.candidates, false, deadline, moves);
+    if (loads->score().better_than(best_score)) {
+      best = loads->mapping();
+      best_score = loads->score();
+      s.moves += moves;
+      ++s.kicks_kept;
+    } else {
+      loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
+    }
+  }
+  s.after = best_score;
+  return best;
 }
 
 }  // namespace taskmap

@@ -38,13 +38,16 @@ class RefineMclMapper final : public SpecMapper {
     RefineOptions options;
     options.seconds = spec_.seconds;
     options.candidates = spec_.candidates;
+    options.kicks = spec_.kicks;
+    options.seed = spec_.seed;
     options.per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), spec_.imbalance);
     RefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_mcl(machine, *routing, graph, std::move(start), options, &stats);
-    result.note = fmt::format("{}{}refine-mcl ({} routing): {} moves; MCL {:.6g} -> {:.6g}, channels at the MCL {} -> {}, "
-                              "hop-bytes {:.6g} -> {:.6g}",
-                              earlier, earlier.empty() ? "" : "\n", routing_spec.text, stats.moves, stats.before.mcl,
+    result.note = fmt::format("{}{}refine-mcl ({} routing): {} moves, {} kicks ({} kept); MCL {:.6g} -> {:.6g}, "
+                              "channels at the MCL {} -> {}, hop-bytes {:.6g} -> {:.6g}",
+                              earlier, earlier.empty() ? "" : "\n", routing_spec.text, stats.moves, stats.kicks,
+                              stats.kicks_kept, stats.before.mcl,
                               stats.after.mcl, stats.before.at_mcl, stats.after.at_mcl, stats.before.hop_bytes,
                               stats.after.hop_bytes);
     return result;

@@ -50,10 +50,13 @@ struct RefineOptions {
   double seconds = 10;           // wall-clock budget
   std::uint32_t candidates = 16; // tasks crossing the bottleneck tried per step
   std::uint32_t per_slot = 1;    // tasks a slot may hold (tasks_per_slot of the balance)
+  std::uint32_t kicks = 200;     // iterated local search: perturbations after the first descent
+  std::uint64_t seed = 1;        // of the perturbations
 };
 
 struct RefineStats {
-  std::uint32_t moves = 0;
+  std::uint32_t moves = 0;                  // in the descents whose result was kept
+  std::uint32_t kicks = 0, kicks_kept = 0;  // perturbations tried, and those that led to a better optimum
   LoadScore before, after;
 };
 
