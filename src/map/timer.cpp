@@ -19,6 +19,7 @@
 #include <bit>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "mapper_impl.h"
 #include "partitioner_support.h"
@@ -48,9 +49,10 @@ class LabelSwapper {
     std::vector<std::vector<TaskId>> on(machine.num_routers);
     for (TaskId t = 0; t < n; ++t) on[machine.router_of_slot(start.slot_of_task[t])].push_back(t);
     std::size_t largest = 0;
+    std::mt19937_64 rng(seed);
     for (auto& tasks : on) {
       largest = std::max(largest, tasks.size());
-      detail::seeded_shuffle(tasks, seed + &tasks - on.data());
+      detail::seeded_shuffle(tasks, rng());  // the initial extension numbering
     }
     p_digits_ = cube.dims();
     e_digits_ = largest <= 1 ? 0 : static_cast<std::uint32_t>(std::bit_width(largest - 1));
@@ -246,8 +248,9 @@ Mapping timer_enhance(const Machine& machine, const PartialCube& cube, const Com
   s.extension_digits = swapper.extension_digits();
   std::vector<std::uint32_t> order(swapper.digits());
   std::iota(order.begin(), order.end(), 0u);
+  std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ULL);  // not the extension's sequence
   for (std::uint32_t h = 0; h < options.hierarchies; ++h) {
-    detail::seeded_shuffle(order, options.seed * 1000003 + h);
+    detail::seeded_shuffle(order, rng());
     const std::vector<TaskId> saved = swapper.save();
     const std::uint32_t swaps = swapper.run_hierarchy(order);
     const auto [new_coco, new_div] = swapper.objective();
