@@ -9,6 +9,7 @@ packages=(
   liblzma-dev zlib1g-dev xz-utils
   coinor-libcbc-dev
   libscotch-dev scotch libmetis-dev
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

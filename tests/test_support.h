@@ -60,5 +60,7 @@ struct CommandResult {
 };
 // Runs the taskmap binary with `args` (a shell-quoted string).
 CommandResult run_taskmap(const std::string& args);
+// Runs a shell command, capturing its output.
+CommandResult run_command(const std::string& command);
 
 }  // namespace taskmap::test

@@ -1,0 +1,262 @@
+// libtaskmap-profile.so: a PMPI interposition library. Loaded with LD_PRELOAD into an
+// unmodified MPI program, it counts bytes and messages per (sender, receiver) of every
+// point-to-point send (blocking, non-blocking, persistent, sendrecv), with ranks in
+// MPI_COMM_WORLD, and at MPI_Finalize rank 0 writes them to $TASKMAP_PROFILE_OUT (default
+// taskmap-profile.txt) as "src dst bytes messages" lines, which `taskmap --pattern file:PATH`
+// reads. The file is written to a temporary name and renamed, so a crashed run leaves none.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+struct Counts {
+  std::uint64_t bytes = 0, messages = 0;
+};
+
+struct PersistentSend {
+  int world_dest;
+  std::uint64_t bytes;
+};
+
+// Process-wide state; MPI programs call from one thread unless they asked for more, and the
+// counters are only touched inside MPI calls.
+struct Profile {
+  int world_rank = -1, world_size = 0;
+  std::vector<Counts> to;                                  // by world destination
+  std::map<MPI_Comm, std::vector<int>> world_of;           // communicator rank -> world rank
+  std::unordered_map<MPI_Request, PersistentSend> persistent;
+  bool ready = false;
+};
+
+Profile& profile() {
+  static Profile p;
+  return p;
+}
+
+void start() {
+  Profile& p = profile();
+  if (p.ready) return;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &p.world_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &p.world_size);
+  p.to.assign(static_cast<std::size_t>(p.world_size), Counts{});
+  p.ready = true;
+}
+
+// The world rank of `rank` in `comm` (its remote group for an inter-communicator), or -1.
+int world_rank(MPI_Comm comm, int rank) {
+  Profile& p = profile();
+  if (rank < 0) return -1;  // MPI_PROC_NULL and friends
+  if (comm == MPI_COMM_WORLD) return rank;
+  auto it = p.world_of.find(comm);
+  if (it == p.world_of.end()) {
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    MPI_Group group, world;
+    if (inter) PMPI_Comm_remote_group(comm, &group);
+    else PMPI_Comm_group(comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    int size = 0;
+    PMPI_Group_size(group, &size);
+    std::vector<int> ranks(static_cast<std::size_t>(size)), in_world(static_cast<std::size_t>(size));
+    for (int i = 0; i < size; ++i) ranks[static_cast<std::size_t>(i)] = i;
+    PMPI_Group_translate_ranks(group, size, ranks.data(), world, in_world.data());
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    it = p.world_of.emplace(comm, std::move(in_world)).first;
+  }
+  return rank < static_cast<int>(it->second.size()) ? it->second[static_cast<std::size_t>(rank)] : -1;
+}
+
+std::uint64_t bytes_of(int count, MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  return count > 0 && size > 0 ? std::uint64_t(count) * std::uint64_t(size) : 0;
+}
+
+void record(int world_dest, std::uint64_t bytes) {
+  Profile& p = profile();
+  if (!p.ready || world_dest < 0 || world_dest >= p.world_size) return;
+  Counts& c = p.to[static_cast<std::size_t>(world_dest)];
+  c.bytes += bytes;
+  c.messages += 1;
+}
+
+void record_send(const void*, int count, MPI_Datatype type, int dest, MPI_Comm comm) {
+  start();
+  record(world_rank(comm, dest), bytes_of(count, type));
+}
+
+void remember_persistent(int count, MPI_Datatype type, int dest, MPI_Comm comm, MPI_Request request) {
+  start();
+  profile().persistent[request] = {world_rank(comm, dest), bytes_of(count, type)};
+}
+
+void started(MPI_Request request) {
+  auto& persistent = profile().persistent;
+  auto it = persistent.find(request);
+  if (it != persistent.end()) record(it->second.world_dest, it->second.bytes);
+}
+
+// Gathers every rank's counts on rank 0, which writes the file.
+void write_profile() {
+  Profile& p = profile();
+  std::vector<unsigned long long> mine;  // dst, bytes, messages
+  for (int d = 0; d < p.world_size; ++d) {
+    const Counts& c = p.to[static_cast<std::size_t>(d)];
+    if (c.messages == 0) continue;
+    mine.insert(mine.end(), {static_cast<unsigned long long>(d), c.bytes, c.messages});
+  }
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(p.world_rank == 0 ? static_cast<std::size_t>(p.world_size) : 0);
+  PMPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<int> offsets(lengths.size(), 0);
+  std::vector<unsigned long long> all;
+  if (p.world_rank == 0) {
+    int total = 0;
+    for (std::size_t r = 0; r < lengths.size(); ++r) offsets[r] = total, total += lengths[r];
+    all.resize(static_cast<std::size_t>(total));
+  }
+  PMPI_Gatherv(mine.data(), length, MPI_UNSIGNED_LONG_LONG, all.data(), lengths.data(), offsets.data(),
+               MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (p.world_rank != 0) return;
+  const char* env = std::getenv("TASKMAP_PROFILE_OUT");
+  const std::string path = env && *env ? env : "taskmap-profile.txt";
+  const std::string temporary = path + ".tmp" + std::to_string(static_cast<long>(getpid()));
+  std::FILE* out = std::fopen(temporary.c_str(), "w");
+  if (!out) {
+    std::fprintf(stderr, "taskmap-profile: cannot write %s\n", temporary.c_str());
+    return;
+  }
+  std::fprintf(out, "# taskmap-profile: %d ranks (MPI_COMM_WORLD); src dst bytes messages\n", p.world_size);
+  std::fprintf(out, "# ranks %d\n", p.world_size);
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    for (int i = 0; i < lengths[r]; i += 3) {
+      const unsigned long long* row = &all[static_cast<std::size_t>(offsets[r] + i)];
+      std::fprintf(out, "%zu %llu %llu %llu\n", r, row[0], row[1], row[2]);
+    }
+  const bool ok = std::fflush(out) == 0 && !std::ferror(out);
+  if (std::fclose(out) != 0 || !ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::fprintf(stderr, "taskmap-profile: cannot write %s\n", path.c_str());
+    std::remove(temporary.c_str());
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) start();
+  return rc;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) start();
+  return rc;
+}
+
+int MPI_Finalize() {
+  if (profile().ready) write_profile();
+  return PMPI_Finalize();
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  profile().world_of.erase(*comm);  // the handle may be reused for another communicator
+  return PMPI_Comm_free(comm);
+}
+
+int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Send(buf, count, type, dest, tag, comm);
+}
+int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Bsend(buf, count, type, dest, tag, comm);
+}
+int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Ssend(buf, count, type, dest, tag, comm);
+}
+int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Rsend(buf, count, type, dest, tag, comm);
+}
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Isend(buf, count, type, dest, tag, comm, request);
+}
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Ibsend(buf, count, type, dest, tag, comm, request);
+}
+int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Issend(buf, count, type, dest, tag, comm, request);
+}
+int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Irsend(buf, count, type, dest, tag, comm, request);
+}
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  record_send(sendbuf, sendcount, sendtype, dest, comm);
+  return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                       comm, status);
+}
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status* status) {
+  record_send(buf, count, type, dest, comm);
+  return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+}
+
+// Persistent sends count when started, not when created.
+int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  const int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, request);
+  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
+  return rc;
+}
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  const int rc = PMPI_Bsend_init(buf, count, type, dest, tag, comm, request);
+  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
+  return rc;
+}
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  const int rc = PMPI_Ssend_init(buf, count, type, dest, tag, comm, request);
+  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
+  return rc;
+}
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  const int rc = PMPI_Rsend_init(buf, count, type, dest, tag, comm, request);
+  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
+  return rc;
+}
+int MPI_Start(MPI_Request* request) {
+  started(*request);
+  return PMPI_Start(request);
+}
+int MPI_Startall(int count, MPI_Request requests[]) {
+  for (int i = 0; i < count; ++i) started(requests[i]);
+  return PMPI_Startall(count, requests);
+}
+int MPI_Request_free(MPI_Request* request) {
+  profile().persistent.erase(*request);
+  return PMPI_Request_free(request);
+}
+
+}  // extern "C"
