@@ -139,7 +139,8 @@ void write_profile() {
     return;
   }
   std::fprintf(out, "# taskmap-profile: %d ranks (MPI_COMM_WORLD); src dst bytes messages\n", p.world_size);
-  std::fprintf(out, "# ranks %d\n", p.world_size);
+  // A zero line of the last rank makes the job size explicit even when it never sent.
+  std::fprintf(out, "%d %d 0 0\n", p.world_size - 1, p.world_size - 1);
   for (std::size_t r = 0; r < lengths.size(); ++r)
     for (int i = 0; i < lengths[r]; i += 3) {
       const unsigned long long* row = &all[static_cast<std::size_t>(offsets[r] + i)];
