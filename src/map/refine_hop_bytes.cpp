@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <queue>
 
 #include "mapper_impl.h"
 #include "partitioner_support.h"
@@ -101,9 +102,12 @@ class HopBytesSearch {
         touched.clear();
       }
     }
-    std::vector<double> hops_to(std::size_t(R) * R);  // row `at`: hops(b, at) for every b
-    for (RouterId at = 0; at < R; ++at)
-      for (RouterId b = 0; b < R; ++b) hops_to[std::size_t(at) * R + b] = hops_(b, at);
+    if (hops_to_.empty()) {  // row `at`: hops(b, at) for every b; built once per search
+      hops_to_.resize(std::size_t(R) * R);
+      for (RouterId at = 0; at < R; ++at)
+        for (RouterId b = 0; b < R; ++b) hops_to_[std::size_t(at) * R + b] = hops_(b, at);
+    }
+    const std::vector<double>& hops_to = hops_to_;
     std::vector<double> m(std::size_t(G) * R, 0.0);
     for (std::uint32_t g = 0; g < G; ++g) {
       double* mg = &m[std::size_t(g) * R];
@@ -191,21 +195,33 @@ class HopBytesSearch {
     group_router_.clear();
     group_of_.assign(graph_.vertices(), 0);
     std::vector<double> pull(graph_.vertices(), 0.0);
-    std::vector<char> inside(graph_.vertices(), 0), taken(graph_.vertices(), 0);
+    std::vector<std::uint32_t> slot_in_list(graph_.vertices(), 0);  // 1 + position in the router's list; 0 = elsewhere
+    std::vector<char> taken(graph_.vertices(), 0);
     std::vector<TaskId> order;
+    // Max-heap on (pull, -position): the most pulled task, the first in the list on ties.
+    // Pulls only grow, so an entry is current iff its pull equals the task's.
+    std::priority_queue<std::pair<double, std::int64_t>> heap;
     for (RouterId r = 0; r < machine_.num_routers; ++r) {
       const std::vector<TaskId>& tasks = on_[r];
       if (tasks.empty()) continue;
       order.clear();
-      for (TaskId t : tasks) inside[t] = 1;
-      while (order.size() < tasks.size()) {
-        TaskId next = UINT32_MAX;
-        for (TaskId t : tasks)
-          if (!taken[t] && (next == UINT32_MAX || pull[t] > pull[next])) next = t;
+      for (std::uint32_t i = 0; i < tasks.size(); ++i) {
+        slot_in_list[tasks[i]] = i + 1;
+        heap.push({0.0, -std::int64_t(i)});
+      }
+      while (!heap.empty()) {
+        const auto [value, minus_position] = heap.top();
+        heap.pop();
+        const TaskId next = tasks[std::size_t(-minus_position)];
+        if (taken[next] || value != pull[next]) continue;
         taken[next] = 1;
         order.push_back(next);
-        for (std::uint64_t e = graph_.offsets[next]; e < graph_.offsets[next + 1]; ++e)
-          if (inside[graph_.targets[e]]) pull[graph_.targets[e]] += graph_.weights[e];
+        for (std::uint64_t e = graph_.offsets[next]; e < graph_.offsets[next + 1]; ++e) {
+          const TaskId u = graph_.targets[e];
+          if (slot_in_list[u] == 0 || taken[u]) continue;
+          pull[u] += graph_.weights[e];
+          heap.push({pull[u], -std::int64_t(slot_in_list[u] - 1)});
+        }
       }
       const std::size_t k = std::min<std::size_t>(per_router, tasks.size());
       for (std::size_t piece = 0; piece < k; ++piece) {
@@ -214,7 +230,7 @@ class HopBytesSearch {
         group_router_.push_back(r);
         for (TaskId t : members_.back()) group_of_[t] = static_cast<std::uint32_t>(members_.size() - 1);
       }
-      for (TaskId t : tasks) inside[t] = taken[t] = 0, pull[t] = 0;
+      for (TaskId t : tasks) slot_in_list[t] = 0, taken[t] = 0, pull[t] = 0;
     }
   }
 
@@ -345,6 +361,7 @@ class HopBytesSearch {
   std::vector<std::vector<TaskId>> members_;
   std::vector<RouterId> group_router_;
   std::vector<std::uint32_t> group_of_;
+  std::vector<double> hops_to_;
 };
 
 }  // namespace

@@ -19,13 +19,30 @@ Mapping Mapper::improve(const Machine&, const CommGraph&, Mapping) const {
 namespace detail {
 namespace {
 
-class RefineMclMapper final : public SpecMapper {
+// A refiner alone improves the mapping of its start mapper; its note follows the notes of
+// the stages before it, one line each.
+class Refiner : public SpecMapper {
  public:
-  using SpecMapper::SpecMapper;
+  Refiner(MapperSpec spec, const char* start) : SpecMapper(std::move(spec)), start_(start) {}
 
   Mapping run(const Machine& machine, const CommGraph& graph) const override {
-    return improve(machine, graph, make_mapper(parse_mapper_spec("default"))->run(machine, graph));
+    MapperSpec start = parse_mapper_spec(start_);
+    start.imbalance = spec_.imbalance;
+    return improve(machine, graph, make_mapper(start)->run(machine, graph));
   }
+
+ protected:
+  static std::string noted(const std::string& earlier, const std::string& line) {
+    return earlier.empty() ? line : earlier + "\n" + line;
+  }
+
+ private:
+  const char* start_;
+};
+
+class RefineMclMapper final : public Refiner {
+ public:
+  explicit RefineMclMapper(const MapperSpec& spec) : Refiner(spec, "default") {}
 
   Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
     const RoutingSpec routing_spec = spec_.routing.empty() ? default_routing(machine) : parse_routing_spec(spec_.routing);
@@ -44,23 +61,18 @@ class RefineMclMapper final : public SpecMapper {
     RefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_mcl(machine, *routing, graph, std::move(start), options, &stats);
-    result.note = fmt::format("{}{}refine-mcl ({} routing): {} moves, {} kicks ({} kept); MCL {:.6g} -> {:.6g}, "
-                              "channels at the MCL {} -> {}, hop-bytes {:.6g} -> {:.6g}",
-                              earlier, earlier.empty() ? "" : "\n", routing_spec.text, stats.moves, stats.kicks,
-                              stats.kicks_kept, stats.before.mcl,
-                              stats.after.mcl, stats.before.at_mcl, stats.after.at_mcl, stats.before.hop_bytes,
-                              stats.after.hop_bytes);
+    result.note = noted(earlier, fmt::format("refine-mcl ({} routing): {} moves, {} kicks ({} kept); MCL {:.6g} -> "
+                                             "{:.6g}, channels at the MCL {} -> {}, hop-bytes {:.6g} -> {:.6g}",
+                                             routing_spec.text, stats.moves, stats.kicks, stats.kicks_kept,
+                                             stats.before.mcl, stats.after.mcl, stats.before.at_mcl,
+                                             stats.after.at_mcl, stats.before.hop_bytes, stats.after.hop_bytes));
     return result;
   }
 };
 
-class RefineHopBytesMapper final : public SpecMapper {
+class RefineHopBytesMapper final : public Refiner {
  public:
-  using SpecMapper::SpecMapper;
-
-  Mapping run(const Machine& machine, const CommGraph& graph) const override {
-    return improve(machine, graph, make_mapper(parse_mapper_spec("default"))->run(machine, graph));
-  }
+  explicit RefineHopBytesMapper(const MapperSpec& spec) : Refiner(spec, "default") {}
 
   Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
     HopBytesRefineOptions options;
@@ -70,25 +82,19 @@ class RefineHopBytesMapper final : public SpecMapper {
     HopBytesRefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_hop_bytes(machine, graph, std::move(start), options, &stats);
-    result.note = fmt::format("{}{}refine-hb: {} rounds; groups: {} moves, {} exchanges; tasks: {} moves, {} swaps; "
-                              "hop-bytes {:.6g} -> {:.6g}", earlier,
-                              earlier.empty() ? "" : "\n", stats.rounds, stats.group_moves, stats.group_exchanges, stats.moves, stats.swaps, stats.before,
-                              stats.after);
+    result.note = noted(earlier, fmt::format("refine-hb: {} rounds; groups: {} moves, {} exchanges; tasks: {} moves, "
+                                             "{} swaps; hop-bytes {:.6g} -> {:.6g}",
+                                             stats.rounds, stats.group_moves, stats.group_exchanges, stats.moves,
+                                             stats.swaps, stats.before, stats.after));
     return result;
   }
 };
 
 // Alone, timer improves Scotch's mapping: the paper starts from a partitioner's mapping and
 // Scotch's is the best of taskmap's.
-class TimerMapper final : public SpecMapper {
+class TimerMapper final : public Refiner {
  public:
-  using SpecMapper::SpecMapper;
-
-  Mapping run(const Machine& machine, const CommGraph& graph) const override {
-    MapperSpec scotch = parse_mapper_spec("scotch");
-    scotch.imbalance = spec_.imbalance;
-    return improve(machine, graph, make_mapper(scotch)->run(machine, graph));
-  }
+  explicit TimerMapper(const MapperSpec& spec) : Refiner(spec, "scotch") {}
 
   Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
     std::optional<PartialCube> cube;
@@ -103,11 +109,11 @@ class TimerMapper final : public SpecMapper {
     TimerStats stats;
     const std::string earlier = start.note;
     Mapping result = timer_enhance(machine, *cube, graph, std::move(start), options, &stats);
-    result.note = fmt::format("{}{}timer: {} hierarchies ({} kept, {} exchanges) on {} label digits ({} extension); "
-                              "hop-bytes {:.6g} -> {:.6g}",
-                              earlier, earlier.empty() ? "" : "\n", options.hierarchies, stats.hierarchies_kept,
-                              stats.swaps, stats.label_digits, stats.extension_digits, stats.hop_bytes_before,
-                              stats.hop_bytes_after);
+    result.note = noted(earlier, fmt::format("timer: {} hierarchies ({} kept, {} exchanges) on {} label digits ({} "
+                                             "extension); hop-bytes {:.6g} -> {:.6g}",
+                                             options.hierarchies, stats.hierarchies_kept, stats.swaps,
+                                             stats.label_digits, stats.extension_digits, stats.hop_bytes_before,
+                                             stats.hop_bytes_after));
     return result;
   }
 };
