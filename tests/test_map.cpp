@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "taskmap/io/error.h"
+#include "taskmap/map/placement.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -99,11 +101,77 @@ TEST(MappingFiles, BadFilesNameTheLineAndProblem) {
   EXPECT_EQ(error_of("slot_range.txt"), test::instance("bad/slot_range.txt") + ":3: slot 99 is out of range [0, 4)");
 }
 
-TEST(MappingFiles, OpenMpiRankfileNamesNodeAndCore) {
+// Launcher files, each derived by hand from the launcher's rule. torus:2x2,ppn=2: node n
+// holds slots 2n and 2n+1.
+TEST(PlacementFiles, OpenMpiRankfileNamesHostAndCore) {
   Machine m = make_machine("torus:2x2,ppn=4");
   Mapping map{{0, 5, 15}, {}};
-  EXPECT_EQ(format_placement(map, m, PlacementFormat::OpenMpiRankfile, "host"),
+  EXPECT_EQ(format_placement(map, m, PlacementFormat::OpenMpiRankfile, HostNames::with_prefix("host")),
             "rank 0=host0 slot=0\nrank 1=host1 slot=1\nrank 2=host3 slot=3\n");
+  // Real host names, one per node; the first field of a line counts (Open MPI hostfile style).
+  const std::string hosts = (std::filesystem::temp_directory_path() / "taskmap_hosts.txt").string();
+  { std::ofstream(hosts) << "# allocation\nalpha slots=4\nbeta\ngamma\ndelta max_slots=4\n"; }
+  EXPECT_EQ(format_placement(map, m, PlacementFormat::OpenMpiRankfile, HostNames::from_file(hosts)),
+            "rank 0=alpha slot=0\nrank 1=beta slot=1\nrank 2=delta slot=3\n");
+  { std::ofstream(hosts) << "alpha\nbeta\n"; }
+  EXPECT_THROW(
+      {
+        try {
+          format_placement(map, m, PlacementFormat::OpenMpiRankfile, HostNames::from_file(hosts));
+        } catch (const Error& e) {
+          EXPECT_STREQ(e.what(), ("--hosts " + hosts + ": names 2 hosts but the mapping uses node 3 (give one host per "
+                                  "node, in node order)").c_str());
+          throw;
+        }
+      },
+      Error);
+  std::filesystem::remove(hosts);
+}
+
+TEST(PlacementFiles, HydraAndSlurmListHostsInRankOrder) {
+  Machine m = make_machine("torus:2x2,ppn=2");
+  Mapping map{{0, 1, 3, 2, 4, 7}, {}};  // nodes 0 0 1 1 2 3
+  EXPECT_EQ(format_placement(map, m, PlacementFormat::Hydra), "node0:2\nnode1:2\nnode2:1\nnode3:1\n");
+  EXPECT_EQ(format_placement(map, m, PlacementFormat::Slurm), "node0\nnode0\nnode1\nnode1\nnode2\nnode3\n");
+  // A host met again later starts a new line: Hydra fills lines in order.
+  Mapping back{{0, 2, 1}, {}};
+  EXPECT_EQ(format_placement(back, m, PlacementFormat::Hydra), "node0:1\nnode1:1\nnode0:1\n");
+}
+
+TEST(PlacementFiles, CrayRankOrderIsTheRankOnEachSlotWithRanges) {
+  Machine m = make_machine("torus:2x2,ppn=2");
+  Mapping map{{1, 0, 2, 3, 4, 5, 7, 6}, {}};
+  // Slots 0..7 hold ranks 1 0 2 3 4 5 7 6.
+  EXPECT_EQ(format_placement(map, m, PlacementFormat::CrayRankOrder),
+            "# MPICH_RANK_ORDER from taskmap: 8 ranks on torus:2x2,ppn=2, slot order\n1,0,2-5,7,6\n");
+  Mapping hole{{0, 2}, {}};
+  EXPECT_THROW(format_placement(hole, m, PlacementFormat::CrayRankOrder), Error);
+}
+
+TEST(PlacementFiles, BgqMapfileGivesTorusCoordinatesAndCore) {
+  Machine m = make_machine("torus:2x2x2x2x2,ppn=2");
+  // Slot 5: node 2 = router 2 = (0,0,0,1,0), core 1. Slot 62: router 31 = (1,1,1,1,1), core 0.
+  Mapping map{{5, 62}, {}};
+  EXPECT_EQ(format_placement(map, m, PlacementFormat::BgqMapfile), "0 0 0 1 0 1\n1 1 1 1 1 0\n");
+  EXPECT_THROW(format_placement(map, make_machine("torus:4x4x4,ppn=2"), PlacementFormat::BgqMapfile), Error);
+}
+
+TEST(PlacementFiles, LauncherFilesPlaceOneRankPerSlot) {
+  Machine m = make_machine("torus:2x2");
+  Mapping many{{0, 0, 1, 1, 2, 3}, {}};
+  for (PlacementFormat f : {PlacementFormat::OpenMpiRankfile, PlacementFormat::Hydra, PlacementFormat::Slurm,
+                            PlacementFormat::CrayRankOrder}) {
+    try {
+      format_placement(many, m, f);
+      ADD_FAILURE() << placement_format_name(f) << " accepted 6 ranks on 4 slots";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("6 ranks but machine 'torus:2x2' has only 4 slots"), std::string::npos)
+          << e.what();
+    }
+  }
+  Mapping shared{{0, 0, 1}, {}};
+  EXPECT_THROW(format_placement(shared, m, PlacementFormat::Slurm), Error);
+  EXPECT_NO_THROW(format_placement(many, m, PlacementFormat::Plain));
 }
 
 }  // namespace

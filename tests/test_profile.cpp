@@ -3,11 +3,19 @@
 // the file it writes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
+#include <thread>
 
+#include <unistd.h>
+
+#include "taskmap/map/mapping.h"
 #include "taskmap/pattern/readers.h"
 #include "test_support.h"
 
@@ -64,8 +72,96 @@ TEST(Profiler, CountsEveryPointToPointSendOfAnUnmodifiedProgram) {
   EXPECT_DOUBLE_EQ(g.volume(0, 1), 2440.0);
   std::filesystem::remove(out);
 }
+
+// The user's loop: profile the program, map the recorded matrix, relaunch it with the
+// rankfile taskmap wrote, and check every rank runs on the host and core the file names.
+// The modelled machine has two nodes of (up to) two cores, both on this host.
+TEST(Profiler, ProfileMapAndRelaunchWithTheRankfile) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("taskmap_e2e_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string profile = (dir / "profile.txt").string(), hosts = (dir / "hosts").string(),
+                    rankfile = (dir / "rankfile").string(), plain = (dir / "plain.txt").string();
+  const std::string mpirun = std::string(TASKMAP_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 4 ";
+  const test::CommandResult recorded = test::run_command(mpirun + "-x LD_PRELOAD=" + TASKMAP_PROFILE_LIB +
+                                                         " -x TASKMAP_PROFILE_OUT=" + profile + " " + TASKMAP_MPI_HALO);
+  if (recorded.exit_code != 0 && !std::filesystem::exists(profile)) {
+    GTEST_SKIP() << "Open MPI could not start the 4-rank program: "
+                 << recorded.err.substr(0, recorded.err.find('\n'));
+  }
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  const unsigned cores = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
+  { std::ofstream(hosts) << "# both modelled nodes are this host\n" << host << "\n" << host << " slots=2\n"; }
+  const std::string machine = cores == 2 ? "mesh:2,ppn=2" : "mesh:4";
+  if (cores == 1) { std::ofstream(hosts, std::ios::app) << host << "\n" << host << "\n"; }
+  const std::string map = "map --machine " + machine + " --pattern file:" + profile + " --mapper greedy --out ";
+  ASSERT_EQ(test::run_taskmap(map + plain).exit_code, 0);
+  const test::CommandResult wrote =
+      test::run_taskmap(map + rankfile + " --out-format openmpi-rankfile --hosts " + hosts);
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.err;
+
+  // The rankfile says what the plain placement says: slot s is core s % ppn of node s / ppn.
+  const Machine m = make_machine(machine);
+  const Mapping mapping = read_mapping_file(plain, m, 4);
+  std::map<int, std::pair<std::string, int>> wanted;  // rank -> (host, core)
+  {
+    std::ifstream in(rankfile);
+    std::string line;
+    while (std::getline(in, line)) {
+      int rank, core;
+      char name[256];
+      ASSERT_EQ(std::sscanf(line.c_str(), "rank %d=%255[^ ] slot=%d", &rank, name, &core), 3) << line;
+      ASSERT_TRUE(rank >= 0 && rank < 4) << line;
+      EXPECT_EQ(core, int(mapping.slot_of_task[rank] % m.slots_per_node)) << line;
+      EXPECT_EQ(std::string(name), std::string(host)) << line;
+      wanted[rank] = {name, core};
+    }
+  }
+  ASSERT_EQ(wanted.size(), 4u);
+
+  const test::CommandResult launched =
+      test::run_command(mpirun + "--rankfile " + rankfile + " " + TASKMAP_MPI_HALO + " --where");
+  ASSERT_EQ(launched.exit_code, 0) << launched.err;
+  std::map<int, std::set<int>> cpus_of_rank;
+  std::istringstream lines(launched.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream f(line);
+    std::string word, name;
+    int rank;
+    if (!(f >> word >> rank) || word != "rank") continue;
+    f >> word >> name >> word;
+    EXPECT_EQ(name, wanted[rank].first) << line;
+    int cpu;
+    while (f >> cpu) cpus_of_rank[rank].insert(cpu);
+  }
+  ASSERT_EQ(cpus_of_rank.size(), 4u) << launched.out;
+  // Bound to the core the file names: ranks on one core share their CPUs, ranks on
+  // different cores share none, and a core of one CPU is that CPU.
+  for (const auto& [a, cpus_a] : cpus_of_rank) {
+    if (cpus_a.size() == 1) {
+      EXPECT_EQ(*cpus_a.begin(), wanted[a].second) << "rank " << a;
+    }
+    for (const auto& [b, cpus_b] : cpus_of_rank) {
+      std::vector<int> common;
+      std::set_intersection(cpus_a.begin(), cpus_a.end(), cpus_b.begin(), cpus_b.end(), std::back_inserter(common));
+      if (wanted[a].second == wanted[b].second) {
+        EXPECT_EQ(cpus_a, cpus_b) << "ranks " << a << " and " << b;
+      } else {
+        EXPECT_TRUE(common.empty()) << "ranks " << a << " and " << b;
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
 #else
 TEST(Profiler, CountsEveryPointToPointSendOfAnUnmodifiedProgram) {
+  GTEST_SKIP() << "built without MPI (Debian libopenmpi-dev): no profiler to test";
+}
+TEST(Profiler, ProfileMapAndRelaunchWithTheRankfile) {
   GTEST_SKIP() << "built without MPI (Debian libopenmpi-dev): no profiler to test";
 }
 #endif

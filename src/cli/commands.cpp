@@ -11,6 +11,7 @@
 #include "taskmap/io/atomic_file.h"
 #include "taskmap/io/error.h"
 #include "taskmap/map/mapper.h"
+#include "taskmap/map/placement.h"
 #include "taskmap/pattern/pattern_spec.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/distance.h"
@@ -131,14 +132,16 @@ int run_eval(const RunConfig& c) {
 int run_map(const RunConfig& c) {
   Job job = validate(c, true);
   job.placement = parse_placement_format(c.out_format);
+  const HostNames hosts = c.hosts_file.empty() ? HostNames::with_prefix(c.host_prefix) : HostNames::from_file(c.hosts_file);
   if (job.mappers.size() != 1) fail("map: give one --mapper");
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
+  check_placement_capacity(*job.placement, graph.num_tasks(), machine);
   Mapping mapping = make_mapper(job.mappers.front())->run(machine, graph);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   validate_mapping(mapping, machine, graph.num_tasks(), job.mappers.front().text,
                    tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance));
-  io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, c.host_prefix));
+  io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, hosts));
   std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
   return 0;
 }

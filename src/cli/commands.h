@@ -21,7 +21,8 @@ struct RunConfig {
   std::string loads_csv;              // eval: per-channel loads
   std::string out;                    // map: file; reproduce: directory
   std::string out_format = "plain";   // map
-  std::string host_prefix = "node";   // map, openmpi-rankfile
+  std::string host_prefix = "node";   // map: host names prefix + node index ...
+  std::string hosts_file;             // map: ... or one host per node from this file
   std::string reproduce_name;         // reproduce
   bool list = false;                  // reproduce --list
 };

@@ -61,9 +61,14 @@ int main(int argc, char** argv) {
   add_pattern(map);
   map->add_option("--mapper", config.mapper, "Mapper name")->required();
   map->add_option("--out", config.out, "Output file")->required();
-  map->add_option("--out-format", config.out_format, "plain or openmpi-rankfile")->default_str("plain");
-  map->add_option("--host-prefix", config.host_prefix, "Host name prefix for rankfiles (node index appended)")
-      ->default_str("node");
+  map->add_option("--out-format", config.out_format,
+                  "plain, openmpi-rankfile, hydra, slurm, cray-rank-order or bgq-mapfile")
+      ->default_str("plain");
+  auto* prefix = map->add_option("--host-prefix", config.host_prefix,
+                                 "Host names for launcher files: prefix + node index")
+                     ->default_str("node");
+  map->add_option("--hosts", config.hosts_file, "Host names for launcher files: one per node, in node order")
+      ->excludes(prefix);
   add_imbalance(map);
 
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");

@@ -80,25 +80,4 @@ Mapping read_mapping_file(const std::string& path, const Machine& machine, std::
   return m;
 }
 
-PlacementFormat parse_placement_format(const std::string& name) {
-  if (name == "plain") return PlacementFormat::Plain;
-  if (name == "openmpi-rankfile") return PlacementFormat::OpenMpiRankfile;
-  fail("--out-format '{}': unknown format (use plain or openmpi-rankfile)", name);
-}
-
-std::string format_placement(const Mapping& mapping, const Machine& machine, PlacementFormat format,
-                             const std::string& host_prefix) {
-  std::string out;
-  if (format == PlacementFormat::Plain) {
-    out += fmt::format("# taskmap placement: task slot ({} tasks on {})\n", mapping.num_tasks(), machine.description);
-    for (std::size_t t = 0; t < mapping.num_tasks(); ++t) out += fmt::format("{} {}\n", t, mapping.slot_of_task[t]);
-  } else {
-    for (std::size_t t = 0; t < mapping.num_tasks(); ++t) {
-      const SlotId s = mapping.slot_of_task[t];
-      out += fmt::format("rank {}={}{} slot={}\n", t, host_prefix, machine.node_of_slot(s), s % machine.slots_per_node);
-    }
-  }
-  return out;
-}
-
 }  // namespace taskmap

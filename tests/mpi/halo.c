@@ -1,13 +1,35 @@
 /* A small MPI program for the profiler's end-to-end test (tests/test_profile.cpp): every
  * kind of point-to-point send the profiler counts, with sizes the test knows by hand.
- * Run with 4 ranks. */
+ * Run with 4 ranks. With the argument --where, each rank also prints where it runs:
+ * "rank R host H cpus C1 C2 ..." (its host name and the CPUs it is bound to). */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void print_where(int rank) {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  sched_getaffinity(0, sizeof cpus, &cpus);
+  char line[4096];
+  int n = snprintf(line, sizeof line, "rank %d host %s cpus", rank, host);
+  for (int c = 0; c < CPU_SETSIZE && n < (int)sizeof line - 8; ++c) {
+    if (CPU_ISSET(c, &cpus)) n += snprintf(line + n, sizeof line - n, " %d", c);
+  }
+  printf("%s\n", line);
+  fflush(stdout);
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "--where") == 0) print_where(rank);
   const int right = (rank + 1) % size, left = (rank + size - 1) % size, across = (rank + 2) % size;
   double out_r[100] = {0}, out_l[50] = {0}, in_r[100], in_l[50];
   /* 3 halo exchanges: 100 doubles to the right, 50 to the left (non-blocking). */

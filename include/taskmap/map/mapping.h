@@ -27,12 +27,4 @@ void validate_mapping(const Mapping& mapping, const Machine& machine, std::size_
 Mapping read_mapping_file(const std::string& path, const Machine& machine, std::size_t num_tasks,
                           std::uint32_t per_slot = 1);
 
-enum class PlacementFormat { Plain, OpenMpiRankfile };
-PlacementFormat parse_placement_format(const std::string& name);
-
-// Renders a mapping. Open MPI rankfile lines read "rank R=HOST slot=CORE" with HOST =
-// host_prefix + node index and CORE the slot's index on its node.
-std::string format_placement(const Mapping& mapping, const Machine& machine, PlacementFormat format,
-                             const std::string& host_prefix = "node");
-
 }  // namespace taskmap
