@@ -146,6 +146,12 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
        "machine 'mesh:4x4' is not a Blue Gene/Q partition"},
       {"hosts file missing", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper default --out-format slurm "
        "--hosts /nonexistent/hosts", "/nonexistent/hosts"},
+      {"report not named .html",
+       "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --report " + out,
+       "the report is an HTML page; name it *.html"},
+      {"unknown report baseline",
+       "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --baseline best --report " + out + ".html",
+       "unknown mapper 'best'"},
       {"unknown option", "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --colour red", "--colour"},
       {"unknown key", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper random:sed=2", "unknown key 'sed'"},
       {"rahtm, size not a power of two", base + "--machine torus:3x4 --pattern halo2d:3x4 --mapper rahtm",

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "taskmap/eval/evaluator.h"
+#include "taskmap/eval/html_report.h"
 #include "taskmap/eval/report.h"
 #include "taskmap/io/atomic_file.h"
 #include "taskmap/io/error.h"
@@ -101,24 +102,44 @@ int run_info(const RunConfig& c) {
 int run_eval(const RunConfig& c) {
   Job job = validate(c, true);
   if (job.mappers.empty() == c.mapping_file.empty()) fail("eval: give exactly one of --mapper and --mapping");
+  std::optional<MapperSpec> baseline;
+  if (!c.report.empty()) {
+    baseline = parse_mapper_spec(c.baseline);
+    baseline->imbalance = c.imbalance;
+    if (!c.report.ends_with(".html")) fail("--report {}: the report is an HTML page; name it *.html", c.report);
+  }
   Machine machine = build_machine(job.machine_spec);
   std::string routing_name;
   auto routing = routing_for(machine, job, &routing_name);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const std::uint32_t per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance);
+  const std::string mapping_name = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
   Mapping mapping = c.mapping_file.empty() ? make_mapper(job.mappers.front())->run(machine, graph)
                                            : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), per_slot);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   validate_mapping(mapping, machine, graph.num_tasks(), c.mapping_file.empty() ? job.mappers.front().text : c.mapping_file, per_slot);
+  const Evaluator evaluator(machine, *routing);
+  const bool want_loads = !c.loads_csv.empty() || baseline;
   std::vector<double> loads;
-  Metrics m = Evaluator(machine, *routing).evaluate(graph, mapping, c.loads_csv.empty() ? nullptr : &loads);
+  Metrics m = evaluator.evaluate(graph, mapping, want_loads ? &loads : nullptr);
   if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, loads));
+  if (baseline) {
+    Mapping base = make_mapper(*baseline)->run(machine, graph);
+    validate_mapping(base, machine, graph.num_tasks(), baseline->text, per_slot);
+    std::vector<ReportColumn> columns(2);
+    columns[0] = {baseline->text, {}, {}};
+    columns[0].metrics = evaluator.evaluate(graph, base, &columns[0].loads);
+    columns[1] = {mapping_name, m, loads};
+    io::write_file_atomically(
+        c.report, html_report(machine, {job.pattern_spec->text, routing_name, graph.num_tasks()}, columns));
+    std::cerr << fmt::format("wrote {} ({} beside {})\n", c.report, mapping_name, baseline->text);
+  }
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = metrics_to_json(m);
     j["machine"] = machine.description;
     j["pattern"] = job.pattern_spec->text;
     j["routing"] = routing_name;
-    j["mapping"] = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
+    j["mapping"] = mapping_name;
     j["tasks"] = graph.num_tasks();
     std::cout << j.dump(2) << "\n";
   } else {

@@ -19,6 +19,8 @@ struct RunConfig {
   double imbalance = 0.03;            // eval, map, compare: balance of many-to-one mappings
   std::string format = "table";
   std::string loads_csv;              // eval: per-channel loads
+  std::string report;                 // eval: HTML report path
+  std::string baseline = "default";   // eval --report: the mapper shown beside the chosen one
   std::string out;                    // map: file; reproduce: directory
   std::string out_format = "plain";   // map
   std::string host_prefix = "node";   // map: host names prefix + node index ...

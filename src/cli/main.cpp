@@ -55,6 +55,11 @@ int main(int argc, char** argv) {
   add_format(eval);
   add_imbalance(eval);
   eval->add_option("--loads-csv", config.loads_csv, "Also write per-channel loads as CSV to this file");
+  eval->add_option("--report", config.report,
+                   "Also write an HTML page (*.html) with metrics, link-load heat maps and histograms, the "
+                   "baseline mapping beside this one");
+  eval->add_option("--baseline", config.baseline, "Mapper shown beside the evaluated one in --report")
+      ->default_str("default");
 
   auto* map = app.add_subcommand("map", "Compute a mapping and write a placement file");
   add_machine(map);
