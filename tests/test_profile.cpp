@@ -15,12 +15,83 @@
 
 #include <unistd.h>
 
+#include "collective_algorithms.h"
 #include "taskmap/map/mapping.h"
 #include "taskmap/pattern/readers.h"
 #include "test_support.h"
 
 namespace taskmap {
 namespace {
+
+using profile::Algorithm;
+using SendList = std::vector<std::pair<int, std::uint64_t>>;
+
+SendList as_list(const std::vector<profile::Send>& sends) {
+  SendList out;
+  for (const profile::Send& s : sends) out.emplace_back(s.dest, s.bytes);
+  return out;
+}
+
+// The collective algorithms, derived by hand from their rules.
+TEST(CollectiveAlgorithms, BinomialBroadcastFromANonZeroRoot) {
+  // 6 ranks, root 4: relative ranks 0..5 are world 4 5 0 1 2 3. Relative 0 sends to 4, 2, 1;
+  // 2 to 3; 4 to 5; the odd ones are leaves.
+  EXPECT_EQ(as_list(profile::bcast_sends(Algorithm::Binomial, 4, 6, 4, 8)), (SendList{{2, 8}, {0, 8}, {5, 8}}));
+  EXPECT_EQ(as_list(profile::bcast_sends(Algorithm::Binomial, 0, 6, 4, 8)), (SendList{{1, 8}}));
+  EXPECT_EQ(as_list(profile::bcast_sends(Algorithm::Binomial, 2, 6, 4, 8)), (SendList{{3, 8}}));
+  EXPECT_TRUE(profile::bcast_sends(Algorithm::Binomial, 5, 6, 4, 8).empty());
+  EXPECT_EQ(profile::bcast_sends(Algorithm::Linear, 4, 6, 4, 8).size(), 5u);
+  // Reduce is the same tree backwards: relative 5 (world 3) sends to relative 4 (world 2).
+  EXPECT_EQ(as_list(profile::reduce_sends(Algorithm::Binomial, 3, 6, 4, 8)), (SendList{{2, 8}}));
+  EXPECT_EQ(as_list(profile::reduce_sends(Algorithm::Binomial, 0, 6, 4, 8)), (SendList{{4, 8}}));
+}
+
+TEST(CollectiveAlgorithms, RecursiveDoublingAllreduceOnSixRanks) {
+  // pof2 = 4, rem = 2: ranks 0 and 2 hand their data to 1 and 3 and get the result back;
+  // 1, 3, 4, 5 (new ranks 0..3) exchange at distances 1 and 2 of the new ranks.
+  const std::vector<SendList> expected = {
+      {{1, 80}}, {{3, 80}, {4, 80}, {0, 80}}, {{3, 80}}, {{1, 80}, {5, 80}, {2, 80}}, {{5, 80}, {1, 80}},
+      {{4, 80}, {3, 80}}};
+  for (int r = 0; r < 6; ++r) {
+    EXPECT_EQ(as_list(profile::allreduce_sends(Algorithm::RecursiveDoubling, r, 6, 10, 8)), expected[r]) << r;
+  }
+}
+
+TEST(CollectiveAlgorithms, RingAllreduceSendsEveryChunkButOnePerPhase) {
+  // 10 doubles on 4 ranks: chunks of 3, 3, 2, 2 elements. Rank 0 skips chunk 1 in the
+  // reduce-scatter and chunk 2 in the allgather: 56 + 64 bytes, 6 messages, all to rank 1.
+  std::uint64_t bytes = 0;
+  for (const profile::Send& s : profile::allreduce_sends(Algorithm::Ring, 0, 4, 10, 8)) {
+    EXPECT_EQ(s.dest, 1);
+    bytes += s.bytes;
+  }
+  EXPECT_EQ(bytes, 120u);
+  EXPECT_EQ(profile::allreduce_sends(Algorithm::Ring, 0, 4, 10, 8).size(), 6u);
+}
+
+TEST(CollectiveAlgorithms, AllgatherRingAndRecursiveDoubling) {
+  EXPECT_EQ(as_list(profile::allgather_sends(Algorithm::Ring, 2, 4, 8)), (SendList{{3, 8}, {3, 8}, {3, 8}}));
+  // Recursive doubling on 8 ranks: 1, 2, then 4 blocks to rank ^ 1, ^ 2, ^ 4.
+  EXPECT_EQ(as_list(profile::allgather_sends(Algorithm::RecursiveDoubling, 5, 8, 8)),
+            (SendList{{4, 8}, {7, 16}, {1, 32}}));
+  // Not a power of two: the ring stands in.
+  EXPECT_EQ(profile::allgather_sends(Algorithm::RecursiveDoubling, 0, 3, 8).size(), 2u);
+}
+
+TEST(CollectiveAlgorithms, ChoiceParsing) {
+  profile::CollectiveChoice c;
+  std::string error;
+  ASSERT_TRUE(profile::parse_collective_choice("", c, error));
+  EXPECT_EQ(profile::describe(c), "none");
+  ASSERT_TRUE(profile::parse_collective_choice("allreduce:ring,bcast", c, error));
+  EXPECT_EQ(profile::describe(c), "bcast:binomial,allreduce:ring");
+  ASSERT_TRUE(profile::parse_collective_choice("all", c, error));
+  EXPECT_EQ(c[profile::Collective::Allgather], Algorithm::Ring);
+  EXPECT_FALSE(profile::parse_collective_choice("barrier", c, error));
+  EXPECT_NE(error.find("unknown collective 'barrier'"), std::string::npos) << error;
+  EXPECT_FALSE(profile::parse_collective_choice("bcast:ring", c, error));
+  EXPECT_EQ(error, "collective 'bcast' has no algorithm 'ring' (use binomial, linear)");
+}
 
 #ifdef TASKMAP_PROFILE_LIB
 TEST(Profiler, CountsEveryPointToPointSendOfAnUnmodifiedProgram) {
@@ -70,6 +141,81 @@ TEST(Profiler, CountsEveryPointToPointSendOfAnUnmodifiedProgram) {
   EXPECT_EQ(g.num_tasks(), 4u);
   EXPECT_DOUBLE_EQ(g.volume(2, 0), 26.0);
   EXPECT_DOUBLE_EQ(g.volume(0, 1), 2440.0);
+  std::filesystem::remove(out);
+}
+
+using Matrix = std::map<std::pair<int, int>, std::pair<unsigned long long, unsigned long long>>;
+
+// The "src dst bytes messages" lines of a profile, without the job-size line.
+Matrix read_matrix(const std::string& path) {
+  Matrix m;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream f(line);
+    int src, dst;
+    unsigned long long bytes, messages;
+    f >> src >> dst >> bytes >> messages;
+    if (messages > 0) m[{src, dst}] = {bytes, messages};
+  }
+  return m;
+}
+
+TEST(Profiler, ExpandsCollectivesIntoTheNamedAlgorithms) {
+  const std::string out =
+      (std::filesystem::temp_directory_path() / ("taskmap_coll_" + std::to_string(::getpid()) + ".txt")).string();
+  auto run = [&](const std::string& choice) {
+    std::filesystem::remove(out);
+    return test::run_command("TASKMAP_PROFILE_COLLECTIVES=" + choice + " " + TASKMAP_MPIEXEC +
+                             " --allow-run-as-root --oversubscribe -np 4 -x TASKMAP_PROFILE_COLLECTIVES -x LD_PRELOAD=" +
+                             TASKMAP_PROFILE_LIB + " -x TASKMAP_PROFILE_OUT=" + out + " " + TASKMAP_MPI_COLLECTIVES);
+  };
+  const test::CommandResult all = run("all");
+  if (all.exit_code != 0 && !std::filesystem::exists(out)) {
+    GTEST_SKIP() << "Open MPI could not start the 4-rank program: " << all.err.substr(0, all.err.find('\n'));
+  }
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  // tests/mpi/collectives.c by hand, 4 ranks, default algorithms:
+  Matrix expected;
+  auto add = [&](int src, int dst, unsigned long long bytes, unsigned long long messages = 1) {
+    auto& e = expected[{src, dst}];
+    e.first += bytes;
+    e.second += messages;
+  };
+  add(1, 3, 400), add(1, 2, 400), add(3, 0, 400);  // bcast root 1, binomial: 1 -> 3, 2; 3 -> 0
+  for (int r = 0; r < 4; ++r) {
+    add(r, r ^ 1, 80), add(r, r ^ 2, 80);          // allreduce, recursive doubling
+    for (int d = 0; d < 4; ++d) {
+      if (d != r) add(r, d, 20);                   // alltoall, 5 ints per pair
+    }
+    add(r, (r + 1) % 4, 24, 3);                    // allgather ring: 3 blocks of 2 ints
+    if (r != 2) add(r, 2, 3);                      // gather to 2, 3 chars
+    if (r != 3) add(3, r, 8);                      // scatter from 3, 4 shorts
+    add(r, r ^ 2, 4);                              // allreduce of one int on {0, 2} and {1, 3}
+  }
+  add(1, 0, 24), add(2, 0, 24), add(3, 2, 24);     // reduce to 0, binomial
+  EXPECT_EQ(read_matrix(out), expected);
+
+  // Only the ring allreduce: 10 doubles in chunks of 3 3 2 2 elements; rank r skips chunk
+  // r+1 in the reduce-scatter and r+2 in the allgather. On the halves, one int: chunks of
+  // 1 and 0 elements, so each rank sends 4 bytes and an empty message.
+  ASSERT_EQ(run("allreduce:ring").exit_code, 0);
+  const unsigned long long chunk[4] = {24, 24, 16, 16};
+  Matrix ring;
+  for (int r = 0; r < 4; ++r) {
+    ring[{r, (r + 1) % 4}] = {160 - chunk[(r + 1) % 4] - chunk[(r + 2) % 4], 6};
+    ring[{r, r ^ 2}] = {4, 2};
+  }
+  EXPECT_EQ(read_matrix(out), ring);
+
+  // An unknown choice stops the run before it records anything.
+  const test::CommandResult bad = run("barrier");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("taskmap-profile: TASKMAP_PROFILE_COLLECTIVES: unknown collective 'barrier'"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
   std::filesystem::remove(out);
 }
 
@@ -162,6 +308,9 @@ TEST(Profiler, CountsEveryPointToPointSendOfAnUnmodifiedProgram) {
   GTEST_SKIP() << "built without MPI (Debian libopenmpi-dev): no profiler to test";
 }
 TEST(Profiler, ProfileMapAndRelaunchWithTheRankfile) {
+  GTEST_SKIP() << "built without MPI (Debian libopenmpi-dev): no profiler to test";
+}
+TEST(Profiler, ExpandsCollectivesIntoTheNamedAlgorithms) {
   GTEST_SKIP() << "built without MPI (Debian libopenmpi-dev): no profiler to test";
 }
 #endif

@@ -233,8 +233,61 @@ CommGraph read_scotch_grf(const std::string& path) {
   return CommGraph::from_edges(static_cast<std::uint32_t>(n), std::move(edges));
 }
 
+namespace {
+
+constexpr std::string_view kProfileHeader = "# taskmap-profile:";
+constexpr std::string_view kProfileEnd = "# end of taskmap-profile:";
+
+// A file written by libtaskmap-profile.so: "# taskmap-profile: N ranks ..." first, then
+// "src dst bytes messages" lines, then "# end of taskmap-profile: L lines". A copy cut short
+// (a crashed run, a full disk) lacks the end line or some data lines, and is refused.
+CommGraph read_profile(const std::string& path, std::string text) {
+  LineCursor cur(path, std::move(text));
+  auto header = cur.next_content_line("");
+  const auto h = io::split_fields(*header);
+  std::optional<std::int64_t> ranks = h.size() >= 3 ? io::parse_int(h[2]) : std::nullopt;
+  if (!ranks || *ranks <= 0 || *ranks > kMaxTasks) cur.fail_here("expected '# taskmap-profile: N ranks ...'");
+  std::vector<CommEdge> edges;
+  std::int64_t data_lines = 0;
+  std::optional<std::int64_t> announced;
+  while (auto line = cur.next_content_line("")) {
+    if (line->starts_with(kProfileEnd)) {
+      const auto f = io::split_fields(line->substr(kProfileEnd.size()));
+      announced = f.empty() ? std::nullopt : io::parse_int(f[0]);
+      if (!announced) cur.fail_here("expected '# end of taskmap-profile: L lines'");
+      if (cur.next_content_line("#")) cur.fail_here("data after the profile's end line");
+      break;
+    }
+    if (line->starts_with("#")) continue;
+    const auto f = io::split_fields(*line);
+    if (f.size() != 4) cur.fail_here(fmt::format("expected 'src dst bytes messages', found {} fields", f.size()));
+    const TaskId src = task_field(cur, f[0], 0, *ranks), dst = task_field(cur, f[1], 0, *ranks);
+    const double bytes = volume_field(cur, f[2]);
+    if (int_field(cur, f[3], "message count") < 0) cur.fail_here("message count is negative");
+    edges.push_back({src, dst, bytes});
+    ++data_lines;
+  }
+  if (!announced) {
+    fail("{}: truncated profile: no '{} L lines' line after line {} (the run that wrote it did not finish, or the "
+         "copy was cut short)",
+         path, kProfileEnd, cur.line_number());
+  }
+  if (*announced != data_lines) {
+    fail("{}: truncated profile: its end line announces {} lines but it holds {}", path, *announced, data_lines);
+  }
+  return CommGraph::from_edges(static_cast<std::uint32_t>(*ranks), std::move(edges));
+}
+
+}  // namespace
+
 CommGraph read_edge_list(const std::string& path, std::uint32_t min_tasks) {
-  LineCursor cur(path, io::read_text_file(path));
+  std::string text = io::read_text_file(path);
+  if (std::string_view(text).starts_with(kProfileHeader)) {
+    CommGraph g = read_profile(path, std::move(text));
+    if (g.num_tasks() < min_tasks) fail("{}: has {} ranks, fewer than tasks={}", path, g.num_tasks(), min_tasks);
+    return g;
+  }
+  LineCursor cur(path, std::move(text));
   std::vector<CommEdge> edges;
   std::int64_t max_id = -1;
   while (auto line = cur.next_content_line("#%")) {

@@ -3,7 +3,12 @@
 // point-to-point send (blocking, non-blocking, persistent, sendrecv), with ranks in
 // MPI_COMM_WORLD, and at MPI_Finalize rank 0 writes them to $TASKMAP_PROFILE_OUT (default
 // taskmap-profile.txt) as "src dst bytes messages" lines, which `taskmap --pattern file:PATH`
-// reads. The file is written to a temporary name and renamed, so a crashed run leaves none.
+// reads. The file is written to a temporary name and renamed, so a crashed run leaves none;
+// its last line "# end of taskmap-profile: L lines" lets the reader spot a cut copy.
+//
+// Collectives are recorded on request, as the point-to-point messages of a named algorithm
+// (TASKMAP_PROFILE_COLLECTIVES, see collective_algorithms.h): MPI libraries run collectives
+// below the MPI_Send layer, so without this their traffic is invisible.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
@@ -17,6 +22,8 @@
 #include <vector>
 
 #include <unistd.h>
+
+#include "collective_algorithms.h"
 
 namespace {
 
@@ -36,6 +43,7 @@ struct Profile {
   std::vector<Counts> to;                                  // by world destination
   std::map<MPI_Comm, std::vector<int>> world_of;           // communicator rank -> world rank
   std::unordered_map<MPI_Request, PersistentSend> persistent;
+  taskmap::profile::CollectiveChoice collectives;
   bool ready = false;
 };
 
@@ -50,6 +58,13 @@ void start() {
   PMPI_Comm_rank(MPI_COMM_WORLD, &p.world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &p.world_size);
   p.to.assign(static_cast<std::size_t>(p.world_size), Counts{});
+  const char* env = std::getenv("TASKMAP_PROFILE_COLLECTIVES");
+  std::string error;
+  if (!taskmap::profile::parse_collective_choice(env ? env : "", p.collectives, error)) {
+    // A profile silently missing the traffic the user asked for would mislead the mapping.
+    if (p.world_rank == 0) std::fprintf(stderr, "taskmap-profile: TASKMAP_PROFILE_COLLECTIVES: %s\n", error.c_str());
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+  }
   p.ready = true;
 }
 
@@ -108,6 +123,24 @@ void started(MPI_Request request) {
   if (it != persistent.end()) record(it->second.world_dest, it->second.bytes);
 }
 
+// The collective's messages this rank sends, when the user asked for that collective;
+// inter-communicator collectives are not expanded.
+template <typename Sends>
+void record_collective(taskmap::profile::Collective c, MPI_Comm comm, Sends&& sends) {
+  start();
+  const taskmap::profile::Algorithm a = profile().collectives[c];
+  if (a == taskmap::profile::Algorithm::Off) return;
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return;
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  for (const taskmap::profile::Send& s : sends(a, rank, size)) record(world_rank(comm, s.dest), s.bytes);
+}
+
+std::uint64_t type_size(MPI_Datatype type) { return bytes_of(1, type); }
+
 // Gathers every rank's counts on rank 0, which writes the file.
 void write_profile() {
   Profile& p = profile();
@@ -139,6 +172,9 @@ void write_profile() {
     return;
   }
   std::fprintf(out, "# taskmap-profile: %d ranks (MPI_COMM_WORLD); src dst bytes messages\n", p.world_size);
+  std::fprintf(out, "# collectives: %s\n", taskmap::profile::describe(p.collectives).c_str());
+  int lines = 1;
+  for (int n : lengths) lines += n / 3;
   // A zero line of the last rank makes the job size explicit even when it never sent.
   std::fprintf(out, "%d %d 0 0\n", p.world_size - 1, p.world_size - 1);
   for (std::size_t r = 0; r < lengths.size(); ++r)
@@ -146,6 +182,7 @@ void write_profile() {
       const unsigned long long* row = &all[static_cast<std::size_t>(offsets[r] + i)];
       std::fprintf(out, "%zu %llu %llu %llu\n", r, row[0], row[1], row[2]);
     }
+  std::fprintf(out, "# end of taskmap-profile: %d lines\n", lines);
   const bool ok = std::fflush(out) == 0 && !std::ferror(out);
   if (std::fclose(out) != 0 || !ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
     std::fprintf(stderr, "taskmap-profile: cannot write %s\n", path.c_str());
@@ -258,6 +295,73 @@ int MPI_Startall(int count, MPI_Request requests[]) {
 int MPI_Request_free(MPI_Request* request) {
   profile().persistent.erase(*request);
   return PMPI_Request_free(request);
+}
+
+// Collectives, recorded as the point-to-point messages of the chosen algorithm.
+using taskmap::profile::Algorithm;
+using taskmap::profile::Collective;
+
+int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  record_collective(Collective::Bcast, comm, [&](Algorithm a, int rank, int size) {
+    return taskmap::profile::bcast_sends(a, rank, size, root, bytes_of(count, type));
+  });
+  return PMPI_Bcast(buf, count, type, root, comm);
+}
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  record_collective(Collective::Reduce, comm, [&](Algorithm a, int rank, int size) {
+    return taskmap::profile::reduce_sends(a, rank, size, root, bytes_of(count, type));
+  });
+  return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+}
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  record_collective(Collective::Allreduce, comm, [&](Algorithm a, int rank, int size) {
+    return taskmap::profile::allreduce_sends(a, rank, size, count > 0 ? std::uint64_t(count) : 0, type_size(type));
+  });
+  return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+}
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  const std::uint64_t block =
+      sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+  record_collective(Collective::Allgather, comm, [&](Algorithm a, int rank, int size) {
+    return taskmap::profile::allgather_sends(a, rank, size, block);
+  });
+  return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm) {
+  const std::uint64_t block =
+      sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+  record_collective(Collective::Alltoall, comm, [&](Algorithm, int rank, int size) {
+    return taskmap::profile::alltoall_sends(rank, std::vector<std::uint64_t>(static_cast<std::size_t>(size), block));
+  });
+  return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  record_collective(Collective::Alltoall, comm, [&](Algorithm, int rank, int size) {
+    std::vector<std::uint64_t> bytes(static_cast<std::size_t>(size));
+    for (int d = 0; d < size; ++d) {
+      bytes[static_cast<std::size_t>(d)] = in_place ? bytes_of(recvcounts[d], recvtype) : bytes_of(sendcounts[d], sendtype);
+    }
+    return taskmap::profile::alltoall_sends(rank, bytes);
+  });
+  return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  record_collective(Collective::Gather, comm, [&](Algorithm, int rank, int) {
+    return taskmap::profile::gather_sends(rank, root, bytes_of(sendcount, sendtype));
+  });
+  return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  record_collective(Collective::Scatter, comm, [&](Algorithm, int rank, int size) {
+    return taskmap::profile::scatter_sends(rank, size, root, bytes_of(sendcount, sendtype));
+  });
+  return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 }  // extern "C"
