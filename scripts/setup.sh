@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages taskmap needs to build, test and benchmark.
 # Idempotent: packages already present are left alone. Needs root (or sudo).
+# With --extras it also installs what the checks beyond the test suite use: the MPI programs
+# bench/profile.sh records (lammps, lammps-examples, hpcc) and chromium, to look at reports.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
@@ -11,6 +13,9 @@ packages=(
   libscotch-dev scotch libmetis-dev
   libopenmpi-dev openmpi-bin
 )
+if [ "${1:-}" = "--extras" ]; then
+  packages+=(lammps lammps-examples hpcc chromium)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
