@@ -62,6 +62,20 @@ TEST(Cli, CompareHasOneRowPerMapper) {
   EXPECT_NE(table.out.find("order:TCBA"), std::string::npos);
 }
 
+TEST(Cli, ProgressBarOnlyWhenAskedOrOnATerminal) {
+  const std::string args = "compare --machine torus:4x4 --pattern halo2d:4x4 --mappers default,random:seed=1";
+  // Through a pipe (as here): no bar.
+  auto quiet = run_taskmap(args);
+  ASSERT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.err.find('\r'), std::string::npos) << quiet.err;
+  // TASKMAP_PROGRESS=always draws at once: the full bar after both mappers, then erased.
+  auto shown = test::run_command("TASKMAP_PROGRESS=always " + std::string(TASKMAP_BINARY) + " " + args);
+  ASSERT_EQ(shown.exit_code, 0);
+  EXPECT_EQ(shown.out.find('\r'), std::string::npos);  // stdout stays clean
+  EXPECT_NE(shown.err.find("\rcompare [" + std::string(30, '#') + "] 100% 2/2"), std::string::npos) << shown.err;
+  EXPECT_TRUE(shown.err.ends_with("\r\033[K")) << shown.err;
+}
+
 TEST(Cli, InfoReportsStructure) {
   auto r = run_taskmap("info --machine percs:ns=16,nd=2 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

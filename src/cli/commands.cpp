@@ -11,6 +11,7 @@
 #include "taskmap/eval/report.h"
 #include "taskmap/io/atomic_file.h"
 #include "taskmap/io/error.h"
+#include "taskmap/io/progress.h"
 #include "taskmap/map/mapper.h"
 #include "taskmap/map/placement.h"
 #include "taskmap/pattern/pattern_spec.h"
@@ -176,14 +177,18 @@ int run_compare(const RunConfig& c) {
   CommGraph graph = build_pattern(*job.pattern_spec);
   Evaluator evaluator(machine, *routing);
   std::vector<CompareRow> rows;
+  io::Progress progress("compare", job.mappers.size());
   for (const MapperSpec& spec : job.mappers) {
+    progress.status(spec.text);
     auto t0 = std::chrono::steady_clock::now();
     Mapping mapping = make_mapper(spec)->run(machine, graph);
     double secs = seconds_since(t0);
+    progress.erase();
     if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
     validate_mapping(mapping, machine, graph.num_tasks(), spec.text,
                      tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance));
     rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs});
+    progress.advance();
   }
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = {{"machine", machine.description},

@@ -11,6 +11,7 @@
 
 #include "mapper_impl.h"
 #include "partitioner_support.h"
+#include "taskmap/io/progress.h"
 #include "taskmap/topology/distance.h"
 
 namespace taskmap {
@@ -376,7 +377,8 @@ Mapping refine_hop_bytes(const Machine& machine, const CommGraph& graph, Mapping
   std::vector<TaskId> order(graph.num_tasks());
   std::iota(order.begin(), order.end(), TaskId{0});
   double last = s.before;
-  for (s.rounds = 0; s.rounds < options.rounds;) {
+  io::Progress progress("refine-hb rounds", options.rounds);
+  for (s.rounds = 0; s.rounds < options.rounds; progress.set(s.rounds)) {
     detail::seeded_shuffle(order, options.seed + s.rounds);
     ++s.rounds;
     bool moved = false;

@@ -10,6 +10,7 @@
 
 #include "route_cache.h"
 #include "taskmap/io/error.h"
+#include "taskmap/io/progress.h"
 #include "taskmap/topology/distance.h"
 
 namespace taskmap {
@@ -288,7 +289,8 @@ Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGra
   LoadScore best_score = loads->score();
   std::mt19937_64 rng(options.seed);
   const std::uint32_t n = graph.num_tasks(), slots = machine.num_slots();
-  for (; s.kicks < options.kicks && !out_of_time && n > 1; ++s.kicks) {
+  io::Progress progress("refine-mcl kicks", options.kicks);
+  for (; s.kicks < options.kicks && !out_of_time && n > 1; ++s.kicks, progress.set(s.kicks)) {
     const std::uint32_t size = 2 + s.kicks % 3;  // 2, 3 or 4 moves per kick
     for (std::uint32_t i = 0; i < size; ++i) {
       std::vector<TaskId> crossing = loads->tasks_crossing(loads->bottleneck());

@@ -24,6 +24,7 @@
 #include "mapper_impl.h"
 #include "partitioner_support.h"
 #include "taskmap/io/error.h"
+#include "taskmap/io/progress.h"
 
 namespace taskmap {
 namespace {
@@ -249,7 +250,8 @@ Mapping timer_enhance(const Machine& machine, const PartialCube& cube, const Com
   std::vector<std::uint32_t> order(swapper.digits());
   std::iota(order.begin(), order.end(), 0u);
   std::mt19937_64 rng(options.seed ^ 0x9e3779b97f4a7c15ULL);  // not the extension's sequence
-  for (std::uint32_t h = 0; h < options.hierarchies; ++h) {
+  io::Progress progress("timer hierarchies", options.hierarchies);
+  for (std::uint32_t h = 0; h < options.hierarchies; ++h, progress.advance()) {
     detail::seeded_shuffle(order, rng());
     const std::vector<TaskId> saved = swapper.save();
     const std::uint32_t swaps = swapper.run_hierarchy(order);

@@ -21,6 +21,7 @@
 #include "merge.h"
 #include "parallel.h"
 #include "taskmap/io/error.h"
+#include "taskmap/io/progress.h"
 #include "taskmap/routing/routing.h"
 
 namespace taskmap {
@@ -77,27 +78,6 @@ Decomposition decompose(const Machine& m) {
   return d;
 }
 
-class Progress {
- public:
-  explicit Progress(bool wanted) : enabled_(wanted && isatty(STDERR_FILENO)) {}
-  ~Progress() {
-    if (shown_) std::fputs("\n", stderr);
-  }
-  void operator()(const std::string& message) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - start_ < std::chrono::seconds(2) || now - last_ < std::chrono::milliseconds(250)) return;
-    last_ = now;
-    shown_ = true;
-    std::fprintf(stderr, "\rrahtm: %-70s", message.c_str());
-    std::fflush(stderr);
-  }
-
- private:
-  bool enabled_, shown_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
-};
-
 class Rahtm {
  public:
   Rahtm(const Machine& m, const CommGraph& g, const RahtmOptions& o, RahtmStats& s)
@@ -107,7 +87,7 @@ class Rahtm {
         options_(o),
         threads_(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())),
         stats_(s),
-        progress_(o.progress) {}
+        progress_("rahtm", 0, o.progress) {}
 
   Mapping run();
 
@@ -135,7 +115,7 @@ class Rahtm {
   const RahtmOptions& options_;
   const unsigned threads_;
   RahtmStats& stats_;
-  Progress progress_;
+  io::Progress progress_;
   Decomposition d_;
   std::uint32_t concentration_ = 1;
   std::vector<CommGraph> level_graph_;                       // [0] = routers' clusters, ... [levels] = parts
@@ -220,7 +200,7 @@ std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& probl
     }
     ++finished;
   }, [&] {
-    progress_(fmt::format("placing clusters: {} sub-problems, {} of {} new ones solved", stats_.subproblems,
+    progress_.status(fmt::format("placing clusters: {} sub-problems, {} of {} new ones solved", stats_.subproblems,
                           finished.load(), todo.size()));
   });
   for (std::size_t i = 0; i < todo.size(); ++i) {
@@ -390,7 +370,7 @@ Mapping Rahtm::run() {
       const double before = full_mcl(routes, start);
       std::vector<RouterId> placement = start;
       rahtm::Merger merger(machine_, routes, level_graph_.front(), placement, threads_,
-                           [this](const std::string& m) { progress_(m); });
+                           [this](const std::string& m) { progress_.status(m); });
       merge_all(merger);
       const double after = full_mcl(routes, placement);
       if (after > before) return start;  // never worse than its input
