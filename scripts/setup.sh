@@ -12,6 +12,7 @@ packages=(
   coinor-libcbc-dev
   libscotch-dev scotch libmetis-dev
   libopenmpi-dev openmpi-bin
+  libsimgrid-dev
 )
 if [ "${1:-}" = "--extras" ]; then
   packages+=(lammps lammps-examples hpcc chromium)

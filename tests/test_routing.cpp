@@ -217,3 +217,57 @@ TEST(RoutingNames, UnknownNamesAreRejected) {
 
 }  // namespace
 }  // namespace taskmap
+
+namespace taskmap {
+namespace {
+
+// fattree:k=2,n=2: nodes 0..3 (routers 0..3), leaf switches 4 (nodes 0, 1) and 5 (nodes 2,
+// 3), top switches 6 and 7. From node 0 to node 3 = digits (1, 1): up to leaf 4, then to the
+// top switch whose digit 1 is digit 0 of the destination (1): switch 7; down to the leaf
+// whose digit 1 is the destination's digit 1: leaf 5; then node 3.
+TEST(FatTree, DModKRoutesByTheDestinationsDigits) {
+  const Machine m = make_machine("fattree:k=2,n=2");
+  EXPECT_EQ(m.num_routers, 8u);
+  EXPECT_EQ(m.num_nodes(), 4u);
+  EXPECT_EQ(m.channels.size(), 16u);  // 4 node links + 4 leaf-top links, both directions
+  const auto routing = make_routing(m, default_routing(m));
+  std::vector<ChannelShare> shares;
+  routing->route(0, 3, shares);
+  std::vector<std::pair<RouterId, RouterId>> hops;
+  for (const ChannelShare& s : shares) {
+    EXPECT_EQ(s.fraction, 1.0);
+    hops.emplace_back(m.channels[s.channel].src, m.channels[s.channel].dst);
+  }
+  EXPECT_EQ(hops, (std::vector<std::pair<RouterId, RouterId>>{{0, 4}, {4, 7}, {7, 5}, {5, 3}}));
+  // Towards node 2 (digit 0 = 0) the way goes over top switch 6; within a leaf, no higher.
+  shares.clear();
+  routing->route(1, 2, shares);
+  EXPECT_EQ(m.channels[shares[1].channel].dst, 6u);
+  shares.clear();
+  routing->route(1, 0, shares);
+  EXPECT_EQ(shares.size(), 2u);
+}
+
+TEST(FatTree, AllToAllLoadsEveryUpLinkEvenly) {
+  // alltoall:16 on a 4-ary 2-tree: each node sends 1 unit (1/15 per peer). A leaf sends 4 x
+  // 12/15 out of its subtree over 4 up links, d-mod-k spreading the destinations evenly: 0.8.
+  const auto e = test::evaluate("fattree:k=4,n=2", "alltoall:16", "default");
+  EXPECT_DOUBLE_EQ(e.metrics.mcl, 1.0);  // the node's own injection link
+  EXPECT_NEAR(e.metrics.by_class[1].max_load, 0.8, 1e-12);
+  EXPECT_EQ(e.metrics.by_class[1].name, "l2");
+}
+
+TEST(Mappers, CyclicIsSlurmsCyclicDistribution) {
+  // torus:2x2,ppn=2: 4 nodes of 2 slots. Cyclic puts task t on node t mod 4, core t / 4.
+  const Machine m = make_machine("torus:2x2,ppn=2");
+  const CommGraph g = CommGraph::from_edges(8, {});
+  const Mapping c = make_mapper(parse_mapper_spec("cyclic"))->run(m, g);
+  EXPECT_EQ(c.slot_of_task, (std::vector<SlotId>{0, 2, 4, 6, 1, 3, 5, 7}));
+  // stride=4 on 8 slots: 0, 4, then the second lap shifted by one: 1, 5, ...
+  const Mapping s = make_mapper(parse_mapper_spec("cyclic:stride=4"))->run(m, g);
+  EXPECT_EQ(s.slot_of_task, (std::vector<SlotId>{0, 4, 1, 5, 2, 6, 3, 7}));
+  EXPECT_THROW(make_mapper(parse_mapper_spec("cyclic:stride=3"))->run(m, g), Error);
+}
+
+}  // namespace
+}  // namespace taskmap

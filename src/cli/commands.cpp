@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "job.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/eval/html_report.h"
 #include "taskmap/eval/report.h"
@@ -22,44 +23,6 @@
 
 namespace taskmap::cli {
 namespace {
-
-OutputFormat parse_format(const std::string& f) {
-  if (f == "table") return OutputFormat::Table;
-  if (f == "json") return OutputFormat::Json;
-  fail("--format '{}': unknown format (use table or json)", f);
-}
-
-// Everything a run needs, parsed and checked up front so that bad names fail before work.
-struct Job {
-  MachineSpec machine_spec;
-  std::optional<PatternSpec> pattern_spec;
-  std::optional<RoutingSpec> routing_spec;
-  std::vector<MapperSpec> mappers;
-  OutputFormat format = OutputFormat::Table;
-  std::optional<PlacementFormat> placement;
-};
-
-Job validate(const RunConfig& c, bool needs_pattern) {
-  Job job;
-  job.format = parse_format(c.format);
-  job.machine_spec = parse_machine_spec(c.machine);
-  if (needs_pattern) job.pattern_spec = parse_pattern_spec(c.pattern);
-  if (!c.routing.empty()) job.routing_spec = parse_routing_spec(c.routing);
-  if (!(c.imbalance >= 0 && c.imbalance < 1)) fail("--imbalance {}: must be in [0, 1)", c.imbalance);
-  if (!c.mapper.empty()) job.mappers.push_back(parse_mapper_spec(c.mapper));
-  for (const auto& m : split_mapper_list(c.mappers)) job.mappers.push_back(parse_mapper_spec(m));
-  for (MapperSpec& spec : job.mappers) {
-    spec.imbalance = c.imbalance;
-    for (MapperSpec& stage : spec.stages) stage.imbalance = c.imbalance;
-  }
-  return job;
-}
-
-std::unique_ptr<Routing> routing_for(const Machine& machine, const Job& job, std::string* name) {
-  RoutingSpec spec = job.routing_spec ? *job.routing_spec : default_routing(machine);
-  *name = spec.text;
-  return make_routing(machine, spec);
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -25,6 +25,10 @@ struct RunConfig {
   std::string out_format = "plain";   // map
   std::string host_prefix = "node";   // map: host names prefix + node index ...
   std::string hosts_file;             // map: ... or one host per node from this file
+  double bytes_per_unit = 1e6;        // export simgrid, validate: bytes of one pattern volume unit
+  double link_bandwidth = 1e9;        // export simgrid, validate: bytes/s of a bandwidth-1 link
+  double link_latency = 1e-6;         // export simgrid, validate: s per link
+  std::string keep;                   // validate: keep each mapping's export under this directory
   std::string reproduce_name;         // reproduce
   bool list = false;                  // reproduce --list
 };
@@ -34,6 +38,8 @@ int run_eval(const RunConfig& config);
 int run_map(const RunConfig& config);
 int run_compare(const RunConfig& config);
 int run_reproduce(const RunConfig& config);
+int run_export_simgrid(const RunConfig& config);
+int run_validate(const RunConfig& config);
 
 // "default,random:seed=3,order:TEDCBA": commas separate mappers except before a "key=value"
 // item that continues the previous mapper's options.

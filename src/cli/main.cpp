@@ -84,6 +84,40 @@ int main(int argc, char** argv) {
   add_format(compare);
   add_imbalance(compare);
 
+  auto add_simgrid_options = [&](CLI::App* cmd) {
+    cmd->add_option("--bytes-per-unit", config.bytes_per_unit,
+                    "Bytes of one unit of pattern volume (1 for files of bytes)")
+        ->default_str("1e6");
+    cmd->add_option("--link-bandwidth", config.link_bandwidth, "Bytes/s of a link of class bandwidth 1")
+        ->default_str("1e9");
+    cmd->add_option("--link-latency", config.link_latency, "Seconds per link")->default_str("1e-6");
+  };
+  auto* export_cmd = app.add_subcommand("export", "Export a placement for another tool");
+  export_cmd->require_subcommand(1);
+  auto* export_simgrid = export_cmd->add_subcommand(
+      "simgrid", "SimGrid platform, host file and time-independent trace of one iteration, to replay with smpirun");
+  add_machine(export_simgrid);
+  add_pattern(export_simgrid);
+  export_simgrid->add_option("--mapper", config.mapper, "Mapper name");
+  export_simgrid->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
+  export_simgrid->add_option("--routing", config.routing,
+                             "Routing (default: the one SimGrid's cluster follows; single path)");
+  export_simgrid->add_option("--out", config.out, "Output directory (new or empty)")->required();
+  add_simgrid_options(export_simgrid);
+  add_imbalance(export_simgrid);
+
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "Replay each mapping under SimGrid: predicted vs simulated time, Spearman rank correlation");
+  add_machine(validate_cmd);
+  add_pattern(validate_cmd);
+  validate_cmd->add_option("--mappers", config.mappers, "Comma-separated mapper names")->required();
+  validate_cmd->add_option("--routing", config.routing,
+                           "Routing (default: the one SimGrid's cluster follows; single path)");
+  add_format(validate_cmd);
+  add_simgrid_options(validate_cmd);
+  add_imbalance(validate_cmd);
+  validate_cmd->add_option("--keep", config.keep, "Keep each mapping's SimGrid export in this new directory");
+
   auto* reproduce = app.add_subcommand("reproduce", "Regenerate a seed paper's table or figure, paper beside taskmap");
   reproduce->add_option("name", config.reproduce_name, "Table or figure, e.g. percs-table1 (see --list)");
   reproduce->add_flag("--list", config.list, "List the reproducible tables and figures");
@@ -106,6 +140,8 @@ int main(int argc, char** argv) {
     if (*map) return taskmap::cli::run_map(config);
     if (*compare) return taskmap::cli::run_compare(config);
     if (*reproduce) return taskmap::cli::run_reproduce(config);
+    if (*export_simgrid) return taskmap::cli::run_export_simgrid(config);
+    if (*validate_cmd) return taskmap::cli::run_validate(config);
   } catch (const taskmap::Error& e) {
     std::cerr << "taskmap: error: " << e.what() << "\n";
     return 1;

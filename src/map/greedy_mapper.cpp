@@ -19,6 +19,7 @@ class GreedyMapper final : public SpecMapper {
   using SpecMapper::SpecMapper;
 
   Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    require_nodes_on_every_router(machine, spec_.text);
     const std::uint32_t n = graph.num_tasks();
     const std::uint64_t capacity = router_capacity(machine, n, spec_.imbalance);
     // Undirected traffic per task pair.

@@ -92,6 +92,29 @@ class RandomMapper final : public Mapper {
   std::uint64_t seed_;
 };
 
+// Task t goes to position t x S of the slot sequence, wrapping with a shift of one slot per
+// lap. With S the slots per node (the default) this is Slurm's cyclic distribution, task t
+// on node t mod N; with S = k on a one-slot-per-node fat-tree, consecutive tasks go to
+// different leaf switches.
+class CyclicMapper final : public Mapper {
+ public:
+  explicit CyclicMapper(const MapperSpec& spec) : spec_(spec) {}
+  Mapping run(const Machine& m, const CommGraph& g) const override {
+    check_fits(m, g);
+    const std::uint64_t slots = m.num_slots(), stride = spec_.stride ? spec_.stride : m.slots_per_node;
+    if (slots % stride != 0) detail::refuse(spec_, "stride {} does not divide the machine's {} slots", stride, slots);
+    std::vector<SlotId> out(g.num_tasks());
+    for (std::uint64_t t = 0; t < g.num_tasks(); ++t) {
+      const std::uint64_t p = t * stride;
+      out[t] = static_cast<SlotId>(p % slots + p / slots);
+    }
+    return Mapping{std::move(out), {}};
+  }
+
+ private:
+  MapperSpec spec_;
+};
+
 class FileMapper final : public Mapper {
  public:
   explicit FileMapper(std::string path) : path_(std::move(path)) {}
@@ -200,6 +223,9 @@ MapperSpec parse_mapper_spec(std::string_view text) {
   } else if (k == "random") {
     spec.kind = MapperKind::Random;
     spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
+  } else if (k == "cyclic") {
+    spec.kind = MapperKind::Cyclic;
+    spec.stride = static_cast<std::uint32_t>(r.get_int("stride", 1, 1 << 30).value_or(0));
   } else if (k == "file") {
     spec.kind = MapperKind::File;
     if (!r.bare()) r.fail("missing file name: file:PATH");
@@ -273,7 +299,8 @@ MapperSpec parse_mapper_spec(std::string_view text) {
   } else if (k == "rubik-tiling") {
     spec.kind = MapperKind::RubikTiling;
   } else {
-    r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], file:PATH, percs-block, "
+    r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], cyclic[:stride=S], file:PATH, "
+                       "percs-block, "
                        "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm, dragonfly-bbac, rahtm, hilbert, "
                        "rubik-tiling, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
                        k));
@@ -294,6 +321,7 @@ std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
     case MapperKind::Order: return std::make_unique<OrderMapper>(spec);
     case MapperKind::Random: return std::make_unique<RandomMapper>(spec.seed);
     case MapperKind::File: return std::make_unique<FileMapper>(spec.path);
+    case MapperKind::Cyclic: return std::make_unique<CyclicMapper>(spec);
     case MapperKind::PercsBlock:
     case MapperKind::PercsModColor:
     case MapperKind::PercsTranspose: return detail::make_percs_mapper(spec);

@@ -21,6 +21,7 @@ class MetisMapper final : public SpecMapper {
   using SpecMapper::SpecMapper;
 
   Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    require_nodes_on_every_router(machine, spec_.text);
     const std::uint32_t n = graph.num_tasks(), parts = machine.num_routers;
     std::vector<RouterId> router_of_task(n, 0);
     if (n > 0 && parts > 1) {

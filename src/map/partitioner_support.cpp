@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "taskmap/io/error.h"
 #include "taskmap/topology/distance.h"
 
 namespace taskmap::detail {
@@ -67,6 +68,14 @@ IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& r
     g.offsets.push_back(static_cast<std::int32_t>(g.targets.size()));
   }
   return g;
+}
+
+void require_nodes_on_every_router(const Machine& machine, const std::string& mapper) {
+  if (machine.num_host_routers() != machine.num_routers) {
+    fail("--mapper '{}': machine '{}' has routers without nodes (switches); use default, random, cyclic or "
+         "refine-mcl there",
+         mapper, machine.description);
+  }
 }
 
 std::uint64_t router_capacity(const Machine& machine, std::size_t tasks, double imbalance) {

@@ -30,6 +30,10 @@ IntegerGraph integer_graph(const CommGraph& graph, double max_cost);
 
 // The routers' graph induced on `routers` (vertex i = routers[i]): a unit-weight edge per
 // router pair joined by a channel in either direction.
+// Throws naming the mapper when some routers hold no nodes (a fat-tree's switches): the
+// router-level mappers below place tasks on every router.
+void require_nodes_on_every_router(const Machine& machine, const std::string& mapper);
+
 IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& routers);
 
 // Tasks a router may hold: its slots x the balance's tasks per slot.

@@ -19,6 +19,7 @@ class RbMapper final : public SpecMapper {
   using SpecMapper::SpecMapper;
 
   Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    require_nodes_on_every_router(machine, spec_.text);
     std::vector<RouterId> router_of(graph.num_tasks(), 0);
     std::vector<TaskId> tasks(graph.num_tasks());
     std::iota(tasks.begin(), tasks.end(), TaskId{0});

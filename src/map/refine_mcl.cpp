@@ -247,7 +247,7 @@ bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t cand
     SlotId best_slot = 0;
     for (TaskId t : tasks) {
       const RouterId home = machine.router_of_slot(loads.mapping().slot_of_task[t]);
-      for (RouterId r = 0; r < machine.num_routers && !out_of_time; ++r) {
+      for (RouterId r = 0; r < machine.num_host_routers() && !out_of_time; ++r) {
         if (r == home) continue;
         const std::uint32_t step = std::max(1u, per_router / kPartners);
         for (std::uint32_t k = 0; k < per_router; k += step) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "mapper_impl.h"
+#include "partitioner_support.h"
 #include "taskmap/map/refine_hop_bytes.h"
 #include "taskmap/map/refine_mcl.h"
 #include "taskmap/map/timer.h"
@@ -75,6 +76,7 @@ class RefineHopBytesMapper final : public Refiner {
   explicit RefineHopBytesMapper(const MapperSpec& spec) : Refiner(spec, "default") {}
 
   Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
+    require_nodes_on_every_router(machine, spec_.text);
     HopBytesRefineOptions options;
     options.rounds = spec_.rounds;
     options.seed = spec_.seed;
@@ -97,6 +99,7 @@ class TimerMapper final : public Refiner {
   explicit TimerMapper(const MapperSpec& spec) : Refiner(spec, "scotch") {}
 
   Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
+    require_nodes_on_every_router(machine, spec_.text);
     std::optional<PartialCube> cube;
     try {
       cube = PartialCube::of_machine(machine);

@@ -46,6 +46,7 @@ class ScotchMapper final : public SpecMapper {
   using SpecMapper::SpecMapper;
 
   Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    require_nodes_on_every_router(machine, spec_.text);
     const std::vector<RouterId> router_of_task = scotch_routers(machine, graph);
     return place_on_routers(machine, graph, router_of_task, spec_.imbalance);
   }

@@ -17,10 +17,14 @@ RoutingSpec parse_routing_spec(std::string_view text) {
   else if (k == "valiant") spec.kind = RoutingKind::Valiant;
   else if (k == "ugal") spec.kind = RoutingKind::Ugal;
   else if (k == "ecmp") spec.kind = RoutingKind::Ecmp;
-  else r.fail(fmt::format("unknown routing '{}' (use dor, minimal, direct, indirect, valiant, ugal or ecmp)", k));
+  else if (k == "dmodk") spec.kind = RoutingKind::DModK;
+  else r.fail(fmt::format("unknown routing '{}' (use dor, minimal, direct, indirect, valiant, ugal, ecmp or dmodk)", k));
   if (r.bare()) {
     if (spec.kind != RoutingKind::DimensionOrder) r.fail(fmt::format("'{}' takes no value", k));
     spec.dimension_order = *r.bare();
+  }
+  if (spec.kind == RoutingKind::DimensionOrder) {
+    if (auto t = r.get_choice("ties", {"split", "simgrid"})) spec.ties = *t == 0 ? TieRule::Split : TieRule::SimGrid;
   }
   r.finish();
   return spec;
@@ -32,6 +36,7 @@ RoutingSpec default_routing(const Machine& machine) {
     const char* operator()(const RectTorusShape&) const { return "minimal"; }
     const char* operator()(const DragonflyShape&) const { return "minimal"; }
     const char* operator()(const PercsShape&) const { return "direct"; }
+    const char* operator()(const FatTreeShape&) const { return "dmodk"; }
     const char* operator()(const GraphShape&) const { return "ecmp"; }
   };
   return parse_routing_spec(std::visit(Visitor{}, machine.shape));
@@ -54,6 +59,10 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
                          spec.kind == RoutingKind::Ugal;
     return applies ? detail::make_dragonfly_routing(machine, spec) : refuse("minimal, valiant, ugal or ecmp");
   }
+  if (std::holds_alternative<FatTreeShape>(machine.shape)) {
+    return spec.kind == RoutingKind::DModK ? detail::make_fat_tree_routing(machine) : refuse("dmodk or ecmp");
+  }
+  if (spec.kind == RoutingKind::DModK) refuse("another routing; dmodk is for fat-trees");
   if (std::holds_alternative<PercsShape>(machine.shape)) {
     return (spec.kind == RoutingKind::Direct || spec.kind == RoutingKind::Indirect)
                ? detail::make_percs_routing(machine, spec)

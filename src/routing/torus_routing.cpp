@@ -1,7 +1,7 @@
 // Torus/mesh routings: dimension order (any order) and minimal (even split over all minimal
 // paths). In a wrap dimension whose offset is exactly k/2 both directions are minimal and the
 // flow is split evenly between them, in both models (for k = 2 these are the two parallel
-// channels).
+// channels). dor's ties=simgrid takes one of them instead, as SimGrid's TORUS cluster does.
 #include "routing_impl.h"
 
 #include "lattice_walk.h"
@@ -18,8 +18,8 @@ struct DimChoice {
 
 class TorusRouting final : public Routing {
  public:
-  TorusRouting(const Machine& m, bool minimal, std::vector<std::uint32_t> order)
-      : machine_(m), shape_(*m.torus()), minimal_(minimal), order_(std::move(order)) {}
+  TorusRouting(const Machine& m, bool minimal, std::vector<std::uint32_t> order, TieRule ties)
+      : machine_(m), shape_(*m.torus()), minimal_(minimal), order_(std::move(order)), ties_(ties) {}
 
   void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const override {
     std::vector<DimChoice> choices;
@@ -39,6 +39,9 @@ class TorusRouting final : public Routing {
         } else if (2 * fwd > k) {
           c.steps = k - fwd;
           c.dir = 1;
+        } else if (ties_ == TieRule::SimGrid) {
+          c.steps = fwd;
+          c.dir = (2 * cs == k && cd == 0) ? 1 : 0;
         } else {
           c.steps = fwd;
           c.tie = true;
@@ -68,6 +71,7 @@ class TorusRouting final : public Routing {
   const TorusShape& shape_;
   bool minimal_;
   std::vector<std::uint32_t> order_;
+  TieRule ties_;
 };
 
 }  // namespace
@@ -89,7 +93,10 @@ std::unique_ptr<Routing> make_torus_routing(const Machine& m, const RoutingSpec&
   } else {
     for (std::uint32_t d = 0; d < s.dims(); ++d) order.push_back(d);
   }
-  return std::make_unique<TorusRouting>(m, spec.kind == RoutingKind::Minimal, std::move(order));
+  if (spec.ties == TieRule::SimGrid && spec.kind != RoutingKind::DimensionOrder) {
+    fail("--routing '{}': ties= applies to dor only", spec.text);
+  }
+  return std::make_unique<TorusRouting>(m, spec.kind == RoutingKind::Minimal, std::move(order), spec.ties);
 }
 
 }  // namespace taskmap::detail

@@ -29,7 +29,10 @@ struct HopDistance::GraphCache {
 };
 
 HopDistance::HopDistance(const Machine& machine) : machine_(machine) {
-  if (std::holds_alternative<GraphShape>(machine.shape)) graph_ = std::make_unique<GraphCache>(machine);
+  // Graphs and fat-trees (whose switches are routers too) get breadth-first rows.
+  if (std::holds_alternative<GraphShape>(machine.shape) || std::holds_alternative<FatTreeShape>(machine.shape)) {
+    graph_ = std::make_unique<GraphCache>(machine);
+  }
 }
 HopDistance::~HopDistance() = default;
 

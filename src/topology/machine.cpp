@@ -10,6 +10,7 @@ std::string Machine::kind_name() const {
     std::string operator()(const RectTorusShape& s) const { return s.twisted ? "rtt" : "rt"; }
     std::string operator()(const DragonflyShape&) const { return "dragonfly"; }
     std::string operator()(const PercsShape&) const { return "percs"; }
+    std::string operator()(const FatTreeShape&) const { return "fattree"; }
     std::string operator()(const GraphShape&) const { return "graph"; }
   };
   return std::visit(Visitor{}, shape);

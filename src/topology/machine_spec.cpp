@@ -77,13 +77,17 @@ MachineSpec parse_machine_spec(std::string_view text) {
     spec.percs_ns = require(r, "ns", 4096);
     spec.percs_nd = require(r, "nd", 32);
     spec.slots_per_node = 4;
+  } else if (kind == "fattree") {
+    spec.kind = MachineKind::FatTree;
+    spec.fat_tree_k = require(r, "k", 1 << 11);
+    spec.fat_tree_n = require(r, "n", 22);
   } else if (kind == "graph") {
     spec.kind = MachineKind::Graph;
     if (!r.bare()) r.fail("missing file name: graph:FILE");
     spec.graph_path = *r.bare();
     spec.nodes_per_router = get_count(r, "conc", 1);
   } else {
-    r.fail(fmt::format("unknown machine '{}' (use torus, mesh, hypercube, rt, rtt, dragonfly, percs or graph)", kind));
+    r.fail(fmt::format("unknown machine '{}' (use torus, mesh, hypercube, rt, rtt, dragonfly, percs, fattree or graph)", kind));
   }
   if (spec.kind != MachineKind::Torus && spec.kind != MachineKind::Graph && r.bare()) {
     r.fail(fmt::format("unexpected '{}': {} takes key=value options only", *r.bare(), kind));
@@ -111,6 +115,7 @@ Machine build_machine(const MachineSpec& spec) {
         break;
       case MachineKind::Dragonfly: m = build_dragonfly(spec.dragonfly); break;
       case MachineKind::Percs: m = build_percs(spec.percs_ns, spec.percs_nd, spec.slots_per_node); break;
+      case MachineKind::FatTree: m = build_fat_tree(spec.fat_tree_k, spec.fat_tree_n, spec.slots_per_node); break;
       case MachineKind::Graph:
         m = read_graph_machine(spec.graph_path, spec.nodes_per_router, spec.slots_per_node);
         break;

@@ -32,6 +32,7 @@ class Mapper {
 // Every kind from PercsBlock on is a structured mapper and accepts grid=PxQ.
 enum class MapperKind {
   Default, Order, Random, File,
+  Cyclic,                                     // round robin with a stride (Slurm's cyclic)
   RefineMcl,                                  // taskmap's local search on the MCL
   Timer,                                      // seed 002: label swapping on partial cubes
   RefineHopBytes,                             // taskmap's local search on hop-bytes
@@ -63,6 +64,7 @@ struct MapperSpec {
   std::string order;          // Order: letters, first slowest, T = slot within the router
   std::uint64_t seed = 1;     // Random, PercsBlock with random order, Timer, RefineHopBytes, RefineMcl
   std::string path;           // File
+  std::uint32_t stride = 0;   // Cyclic: 0 = the machine's slots per node
   std::vector<std::uint32_t> grid;  // task grid override (grid=PxQ); empty = the pattern's
   PercsBlockLevel level = PercsBlockLevel::Supernode;
   bool random_order = false;  // PercsBlock: blocks to processor blocks at random

@@ -34,12 +34,18 @@ class Routing {
   }
 };
 
-enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ugal, Ecmp };
+enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ugal, Ecmp, DModK };
+
+// Torus dimension-order routing when both directions of a ring are minimal (offset k/2):
+// split the flow evenly, or take one path the way SimGrid's TORUS cluster does ("+", except
+// from coordinate k/2 to coordinate 0, which goes "-").
+enum class TieRule { Split, SimGrid };
 
 struct RoutingSpec {
   std::string text;
   RoutingKind kind = RoutingKind::Minimal;
   std::string dimension_order;  // dor only: letters, empty = A, B, C, ...
+  TieRule ties = TieRule::Split;  // dor only
 };
 
 RoutingSpec parse_routing_spec(std::string_view text);

@@ -27,6 +27,9 @@ struct DragonflyParams {
 };
 Machine build_dragonfly(const DragonflyParams& params);
 
+// k-ary n-tree, SimGrid's FAT_TREE "n;k,...,k;1,k,...,k;1,...,1".
+Machine build_fat_tree(std::uint32_t k, std::uint32_t n, std::uint32_t slots_per_node);
+
 Machine build_percs(std::uint32_t ns, std::uint32_t nd, std::uint32_t slots_per_node = 4);
 
 // Reads the topology file format documented in docs/topology-file.md.

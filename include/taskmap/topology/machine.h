@@ -84,24 +84,45 @@ struct PercsShape {
   }
 };
 
+// k-ary n-tree (fat-tree) as SimGrid's FAT_TREE cluster builds it: k^n compute nodes, n
+// levels of k^(n-1) switches. Routers 0 .. k^n - 1 are the compute nodes' own (one node each,
+// their channel to the leaf switch is the injection link); the switches follow, level by
+// level, and hold no nodes. Labels (digit 0 first) follow SimGrid: compute node i has digit
+// j = (i / k^j) % k; a switch of level l at position p has digit 0 = 0 and digit j >= 1 =
+// (p / k^(j-1)) % k. A child and its parent differ only in digit (parent level - 1).
+struct FatTreeShape {
+  std::uint32_t k = 2, n = 1;
+  std::uint32_t hosts = 0;         // k^n
+  std::uint32_t per_level = 0;     // k^(n-1) switches per level
+  std::vector<ChannelId> up_of;    // [router * k + x]: to the parent whose digit (level) is x
+  std::vector<ChannelId> down_of;  // [router * k + x]: to the child whose digit (level - 1) is x
+  RouterId switch_id(std::uint32_t level, std::uint32_t position) const {
+    return hosts + (level - 1) * per_level + position;
+  }
+};
+
 // A topology read from a file; routed by shortest paths.
 struct GraphShape {
   std::string path;
 };
 
-using MachineShape = std::variant<TorusShape, RectTorusShape, DragonflyShape, PercsShape, GraphShape>;
+using MachineShape = std::variant<TorusShape, RectTorusShape, DragonflyShape, PercsShape, FatTreeShape, GraphShape>;
 
 class Machine {
  public:
   std::string description;  // the spec it was built from
   std::uint32_t num_routers = 0;
+  // Routers 0 .. host_routers - 1 hold the nodes, the others (a fat-tree's switches) none;
+  // 0 means every router holds nodes.
+  std::uint32_t host_routers = 0;
   std::uint32_t nodes_per_router = 1;
   std::uint32_t slots_per_node = 1;
   std::vector<LinkClass> classes;
   std::vector<Channel> channels;
   MachineShape shape;
 
-  std::uint32_t num_nodes() const { return num_routers * nodes_per_router; }
+  std::uint32_t num_host_routers() const { return host_routers ? host_routers : num_routers; }
+  std::uint32_t num_nodes() const { return num_host_routers() * nodes_per_router; }
   std::uint32_t num_slots() const { return num_nodes() * slots_per_node; }
   NodeId node_of_slot(SlotId s) const { return s / slots_per_node; }
   RouterId router_of_node(NodeId n) const { return n / nodes_per_router; }

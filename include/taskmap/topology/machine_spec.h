@@ -10,7 +10,7 @@
 
 namespace taskmap {
 
-enum class MachineKind { Torus, Hypercube, RectTorus, RectTwistedTorus, Dragonfly, Percs, Graph };
+enum class MachineKind { Torus, Hypercube, RectTorus, RectTwistedTorus, Dragonfly, Percs, FatTree, Graph };
 
 struct MachineSpec {
   std::string text;
@@ -20,6 +20,7 @@ struct MachineSpec {
   std::uint32_t rect_a = 0;   // RectTorus, RectTwistedTorus
   DragonflyParams dragonfly;  // Dragonfly
   std::uint32_t percs_ns = 0, percs_nd = 0;
+  std::uint32_t fat_tree_k = 0, fat_tree_n = 0;
   std::string graph_path;     // Graph
   std::uint32_t nodes_per_router = 1;
   std::uint32_t slots_per_node = 1;

@@ -1,0 +1,32 @@
+#pragma once
+// The validated form of a RunConfig, shared by the subcommands: every name parsed and
+// checked before any work.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "taskmap/map/mapper.h"
+#include "taskmap/map/placement.h"
+#include "taskmap/pattern/pattern_spec.h"
+#include "taskmap/routing/routing.h"
+#include "taskmap/topology/machine_spec.h"
+
+namespace taskmap::cli {
+
+struct Job {
+  MachineSpec machine_spec;
+  std::optional<PatternSpec> pattern_spec;
+  std::optional<RoutingSpec> routing_spec;
+  std::vector<MapperSpec> mappers;
+  OutputFormat format = OutputFormat::Table;
+  std::optional<PlacementFormat> placement;
+};
+
+Job validate(const RunConfig& c, bool needs_pattern);
+
+// The routing --routing names, else the machine's default; its name goes to *name.
+std::unique_ptr<Routing> routing_for(const Machine& machine, const Job& job, std::string* name);
+
+}  // namespace taskmap::cli

@@ -1,0 +1,127 @@
+// `export simgrid` and `validate`: taskmap's congestion model beside SimGrid's simulation.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "commands.h"
+#include "job.h"
+#include "taskmap/eval/evaluator.h"
+#include "taskmap/io/error.h"
+#include "taskmap/io/progress.h"
+#include "taskmap/validate/simgrid.h"
+
+namespace taskmap::cli {
+namespace {
+
+SimGridOptions simgrid_options(const RunConfig& c) {
+  if (!(c.bytes_per_unit > 0)) fail("--bytes-per-unit {}: must be positive", c.bytes_per_unit);
+  if (!(c.link_bandwidth > 0)) fail("--link-bandwidth {}: must be positive", c.link_bandwidth);
+  if (!(c.link_latency >= 0)) fail("--link-latency {}: must not be negative", c.link_latency);
+  return {c.link_bandwidth, c.link_latency, c.bytes_per_unit};
+}
+
+// SimGrid follows one path per pair, so taskmap's prediction must too (see simgrid_routing).
+RoutingSpec routing_of(const Job& job, const Machine& machine) {
+  return job.routing_spec ? *job.routing_spec : simgrid_routing(machine);
+}
+
+Mapping map_checked(const MapperSpec& spec, const Machine& machine, const CommGraph& graph, double imbalance) {
+  Mapping m = make_mapper(spec)->run(machine, graph);
+  validate_mapping(m, machine, graph.num_tasks(), spec.text, tasks_per_slot(graph.num_tasks(), machine.num_slots(), imbalance));
+  return m;
+}
+
+}  // namespace
+
+int run_export_simgrid(const RunConfig& c) {
+  Job job = validate(c, true);
+  if (job.mappers.empty() == c.mapping_file.empty()) fail("export simgrid: give exactly one of --mapper and --mapping");
+  const SimGridOptions options = simgrid_options(c);
+  Machine machine = build_machine(job.machine_spec);
+  CommGraph graph = build_pattern(*job.pattern_spec);
+  const RoutingSpec routing = routing_of(job, machine);
+  const std::uint32_t per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance);
+  Mapping mapping = c.mapping_file.empty() ? map_checked(job.mappers.front(), machine, graph, c.imbalance)
+                                           : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), per_slot);
+  const SimGridExport e = export_simgrid(machine, routing, graph, mapping, options);
+  const std::string command = write_simgrid_export(e, c.out);
+  std::cerr << fmt::format("wrote {}: {} ({} routing), {} ranks; run: cd {} && {}\n", c.out, e.platform_kind,
+                           routing.text, e.ranks, c.out, command);
+  return 0;
+}
+
+int run_validate(const RunConfig& c) {
+  Job job = validate(c, true);
+  if (job.mappers.empty()) fail("validate: --mappers names no mapper");
+  const SimGridOptions options = simgrid_options(c);
+  Machine machine = build_machine(job.machine_spec);
+  CommGraph graph = build_pattern(*job.pattern_spec);
+  const RoutingSpec routing_spec = routing_of(job, machine);
+  const auto routing = make_routing(machine, routing_spec);
+  const Evaluator evaluator(machine, *routing);
+  namespace fs = std::filesystem;
+  const fs::path work = c.keep.empty() ? fs::temp_directory_path() / fmt::format("taskmap-validate-{}", ::getpid())
+                                       : fs::path(c.keep);
+  if (!c.keep.empty() && fs::exists(work) && !fs::is_empty(work)) fail("--keep {}: exists and is not empty", c.keep);
+  fs::create_directories(work);
+  struct Row {
+    std::string mapping, platform;
+    double mcl, predicted, simulated;
+  };
+  std::vector<Row> rows;
+  try {
+    io::Progress progress("validate", job.mappers.size());
+    for (std::size_t i = 0; i < job.mappers.size(); ++i) {
+      const MapperSpec& spec = job.mappers[i];
+      progress.status(spec.text);
+      const Mapping mapping = map_checked(spec, machine, graph, c.imbalance);
+      const Metrics m = evaluator.evaluate(graph, mapping);
+      const SimGridExport e = export_simgrid(machine, routing_spec, graph, mapping, options);
+      const std::string dir = (work / fmt::format("mapping-{}", i)).string();
+      write_simgrid_export(e, dir);
+      // The busiest channel carries MCL x bytes_per_unit bytes at class bandwidth x link
+      // bandwidth, and the longest path adds its links' latency: the least time the iteration
+      // can take under any bandwidth sharing.
+      const double predicted =
+          m.mcl * options.bytes_per_unit / options.link_bandwidth + m.max_dilation * options.link_latency;
+      rows.push_back({spec.text, e.platform_kind, m.mcl, predicted, run_simgrid(dir)});
+      progress.advance();
+    }
+  } catch (...) {
+    if (c.keep.empty()) fs::remove_all(work);
+    throw;
+  }
+  if (c.keep.empty()) fs::remove_all(work);
+  std::vector<double> predicted, simulated;
+  for (const Row& r : rows) predicted.push_back(r.predicted), simulated.push_back(r.simulated);
+  const std::optional<double> rho = spearman(predicted, simulated);
+  if (job.format == OutputFormat::Json) {
+    nlohmann::json j = {{"machine", machine.description}, {"pattern", job.pattern_spec->text},
+                        {"routing", routing_spec.text}, {"platform", rows.front().platform},
+                        {"spearman", rho ? nlohmann::json(*rho) : nlohmann::json(nullptr)},
+                        {"rows", nlohmann::json::array()}};
+    for (const Row& r : rows) {
+      j["rows"].push_back({{"mapping", r.mapping}, {"mcl", r.mcl}, {"predicted_s", r.predicted},
+                           {"simulated_s", r.simulated}, {"ratio", r.simulated / r.predicted}});
+    }
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("{} on {} ({} routing; SimGrid platform: {})\n\n", job.pattern_spec->text,
+                             machine.description, routing_spec.text, rows.front().platform);
+    std::cout << fmt::format("{:<28}{:>12}{:>14}{:>14}{:>10}\n", "mapping", "MCL", "predicted s", "simulated s",
+                             "sim/pred");
+    for (const Row& r : rows) {
+      std::cout << fmt::format("{:<28}{:>12.6g}{:>14.6g}{:>14.6g}{:>10.3f}\n", r.mapping, r.mcl, r.predicted,
+                               r.simulated, r.simulated / r.predicted);
+    }
+    std::cout << fmt::format("\nSpearman rank correlation: {}\n", rho ? fmt::format("{:.4f}", *rho) : "undefined");
+  }
+  return 0;
+}
+
+}  // namespace taskmap::cli
