@@ -30,6 +30,15 @@ RoutingSpec routing_of(const Job& job, const Machine& machine) {
   return job.routing_spec ? *job.routing_spec : simgrid_routing(machine);
 }
 
+// refine-mcl optimizes for the routing it is told; here that is the single-path routing the
+// export and SimGrid follow, unless the mapper names its own.
+void refine_under(std::vector<MapperSpec>& mappers, const RoutingSpec& routing) {
+  for (MapperSpec& spec : mappers) {
+    if (spec.kind == MapperKind::RefineMcl && spec.routing.empty()) spec.routing = routing.text;
+    refine_under(spec.stages, routing);
+  }
+}
+
 Mapping map_checked(const MapperSpec& spec, const Machine& machine, const CommGraph& graph, double imbalance) {
   Mapping m = make_mapper(spec)->run(machine, graph);
   validate_mapping(m, machine, graph.num_tasks(), spec.text, tasks_per_slot(graph.num_tasks(), machine.num_slots(), imbalance));
@@ -45,6 +54,7 @@ int run_export_simgrid(const RunConfig& c) {
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing = routing_of(job, machine);
+  refine_under(job.mappers, routing);
   const std::uint32_t per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance);
   Mapping mapping = c.mapping_file.empty() ? map_checked(job.mappers.front(), machine, graph, c.imbalance)
                                            : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), per_slot);
@@ -62,6 +72,7 @@ int run_validate(const RunConfig& c) {
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing_spec = routing_of(job, machine);
+  refine_under(job.mappers, routing_spec);
   const auto routing = make_routing(machine, routing_spec);
   const Evaluator evaluator(machine, *routing);
   namespace fs = std::filesystem;
