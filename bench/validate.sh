@@ -78,9 +78,10 @@ print("\n== summary per machine: Spearman over all rows (target >= 0.9); per pat
 for machine, runs in machines.items():
     rows = [r for j in runs for r in j["rows"]]
     pooled = spearman([r["predicted_s"] for r in rows], [r["simulated_s"] for r in rows])
-    per = [j["spearman"] for j in runs]
+    name = lambda j: j["pattern"].split("/")[-2] if "/" in j["pattern"] else j["pattern"].split(":")[0]
+    per = [(name(j), j["spearman"]) for j in runs]
     ratios = [r["ratio"] for r in rows]
     print(f"{machine:<24} rows {len(rows):3d}  Spearman {pooled:.3f}  per pattern "
-          + " ".join("n/a" if s is None else f"{s:.2f}" for s in per)
+          + " ".join(f"{n} " + ("n/a" if s is None else f"{s:.2f}") for n, s in per)
           + f"  ratio {min(ratios):.3f}-{max(ratios):.3f} (median {statistics.median(ratios):.3f})")
 PY
