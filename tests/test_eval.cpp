@@ -1,6 +1,7 @@
 // Evaluator metrics on hand-derived cases.
 #include <gtest/gtest.h>
 
+#include "taskmap/eval/max_min.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -60,6 +61,24 @@ TEST(Evaluator, DragonflyClassesAndValiantHops) {
   EXPECT_GT(valiant.metrics.avg_routed_hops, minimal.metrics.avg_routed_hops);
   EXPECT_EQ(minimal.metrics.by_class.size(), 2u);
   EXPECT_EQ(minimal.metrics.by_class[1].name, "global");
+}
+
+// Weighted max-min sharing, by hand. mesh:4 (a line 0-1-2-3), identity: F = 0->2 and
+// G = 1->3 (1 unit each, 2 hops) share channel 1->2, the busiest (2 units: MCL 2); H = 0->1
+// and K = 2->3 (0.9 each, 1 hop) load 0->1 and 2->3 to 1.9. A flow's share goes as 1/hops, so
+// at level L the rates are F = G = L/2, H = K = L: channels 0->1 and 2->3 fill at L = 2/3,
+// leaving 1->2 a third idle. H and K end at 1.35, when F and G have 0.55 left; alone on 1->2
+// they get 1/2 each and end at 1.35 + 1.1 = 2.45, later than the MCL bound.
+TEST(MaxMin, BottleneckIdlesWhileItsFlowsWaitElsewhere) {
+  const Machine m = make_machine("mesh:4");
+  const CommGraph g = CommGraph::from_edges(4, {{0, 2, 1.0}, {1, 3, 1.0}, {0, 1, 0.9}, {2, 3, 0.9}});
+  const Mapping identity{{0, 1, 2, 3}, {}};
+  const auto routing = make_routing(m, default_routing(m));
+  EXPECT_DOUBLE_EQ(Evaluator(m, *routing).evaluate(g, identity).mcl, 2.0);
+  EXPECT_NEAR(max_min_completion_time(m, *routing, g, identity), 2.45, 1e-9);
+  // One flow alone takes volume / bandwidth.
+  const CommGraph one = CommGraph::from_edges(4, {{0, 3, 3.0}});
+  EXPECT_NEAR(max_min_completion_time(m, *routing, one, identity), 3.0, 1e-12);
 }
 
 }  // namespace
