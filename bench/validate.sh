@@ -25,8 +25,10 @@ j = json.load(open(sys.argv[1]))
 print(f"== {sys.argv[2]}: {j['pattern'].split('/')[-2] if '/' in j['pattern'] else j['pattern']} on {j['machine']} "
       f"({j['routing']}, SimGrid {j['platform']}), Spearman {j['spearman'] if j['spearman'] is None else round(j['spearman'], 3)}")
 for r in j["rows"]:
-    print(f"   {r['mapping']:<26} MCL {r['mcl']:<10.4g} predicted {r['predicted_s']:<11.5g} max-min {r['max_min_s']:<11.5g} "
-          f"simulated {r['simulated_s']:<11.5g} ratio {r['ratio']:.3f} (max-min {r['ratio_max_min']:.3f})")
+    mm = "-" if r["max_min_s"] is None else f"{r['max_min_s']:.5g}"
+    mr = "-" if r["ratio_max_min"] is None else f"{r['ratio_max_min']:.3f}"
+    print(f"   {r['mapping']:<26} MCL {r['mcl']:<10.4g} predicted {r['predicted_s']:<11.5g} max-min {mm:<11} "
+          f"simulated {r['simulated_s']:<11.5g} ratio {r['ratio']:.3f} (max-min {mr})")
 PY
 }
 
@@ -83,10 +85,12 @@ for machine, runs in machines.items():
     name = lambda j: j["pattern"].split("/")[-2] if "/" in j["pattern"] else j["pattern"].split(":")[0]
     per = [(name(j), j["spearman"]) for j in runs]
     ratios = [r["ratio"] for r in rows]
-    mm = spearman([r["max_min_s"] for r in rows], [r["simulated_s"] for r in rows])
-    mm_ratios = [r["ratio_max_min"] for r in rows]
+    fluid = [r for r in rows if r["max_min_s"] is not None]
+    mm = spearman([r["max_min_s"] for r in fluid], [r["simulated_s"] for r in fluid]) if len(fluid) > 1 else float("nan")
+    mm_ratios = [r["ratio_max_min"] for r in fluid] or [float("nan")]
     print(f"{machine:<24} rows {len(rows):3d}  Spearman {pooled:.3f}  per pattern "
           + " ".join(f"{n} " + ("n/a" if s is None else f"{s:.2f}") for n, s in per)
           + f"  ratio {min(ratios):.3f}-{max(ratios):.3f} (median {statistics.median(ratios):.3f})"
-          + f"\n{'':<24} max-min model: Spearman {mm:.3f}, ratio {min(mm_ratios):.3f}-{max(mm_ratios):.3f}")
+          + f"\n{'':<24} max-min model ({len(fluid)} rows up to {4096} flows): Spearman {mm:.3f}, "
+          + f"ratio {min(mm_ratios):.3f}-{max(mm_ratios):.3f}")
 PY

@@ -75,10 +75,11 @@ TEST(MaxMin, BottleneckIdlesWhileItsFlowsWaitElsewhere) {
   const Mapping identity{{0, 1, 2, 3}, {}};
   const auto routing = make_routing(m, default_routing(m));
   EXPECT_DOUBLE_EQ(Evaluator(m, *routing).evaluate(g, identity).mcl, 2.0);
-  EXPECT_NEAR(max_min_completion_time(m, *routing, g, identity), 2.45, 1e-9);
+  EXPECT_NEAR(*max_min_completion_time(m, *routing, g, identity), 2.45, 1e-9);
+  EXPECT_FALSE(max_min_completion_time(m, *routing, g, identity, 3).has_value());  // 4 flows > 3
   // One flow alone takes volume / bandwidth.
   const CommGraph one = CommGraph::from_edges(4, {{0, 3, 3.0}});
-  EXPECT_NEAR(max_min_completion_time(m, *routing, one, identity), 3.0, 1e-12);
+  EXPECT_NEAR(*max_min_completion_time(m, *routing, one, identity), 3.0, 1e-12);
 }
 
 }  // namespace

@@ -102,9 +102,10 @@ int run_validate(const RunConfig& c) {
       const double predicted =
           m.mcl * options.bytes_per_unit / options.link_bandwidth + m.max_dilation * options.link_latency;
       // taskmap's own max-min fluid model of the same iteration, latency added likewise.
-      const double max_min =
-          max_min_completion_time(machine, *routing, graph, mapping) * options.bytes_per_unit / options.link_bandwidth +
-          m.max_dilation * options.link_latency;
+      const std::optional<double> fluid = max_min_completion_time(machine, *routing, graph, mapping);
+      const double max_min = fluid ? *fluid * options.bytes_per_unit / options.link_bandwidth +
+                                         m.max_dilation * options.link_latency
+                                   : std::nan("");
       rows.push_back({spec.text, e.platform_kind, m.mcl, predicted, max_min, run_simgrid(dir)});
       progress.advance();
     }
@@ -114,12 +115,16 @@ int run_validate(const RunConfig& c) {
   }
   if (c.keep.empty()) fs::remove_all(work);
   std::vector<double> predicted, max_min, simulated;
+  bool all_fluid = true;
   for (const Row& r : rows) {
     predicted.push_back(r.predicted);
     max_min.push_back(r.max_min);
     simulated.push_back(r.simulated);
+    all_fluid = all_fluid && !std::isnan(r.max_min);
   }
-  const std::optional<double> rho = spearman(predicted, simulated), rho_max_min = spearman(max_min, simulated);
+  const std::optional<double> rho = spearman(predicted, simulated);
+  const std::optional<double> rho_max_min = all_fluid ? spearman(max_min, simulated) : std::nullopt;
+  auto number_or_null = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
   auto json_or_null = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = {{"machine", machine.description}, {"pattern", job.pattern_spec->text},
@@ -129,8 +134,9 @@ int run_validate(const RunConfig& c) {
                         {"rows", nlohmann::json::array()}};
     for (const Row& r : rows) {
       j["rows"].push_back({{"mapping", r.mapping}, {"mcl", r.mcl}, {"predicted_s", r.predicted},
-                           {"max_min_s", r.max_min}, {"simulated_s", r.simulated},
-                           {"ratio", r.simulated / r.predicted}, {"ratio_max_min", r.simulated / r.max_min}});
+                           {"max_min_s", number_or_null(r.max_min)}, {"simulated_s", r.simulated},
+                           {"ratio", r.simulated / r.predicted},
+                           {"ratio_max_min", number_or_null(r.simulated / r.max_min)}});
     }
     std::cout << j.dump(2) << "\n";
   } else {
@@ -143,9 +149,9 @@ int run_validate(const RunConfig& c) {
                                r.predicted, r.max_min, r.simulated, r.simulated / r.predicted,
                                r.simulated / r.max_min);
     }
-    auto show = [](const std::optional<double>& v) { return v ? fmt::format("{:.4f}", *v) : std::string("undefined"); };
-    std::cout << fmt::format("\nSpearman rank correlation with SimGrid: MCL bound {}, max-min model {}\n", show(rho),
-                             show(rho_max_min));
+    auto show = [](double v) { return std::isnan(v) ? std::string("undefined") : fmt::format("{:.4f}", v); };
+    std::cout << fmt::format("\nSpearman rank correlation with SimGrid: MCL bound {}, max-min model {}\n",
+                             show(rho.value_or(std::nan(""))), show(rho_max_min.value_or(std::nan(""))));
   }
   return 0;
 }

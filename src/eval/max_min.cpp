@@ -18,8 +18,8 @@ struct Flow {
 
 }  // namespace
 
-double max_min_completion_time(const Machine& machine, const Routing& routing, const CommGraph& graph,
-                               const Mapping& mapping) {
+std::optional<double> max_min_completion_time(const Machine& machine, const Routing& routing, const CommGraph& graph,
+                                              const Mapping& mapping, std::size_t max_flows) {
   std::vector<Flow> flows;
   std::map<std::pair<RouterId, RouterId>, std::vector<ChannelShare>> routes;
   std::vector<ChannelShare> shares;
@@ -41,6 +41,7 @@ double max_min_completion_time(const Machine& machine, const Routing& routing, c
       double hops = 0;
       for (const ChannelShare& u : it->second) hops += u.fraction;
       flows.push_back({volumes[i], volumes[i], it->second, std::max(hops, 1.0)});
+      if (flows.size() > max_flows) return std::nullopt;
     }
   }
   std::vector<double> residual(machine.channels.size()), weight(machine.channels.size());
@@ -66,16 +67,18 @@ double max_min_completion_time(const Machine& machine, const Routing& routing, c
       for (const ChannelShare& u : flows[f].uses) weight[u.channel] += u.fraction / flows[f].penalty;
     }
     std::size_t unfrozen = active.size();
+    std::vector<ChannelId> open;  // channels still carrying unfrozen flows
+    for (ChannelId c : used) {
+      if (weight[c] > 1e-9) open.push_back(c);
+    }
     while (unfrozen > 0) {
       double step = std::numeric_limits<double>::infinity();
-      for (ChannelId c : used) {
-        if (weight[c] > 1e-9) step = std::min(step, residual[c] / weight[c]);
-      }
-      for (ChannelId c : used) residual[c] -= step * weight[c];
+      for (ChannelId c : open) step = std::min(step, residual[c] / weight[c]);
+      for (ChannelId c : open) residual[c] -= step * weight[c];
       for (std::size_t f : active) {
         if (!flows[f].frozen) flows[f].rate += step / flows[f].penalty;
       }
-      for (ChannelId c : used) {
+      for (ChannelId c : open) {
         if (weight[c] <= 1e-9 || residual[c] > 1e-12 * bandwidth(c)) continue;
         for (std::size_t f : on_channel[c]) {
           Flow& flow = flows[f];
@@ -86,6 +89,7 @@ double max_min_completion_time(const Machine& machine, const Routing& routing, c
         }
         weight[c] = 0;
       }
+      std::erase_if(open, [&](ChannelId c) { return weight[c] <= 1e-9; });
     }
     // Run until the next flow completes.
     double dt = std::numeric_limits<double>::infinity();
