@@ -122,15 +122,15 @@ int run_validate(const RunConfig& c) {
     simulated.push_back(r.simulated);
     all_fluid = all_fluid && !std::isnan(r.max_min);
   }
-  const std::optional<double> rho = spearman(predicted, simulated);
-  const std::optional<double> rho_max_min = all_fluid ? spearman(max_min, simulated) : std::nullopt;
+  // NaN: undefined (a constant side, or no max-min estimate).
+  const double rho = spearman(predicted, simulated).value_or(std::nan(""));
+  const double rho_max_min = all_fluid ? spearman(max_min, simulated).value_or(std::nan("")) : std::nan("");
   auto number_or_null = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
-  auto json_or_null = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = {{"machine", machine.description}, {"pattern", job.pattern_spec->text},
                         {"routing", routing_spec.text}, {"platform", rows.front().platform},
-                        {"spearman", json_or_null(rho)},
-                        {"spearman_max_min", json_or_null(rho_max_min)},
+                        {"spearman", number_or_null(rho)},
+                        {"spearman_max_min", number_or_null(rho_max_min)},
                         {"rows", nlohmann::json::array()}};
     for (const Row& r : rows) {
       j["rows"].push_back({{"mapping", r.mapping}, {"mcl", r.mcl}, {"predicted_s", r.predicted},
@@ -151,7 +151,7 @@ int run_validate(const RunConfig& c) {
     }
     auto show = [](double v) { return std::isnan(v) ? std::string("undefined") : fmt::format("{:.4f}", v); };
     std::cout << fmt::format("\nSpearman rank correlation with SimGrid: MCL bound {}, max-min model {}\n",
-                             show(rho.value_or(std::nan(""))), show(rho_max_min.value_or(std::nan(""))));
+                             show(rho), show(rho_max_min));
   }
   return 0;
 }
