@@ -94,13 +94,22 @@ TEST(CollectiveAlgorithms, ChoiceParsing) {
 }
 
 #ifdef TASKMAP_PROFILE_LIB
+// Open MPI's mpirun of 4 ranks, oversubscribed, with further mpirun options.
+std::string mpirun4(const std::string& options) {
+  return std::string(TASKMAP_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 4 " + options + " ";
+}
+
+// `program` under the profiler, its profile written to `out`.
+test::CommandResult run_profiled(const std::string& program, const std::string& out, const std::string& options = "") {
+  return test::run_command(mpirun4(options + " -x LD_PRELOAD=" + TASKMAP_PROFILE_LIB + " -x TASKMAP_PROFILE_OUT=" + out) +
+                           program);
+}
+
 TEST(Profiler, CountsEveryPointToPointSendOfAnUnmodifiedProgram) {
   const std::string out =
       (std::filesystem::temp_directory_path() / ("taskmap_profile_" + std::to_string(::getpid()) + ".txt")).string();
   std::filesystem::remove(out);
-  const test::CommandResult r = test::run_command(
-      std::string(TASKMAP_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD=" + TASKMAP_PROFILE_LIB +
-      " -x TASKMAP_PROFILE_OUT=" + out + " " + TASKMAP_MPI_HALO);
+  const test::CommandResult r = run_profiled(TASKMAP_MPI_HALO, out);
   if (r.exit_code != 0 && !std::filesystem::exists(out)) {
     GTEST_SKIP() << "Open MPI could not start the 4-rank program: " << r.err.substr(0, r.err.find('\n'));
   }
@@ -167,9 +176,7 @@ TEST(Profiler, ExpandsCollectivesIntoTheNamedAlgorithms) {
       (std::filesystem::temp_directory_path() / ("taskmap_coll_" + std::to_string(::getpid()) + ".txt")).string();
   auto run = [&](const std::string& choice) {
     std::filesystem::remove(out);
-    return test::run_command("TASKMAP_PROFILE_COLLECTIVES=" + choice + " " + TASKMAP_MPIEXEC +
-                             " --allow-run-as-root --oversubscribe -np 4 -x TASKMAP_PROFILE_COLLECTIVES -x LD_PRELOAD=" +
-                             TASKMAP_PROFILE_LIB + " -x TASKMAP_PROFILE_OUT=" + out + " " + TASKMAP_MPI_COLLECTIVES);
+    return run_profiled(TASKMAP_MPI_COLLECTIVES, out, "-x TASKMAP_PROFILE_COLLECTIVES=" + choice);
   };
   const test::CommandResult all = run("all");
   if (all.exit_code != 0 && !std::filesystem::exists(out)) {
@@ -228,9 +235,7 @@ TEST(Profiler, ProfileMapAndRelaunchWithTheRankfile) {
   std::filesystem::create_directories(dir);
   const std::string profile = (dir / "profile.txt").string(), hosts = (dir / "hosts").string(),
                     rankfile = (dir / "rankfile").string(), plain = (dir / "plain.txt").string();
-  const std::string mpirun = std::string(TASKMAP_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 4 ";
-  const test::CommandResult recorded = test::run_command(mpirun + "-x LD_PRELOAD=" + TASKMAP_PROFILE_LIB +
-                                                         " -x TASKMAP_PROFILE_OUT=" + profile + " " + TASKMAP_MPI_HALO);
+  const test::CommandResult recorded = run_profiled(TASKMAP_MPI_HALO, profile);
   if (recorded.exit_code != 0 && !std::filesystem::exists(profile)) {
     GTEST_SKIP() << "Open MPI could not start the 4-rank program: "
                  << recorded.err.substr(0, recorded.err.find('\n'));
@@ -269,7 +274,7 @@ TEST(Profiler, ProfileMapAndRelaunchWithTheRankfile) {
   ASSERT_EQ(wanted.size(), 4u);
 
   const test::CommandResult launched =
-      test::run_command(mpirun + "--rankfile " + rankfile + " " + TASKMAP_MPI_HALO + " --where");
+      test::run_command(mpirun4("--rankfile " + rankfile) + TASKMAP_MPI_HALO + " --where");
   ASSERT_EQ(launched.exit_code, 0) << launched.err;
   std::map<int, std::set<int>> cpus_of_rank;
   std::istringstream lines(launched.out);

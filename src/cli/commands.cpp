@@ -78,18 +78,17 @@ int run_eval(const RunConfig& c) {
   CommGraph graph = build_pattern(*job.pattern_spec);
   const std::uint32_t per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance);
   const std::string mapping_name = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
-  Mapping mapping = c.mapping_file.empty() ? make_mapper(job.mappers.front())->run(machine, graph)
+  // A placement file is checked as it is read.
+  Mapping mapping = c.mapping_file.empty() ? map_checked(job.mappers.front(), machine, graph, c.imbalance)
                                            : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), per_slot);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-  validate_mapping(mapping, machine, graph.num_tasks(), c.mapping_file.empty() ? job.mappers.front().text : c.mapping_file, per_slot);
   const Evaluator evaluator(machine, *routing);
   const bool want_loads = !c.loads_csv.empty() || baseline;
   std::vector<double> loads;
   Metrics m = evaluator.evaluate(graph, mapping, want_loads ? &loads : nullptr);
   if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, loads));
   if (baseline) {
-    Mapping base = make_mapper(*baseline)->run(machine, graph);
-    validate_mapping(base, machine, graph.num_tasks(), baseline->text, per_slot);
+    const Mapping base = map_checked(*baseline, machine, graph, c.imbalance);
     std::vector<ReportColumn> columns(2);
     columns[0] = {baseline->text, {}, {}};
     columns[0].metrics = evaluator.evaluate(graph, base, &columns[0].loads);
@@ -122,10 +121,8 @@ int run_map(const RunConfig& c) {
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine);
-  Mapping mapping = make_mapper(job.mappers.front())->run(machine, graph);
+  Mapping mapping = map_checked(job.mappers.front(), machine, graph, c.imbalance);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-  validate_mapping(mapping, machine, graph.num_tasks(), job.mappers.front().text,
-                   tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance));
   io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, hosts));
   std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
   return 0;
@@ -144,12 +141,10 @@ int run_compare(const RunConfig& c) {
   for (const MapperSpec& spec : job.mappers) {
     progress.status(spec.text);
     auto t0 = std::chrono::steady_clock::now();
-    Mapping mapping = make_mapper(spec)->run(machine, graph);
+    Mapping mapping = map_checked(spec, machine, graph, c.imbalance);
     double secs = seconds_since(t0);
     progress.erase();
     if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-    validate_mapping(mapping, machine, graph.num_tasks(), spec.text,
-                     tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance));
     rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs});
     progress.advance();
   }

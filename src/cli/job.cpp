@@ -30,6 +30,12 @@ Job validate(const RunConfig& c, bool needs_pattern) {
   return job;
 }
 
+Mapping map_checked(const MapperSpec& spec, const Machine& machine, const CommGraph& graph, double imbalance) {
+  Mapping m = make_mapper(spec)->run(machine, graph);
+  validate_mapping(m, machine, graph.num_tasks(), spec.text, tasks_per_slot(graph.num_tasks(), machine.num_slots(), imbalance));
+  return m;
+}
+
 std::unique_ptr<Routing> routing_for(const Machine& machine, const Job& job, std::string* name) {
   RoutingSpec spec = job.routing_spec ? *job.routing_spec : default_routing(machine);
   *name = spec.text;

@@ -26,6 +26,10 @@ struct Job {
 
 Job validate(const RunConfig& c, bool needs_pattern);
 
+// Runs the mapper and checks its result: every task on a slot of the machine, no slot over
+// the balance that `imbalance` allows.
+Mapping map_checked(const MapperSpec& spec, const Machine& machine, const CommGraph& graph, double imbalance);
+
 // The routing --routing names, else the machine's default; its name goes to *name.
 std::unique_ptr<Routing> routing_for(const Machine& machine, const Job& job, std::string* name);
 

@@ -40,12 +40,6 @@ void refine_under(std::vector<MapperSpec>& mappers, const RoutingSpec& routing) 
   }
 }
 
-Mapping map_checked(const MapperSpec& spec, const Machine& machine, const CommGraph& graph, double imbalance) {
-  Mapping m = make_mapper(spec)->run(machine, graph);
-  validate_mapping(m, machine, graph.num_tasks(), spec.text, tasks_per_slot(graph.num_tasks(), machine.num_slots(), imbalance));
-  return m;
-}
-
 }  // namespace
 
 int run_export_simgrid(const RunConfig& c) {
