@@ -8,9 +8,11 @@
 #include "taskmap/io/error.h"
 #include "taskmap/map/refine_hop_bytes.h"
 #include "taskmap/map/refine_mcl.h"
+#include "taskmap/map/region_moves.h"
 #include "taskmap/map/timer.h"
 #include "taskmap/pattern/generators.h"
 #include "taskmap/pattern/readers.h"
+#include "taskmap/topology/distance.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -25,12 +27,27 @@ void check_random_moves(const std::string& machine_spec, const std::string& rout
   const Evaluator evaluator(m, *routing);
   Mapping start = make_mapper(parse_mapper_spec(first))->run(m, g);
   IncrementalLoads loads(m, *routing, g, start, per_slot);
+  const RegionMoves region(m);
+  const std::uint32_t per_router = m.nodes_per_router * m.slots_per_node;
+  std::vector<std::pair<RouterId, RouterId>> pairs;
   std::mt19937 rng(7);
   for (int step = 0; step < 150; ++step) {
-    const TaskId t = rng() % g.num_tasks();
-    const SlotId s = rng() % m.num_slots();
-    const LoadScore predicted = loads.try_move(t, s);
-    loads.move(t, s);
+    LoadScore predicted;
+    if (step % 3 == 2 && region.get(rng() % region.size(), pairs)) {
+      // Every third step a region move: all tasks of each router in it move together.
+      std::vector<Relocation> moves;
+      for (auto [from, to] : pairs)
+        for (std::uint32_t k = 0; k < per_router; ++k)
+          for (TaskId t : loads.tasks_on(from * per_router + k)) moves.push_back({t, to * per_router + k});
+      predicted = loads.try_relocate(moves);
+      ASSERT_NEAR(loads.try_spread(moves), predicted.spread, 1e-9 * std::max(1.0, predicted.spread));
+      loads.relocate(moves);
+    } else {
+      const TaskId t = rng() % g.num_tasks();
+      const SlotId s = rng() % m.num_slots();
+      predicted = loads.try_move(t, s);
+      loads.move(t, s);
+    }
     validate_mapping(loads.mapping(), m, g.num_tasks(), "test", per_slot);
     const Metrics full = evaluator.evaluate(g, loads.mapping());
     const LoadScore now = loads.score();
@@ -38,7 +55,16 @@ void check_random_moves(const std::string& machine_spec, const std::string& rout
     ASSERT_NEAR(now.hop_bytes, full.hop_bytes, 1e-6) << machine_spec << " step " << step;
     ASSERT_NEAR(predicted.mcl, now.mcl, 1e-9 * std::max(1.0, now.mcl));
     ASSERT_EQ(predicted.at_mcl, now.at_mcl);
+    ASSERT_NEAR(predicted.spread, now.spread, 1e-9 * std::max(1.0, now.spread));
   }
+  // The spread is the sum of (load / the start's MCL)^4 over the channels.
+  const double start_mcl = evaluator.evaluate(g, start).mcl;
+  std::vector<double> end;
+  evaluator.evaluate(g, loads.mapping(), &end);
+  double spread = 0;
+  for (std::size_t c = 0; c < end.size(); ++c)
+    spread += std::pow(end[c] / m.classes[m.channels[c].link_class].bandwidth / start_mcl, 4);
+  EXPECT_NEAR(loads.score().spread, spread, 1e-9 * spread) << machine_spec;
 }
 
 TEST(RefineMcl, IncrementalLoadsAgreeWithTheEvaluatorAfterRandomMoves) {
@@ -84,6 +110,7 @@ TEST(RefineMcl, NeverWorseThanItsInputOnMeasuredMatrices) {
       RefineOptions o;
       o.seconds = 1;
       o.kicks = 5;
+      o.region_steps = 10;
       const Mapping out = refine_mcl(m, *routing, g, start, o);
       validate_mapping(out, m, g.num_tasks(), "refine-mcl");
       const Metrics before = evaluator.evaluate(g, start), after = evaluator.evaluate(g, out);
@@ -101,7 +128,8 @@ TEST(RefineMcl, IteratedLocalSearchKeepsTheBestOptimum) {
   const Mapping start = make_mapper(parse_mapper_spec("random:seed=9"))->run(m, g);
   RefineOptions plain;
   plain.kicks = 0;
-  RefineOptions kicked;
+  plain.region_steps = 0;
+  RefineOptions kicked = plain;
   kicked.kicks = 8;
   RefineStats a, b;
   refine_mcl(m, *routing, g, start, plain, &a);
@@ -110,6 +138,88 @@ TEST(RefineMcl, IteratedLocalSearchKeepsTheBestOptimum) {
   EXPECT_EQ(b.kicks, 8u);
   EXPECT_FALSE(a.after.better_than(b.after));
   EXPECT_NEAR(Evaluator(m, *routing).evaluate(g, out).mcl, b.after.mcl, 1e-9 * b.after.mcl);
+}
+
+// NAS CG on 64 ranks (8x8 grid: rank 8r + c sends one unit to its row partners c^1, c^2, c^4
+// and to its transpose 8c + r) on mesh:4x4x4 under minimal routing. Hand-derived optimum:
+// with r = (r2 r1 r0), c = (c2 c1 c0) in bits, the rank at coordinates (2 r_d + c_d)_d puts
+// each row on a 2x2x2 box with its partners one hop apart (the box's 24 channels, one unit
+// each) and each transpose on a path that only crosses the middle planes (coordinates 1 and 2
+// differ exactly where r and c do); every one of the 288 channels carries exactly one unit.
+// No placement does better: a partner one hop away loads its channel with a whole unit, and
+// with none, the 248 flows of 2+ hops average 496/288 > 1 per channel.
+Mapping cg_interleaved_on_mesh_4x4x4(const Machine& m) {
+  Mapping mapping;
+  mapping.slot_of_task.resize(64);
+  const TorusShape& torus = *m.torus();
+  for (TaskId rank = 0; rank < 64; ++rank) {
+    const std::uint32_t r = rank / 8, c = rank % 8;
+    RouterId router = 0;
+    for (std::size_t d = 0; d < 3; ++d) router += (2 * ((r >> d) & 1) + ((c >> d) & 1)) * torus.strides[d];
+    mapping.slot_of_task[rank] = router;
+  }
+  return mapping;
+}
+
+TEST(RefineMcl, CgOnAMeshInterleavedPlacementLoadsEveryChannelOnce) {
+  const Machine m = make_machine("mesh:4x4x4");
+  auto routing = make_routing(m, parse_routing_spec("minimal"));
+  const CommGraph g = make_npb_cg(64);
+  std::vector<double> loads;
+  const Metrics metrics = Evaluator(m, *routing).evaluate(g, cg_interleaved_on_mesh_4x4x4(m), &loads);
+  EXPECT_NEAR(metrics.mcl, 1.0, 1e-12);
+  for (double load : loads) ASSERT_NEAR(load, 1.0, 1e-12);
+}
+
+TEST(RefineMcl, RegionMovesReachTheOptimumOfCgOnAMesh) {
+  // From the rank-order placement (MCL 3.77 units), single-task moves and swaps stall well
+  // above the optimum; turning and exchanging 2x2x2 boxes reaches the optimum of 1 unit.
+  const Machine m = make_machine("mesh:4x4x4");
+  auto routing = make_routing(m, parse_routing_spec("minimal"));
+  const CommGraph g = make_npb_cg(64);
+  const Mapping start = make_mapper(parse_mapper_spec("default"))->run(m, g);
+  RefineOptions o;
+  o.seconds = 120;  // a safety net only: the phases end by their step counts
+  o.kicks = 0;
+  o.region_steps = 30;
+  RefineStats stats;
+  const Mapping out = refine_mcl(m, *routing, g, start, o, &stats);
+  EXPECT_NEAR(stats.after.mcl, 1.0, 1e-9);
+  EXPECT_NEAR(Evaluator(m, *routing).evaluate(g, out).mcl, 1.0, 1e-9);
+  EXPECT_GT(stats.region_best, 0u);
+}
+
+TEST(RegionMoves, BoxTurnsAndExchangesArePermutationsThatKeepNeighbours) {
+  // Valid moves on mesh:4x4x4: 27 box corners x 47 symmetries, 8 aligned boxes in 28 pairs,
+  // 64 routers in 2016 pairs: 3313. On torus:4x4x4 the boxes may wrap: 64 x 47 + 28 + 2016.
+  // On mesh:5x3 (2D boxes, 8 symmetries): 4 x 2 corners x 7 + 2 aligned boxes in 1 pair +
+  // 15 x 14 / 2 router pairs.
+  for (auto [spec, expected] : {std::pair{"mesh:4x4x4", 3313}, {"torus:4x4x4", 5052}, {"mesh:5x3", 162}}) {
+    const Machine m = make_machine(spec);
+    const HopDistance hops(m);
+    const RegionMoves region(m);
+    std::vector<std::pair<RouterId, RouterId>> pairs;
+    int valid = 0;
+    for (std::uint64_t i = 0; i < region.size(); ++i) {
+      if (!region.get(i, pairs)) continue;
+      ++valid;
+      std::vector<RouterId> from, to;
+      for (auto [a, b] : pairs) from.push_back(a), to.push_back(b);
+      std::sort(from.begin(), from.end());
+      std::sort(to.begin(), to.end());
+      ASSERT_EQ(from, to) << spec << " move " << i;
+      ASSERT_EQ(std::adjacent_find(from.begin(), from.end()), from.end()) << spec << " move " << i;
+      // Within a box, routers one hop apart stay one hop apart: a turned box has 2^|S| pairs,
+      // an exchange 2 x 2^|S|, alternately from the first box and from the second.
+      const std::size_t box = m.torus()->dims() == 3 ? 8 : 4, stride = pairs.size() == box ? 1 : 2;
+      if (pairs.size() == 2) continue;  // two routers exchanged
+      for (std::size_t x = 0; x < pairs.size(); ++x)
+        for (std::size_t y = x % stride; y < pairs.size(); y += stride)
+          if (x % stride == y % stride && hops(pairs[x].first, pairs[y].first) == 1)
+            ASSERT_EQ(hops(pairs[x].second, pairs[y].second), 1u) << spec << " move " << i;
+    }
+    EXPECT_EQ(valid, expected) << spec;
+  }
 }
 
 TEST(RefineMcl, PipelinesParseAndRefuseStagesThatCannotRefine) {

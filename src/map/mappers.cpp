@@ -266,6 +266,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
     if (!(spec.seconds > 0 && spec.seconds <= 86400)) r.fail(fmt::format("seconds must be in (0, 86400], not {}", spec.seconds));
     spec.candidates = static_cast<std::uint32_t>(r.get_int("candidates", 1, 1 << 20).value_or(16));
     spec.kicks = static_cast<std::uint32_t>(r.get_int("kicks", 0, 1 << 24).value_or(200));
+    spec.region_steps = static_cast<std::uint32_t>(r.get_int("regions", 0, 1 << 24).value_or(200));
     spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
     if (auto routing = r.get_string("routing")) {
       try {

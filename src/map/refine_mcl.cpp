@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <unordered_map>
 
+#include "taskmap/map/region_moves.h"
 #include "route_cache.h"
 #include "taskmap/io/error.h"
 #include "taskmap/io/progress.h"
@@ -46,53 +49,60 @@ struct IncrementalLoads::Impl {
     tree[i] = {value, 1};
     for (i /= 2; i >= 1; i /= 2) tree[i] = combine(tree[2 * i], tree[2 * i + 1]);
   }
-  // Calls f(a, b, volume) once for every flow with an end at task t or u (u may be kNoTask);
-  // flows between t and u are taken with t, self-flows never leave their router.
-  template <typename F>
-  void for_each_flow_of(TaskId t, TaskId u, F&& f) const {
-    for (TaskId x : {t, u}) {
-      if (x == kNoTask) continue;
-      auto skip = [&](TaskId other) { return other == x || (x == u && other == t); };
-      auto targets = graph.targets(x);
-      auto volumes = graph.volumes(x);
-      for (std::size_t e = 0; e < targets.size(); ++e)
-        if (!skip(targets[e])) f(x, targets[e], volumes[e]);
-      for (std::uint64_t e = in_offsets[x]; e < in_offsets[x + 1]; ++e) {
-        const auto [source, volume] = in_edges[e];
-        if (!skip(source)) f(source, x, volume);
-      }
-    }
-  }
-  // Load and hop-byte changes of moving t to slot s; fills delta/touched.
-  // The task t swaps with when moving to slot s: none while s has room (or holds t).
-  TaskId partner(TaskId t, SlotId s) const {
+  // Relocations of moving task t to slot s: to it, and when s is full, its first task to t's slot.
+  void relocations_of(TaskId t, SlotId s, SlotId from, std::vector<Relocation>& out) const {
+    out = {{t, s}};
     const auto& here = on_slot[s];
-    if (here.size() < per_slot || std::find(here.begin(), here.end(), t) != here.end()) return kNoTask;
-    return here.front();
+    if (here.size() < per_slot || std::find(here.begin(), here.end(), t) != here.end()) return;
+    out.push_back({here.front(), from});
   }
-  double stage(TaskId t, SlotId s) {
-    const TaskId u = partner(t, s);
-    const RouterId from = router_of_task[t], to = machine.router_of_slot(s);
-    double hop_delta = 0;
-    if (from == to) return 0;
-    auto moved = [&](TaskId x) { return x == t ? to : x == u ? from : router_of_task[x]; };
+  static double spread_term(double load) {
+    const double x = load * load;
+    return x * x;
+  }
+  // Load, hop-byte and spread changes of the relocation; fills delta/touched. Every flow with
+  // a moved end is re-routed once (a flow between two moved tasks with the first of them).
+  double stage(std::span<const Relocation> moves, double* spread_delta) {
+    ++stamp;
+    for (const Relocation& r : moves) moved_at[r.task] = stamp, new_router[r.task] = machine.router_of_slot(r.slot);
+    auto after = [&](TaskId x) { return moved_at[x] == stamp ? new_router[x] : router_of_task[x]; };
     auto add = [&](RouterId a, RouterId b, double volume) {
       if (a == b) return;
       auto [first, last] = routes.route(a, b);
       for (auto* p = first; p != last; ++p) {
-        if (delta[p->channel] == 0) touched.push_back(p->channel);
+        if (!marked[p->channel]) marked[p->channel] = 1, touched.push_back(p->channel);
         delta[p->channel] += volume * p->load;
       }
     };
-    for_each_flow_of(t, u, [&](TaskId a, TaskId b, double volume) {
-      const RouterId old_a = router_of_task[a], old_b = router_of_task[b];
-      const RouterId new_a = moved(a), new_b = moved(b);
+    double hop_delta = 0;
+    auto flow = [&](TaskId a, TaskId b, double volume) {
+      const RouterId old_a = router_of_task[a], old_b = router_of_task[b], new_a = after(a), new_b = after(b);
       if (old_a == new_a && old_b == new_b) return;
       add(old_a, old_b, -volume);
       add(new_a, new_b, volume);
       hop_delta += volume * (double(hops(new_a, new_b)) - double(hops(old_a, old_b)));
-    });
+    };
+    for (const Relocation& r : moves) {
+      const TaskId x = r.task;
+      auto counted = [&](TaskId other) { return other == x || done_at[other] == stamp; };
+      auto targets = graph.targets(x);
+      auto volumes = graph.volumes(x);
+      for (std::size_t e = 0; e < targets.size(); ++e)
+        if (!counted(targets[e])) flow(x, targets[e], volumes[e]);
+      for (std::uint64_t e = in_offsets[x]; e < in_offsets[x + 1]; ++e) {
+        const auto [source, volume] = in_edges[e];
+        if (!counted(source)) flow(source, x, volume);
+      }
+      done_at[x] = stamp;
+    }
+    double spread_change = 0;
+    for (ChannelId c : touched) spread_change += spread_term((load[c] + delta[c]) * inv_scale) - spread_term(load[c] * inv_scale);
+    *spread_delta = spread_change;
     return hop_delta;
+  }
+  void unstage() {
+    for (ChannelId c : touched) delta[c] = 0, marked[c] = 0;
+    touched.clear();
   }
 
   const Machine& machine;
@@ -105,10 +115,15 @@ struct IncrementalLoads::Impl {
   std::uint32_t per_slot = 1;
   std::vector<std::vector<TaskId>> on_slot;
   std::vector<double> load, delta;
+  std::vector<char> marked;
   std::vector<ChannelId> touched;
+  std::uint32_t stamp = 0;
+  std::vector<std::uint32_t> moved_at, done_at;
+  std::vector<RouterId> new_router;
   std::size_t leaves = 1;
   std::vector<Top> tree;
-  double hop_bytes = 0;
+  double hop_bytes = 0, spread = 0, inv_scale = 1;
+  std::vector<Relocation> scratch;
 };
 
 IncrementalLoads::IncrementalLoads(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
@@ -137,6 +152,10 @@ IncrementalLoads::IncrementalLoads(const Machine& machine, const Routing& routin
   const std::size_t channels = m.routes.num_channels();
   m.load.assign(channels, 0.0);
   m.delta.assign(channels, 0.0);
+  m.marked.assign(channels, 0);
+  m.moved_at.assign(n, 0);
+  m.done_at.assign(n, 0);
+  m.new_router.assign(n, 0);
   for (TaskId a = 0; a < n; ++a) {
     auto targets = graph.targets(a);
     auto volumes = graph.volumes(a);
@@ -152,49 +171,69 @@ IncrementalLoads::IncrementalLoads(const Machine& machine, const Routing& routin
   m.tree.assign(2 * m.leaves, Impl::Top{});
   for (std::size_t c = 0; c < channels; ++c) m.tree[m.leaves + c] = {m.load[c], 1};
   for (std::size_t i = m.leaves - 1; i >= 1; --i) m.tree[i] = Impl::combine(m.tree[2 * i], m.tree[2 * i + 1]);
+  if (m.tree[1].max > 0) m.inv_scale = 1 / m.tree[1].max;
+  for (double l : m.load) m.spread += Impl::spread_term(l * m.inv_scale);
 }
 
 IncrementalLoads::~IncrementalLoads() = default;
 
 LoadScore IncrementalLoads::score() const {
-  return {impl_->tree[1].max, impl_->tree[1].count, impl_->hop_bytes};
+  return {impl_->tree[1].max, impl_->tree[1].count, impl_->hop_bytes, impl_->spread};
 }
+
+const std::vector<TaskId>& IncrementalLoads::tasks_on(SlotId s) const { return impl_->on_slot[s]; }
 
 LoadScore IncrementalLoads::try_move(TaskId t, SlotId s) {
   Impl& m = *impl_;
-  const double hop_delta = m.stage(t, s);
-  for (ChannelId c : m.touched) m.set_load(c, m.load[c] + m.delta[c]);
-  const LoadScore result{m.tree[1].max, m.tree[1].count, m.hop_bytes + hop_delta};
-  for (ChannelId c : m.touched) m.set_load(c, m.load[c]), m.delta[c] = 0;
-  m.touched.clear();
-  return result;
+  m.relocations_of(t, s, mapping_.slot_of_task[t], m.scratch);
+  return try_relocate(m.scratch);
 }
 
 void IncrementalLoads::move(TaskId t, SlotId s) {
   Impl& m = *impl_;
-  const TaskId u = m.partner(t, s);
-  const double hop_delta = m.stage(t, s);
+  m.relocations_of(t, s, mapping_.slot_of_task[t], m.scratch);
+  const std::vector<Relocation> moves = m.scratch;
+  relocate(moves);
+}
+
+LoadScore IncrementalLoads::try_relocate(std::span<const Relocation> moves) {
+  Impl& m = *impl_;
+  double spread_delta = 0;
+  const double hop_delta = m.stage(moves, &spread_delta);
+  for (ChannelId c : m.touched) m.set_load(c, m.load[c] + m.delta[c]);
+  const LoadScore result{m.tree[1].max, m.tree[1].count, m.hop_bytes + hop_delta, m.spread + spread_delta};
+  for (ChannelId c : m.touched) m.set_load(c, m.load[c]);
+  m.unstage();
+  return result;
+}
+
+double IncrementalLoads::try_spread(std::span<const Relocation> moves) {
+  Impl& m = *impl_;
+  double spread_delta = 0;
+  m.stage(moves, &spread_delta);
+  m.unstage();
+  return m.spread + spread_delta;
+}
+
+void IncrementalLoads::relocate(std::span<const Relocation> moves) {
+  Impl& m = *impl_;
+  double spread_delta = 0;
+  const double hop_delta = m.stage(moves, &spread_delta);
   for (ChannelId c : m.touched) {
     m.load[c] = std::max(0.0, m.load[c] + m.delta[c]);  // rounding must not leave -0.0000001
     m.set_load(c, m.load[c]);
-    m.delta[c] = 0;
   }
-  m.touched.clear();
+  m.unstage();
   m.hop_bytes += hop_delta;
-  const SlotId from = mapping_.slot_of_task[t];
-  if (from == s) return;
-  auto take = [&](SlotId slot, TaskId x) {
-    auto& list = m.on_slot[slot];
-    list.erase(std::find(list.begin(), list.end(), x));
-  };
-  take(from, t);
-  m.on_slot[s].push_back(t);
-  if (u != kNoTask) take(s, u), m.on_slot[from].push_back(u);
-  mapping_.slot_of_task[t] = s;
-  m.router_of_task[t] = m.machine.router_of_slot(s);
-  if (u != kNoTask) {
-    mapping_.slot_of_task[u] = from;
-    m.router_of_task[u] = m.machine.router_of_slot(from);
+  m.spread += spread_delta;
+  for (const Relocation& r : moves) {
+    auto& list = m.on_slot[mapping_.slot_of_task[r.task]];
+    list.erase(std::find(list.begin(), list.end(), r.task));
+  }
+  for (const Relocation& r : moves) {
+    m.on_slot[r.slot].push_back(r.task);
+    mapping_.slot_of_task[r.task] = r.slot;
+    m.router_of_task[r.task] = m.machine.router_of_slot(r.slot);
   }
 }
 
@@ -270,6 +309,61 @@ bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t cand
   return out_of_time;
 }
 
+// Candidates scored per region step: every move up to twice this many indices, else a sample.
+constexpr std::uint64_t kRegionSample = 4096;
+
+// The region phase: a tabu search over router-content permutations (RegionMoves) that
+// descends on the spread, keeping the best mapping by the LoadScore order in best/best_score.
+// Each step makes the candidate with the lowest spread that is not tabu (a tabu one only if
+// it lowers the spread); a move made is tabu for 5 to 24 steps. Ends after `patience` steps
+// without a new best, or at the deadline; returns whether the deadline was reached.
+bool region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_t patience,
+                   std::chrono::steady_clock::time_point deadline, std::mt19937_64& rng, Mapping& best,
+                   LoadScore& best_score, RefineStats& s) {
+  const RegionMoves region(machine);
+  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
+  std::unordered_map<std::uint64_t, std::uint32_t> tabu_until;
+  std::vector<std::pair<RouterId, RouterId>> pairs;
+  std::vector<Relocation> moves, best_moves;
+  auto relocations = [&](std::uint64_t index) {
+    moves.clear();
+    if (!region.get(index, pairs)) return false;
+    for (auto [from, to] : pairs)
+      for (std::uint32_t k = 0; k < per_router; ++k)
+        for (TaskId t : loads.tasks_on(from * per_router + k)) moves.push_back({t, to * per_router + k});
+    return !moves.empty();
+  };
+  const bool scan_all = region.size() <= 2 * kRegionSample;
+  io::Progress progress("refine-mcl regions", patience);
+  for (std::uint32_t step = 0, since_best = 0; since_best < patience; ++step, ++since_best, ++s.region_steps) {
+    if (std::chrono::steady_clock::now() > deadline) return true;
+    const double current = loads.score().spread;
+    double chosen_spread = std::numeric_limits<double>::infinity();
+    std::uint64_t chosen = 0;
+    best_moves.clear();
+    const std::uint64_t candidates = scan_all ? region.size() : kRegionSample;
+    for (std::uint64_t c = 0; c < candidates; ++c) {
+      const std::uint64_t index = scan_all ? c : rng() % region.size();
+      if (!relocations(index)) continue;
+      const double spread = loads.try_spread(moves);
+      const auto tabu = tabu_until.find(index);
+      if (tabu != tabu_until.end() && tabu->second > step && !(spread < current * (1 - kTolerance))) continue;
+      if (spread < chosen_spread) chosen_spread = spread, chosen = index, best_moves = moves;
+    }
+    if (best_moves.empty()) break;
+    loads.relocate(best_moves);
+    tabu_until[chosen] = step + 5 + static_cast<std::uint32_t>(rng() % 20);
+    if (loads.score().better_than(best_score)) {
+      best = loads.mapping();
+      best_score = loads.score();
+      s.region_best = step + 1;
+      since_best = 0;
+    }
+    progress.set(since_best);
+  }
+  return false;
+}
+
 }  // namespace
 
 Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
@@ -283,11 +377,25 @@ Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGra
   auto loads = std::make_unique<IncrementalLoads>(machine, routing, graph, std::move(start), options.per_slot);
   s.before = loads->score();
   bool out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
-  // Iterated local search: from the best local optimum, a kick of random moves of tasks that
-  // cross the bottleneck, then descent again; the result replaces the best only if better.
   Mapping best = loads->mapping();
   LoadScore best_score = loads->score();
   std::mt19937_64 rng(options.seed);
+  if (options.region_steps > 0 && !out_of_time && graph.num_tasks() > 1) {
+    // Half of the time left when kicks follow, all of it otherwise.
+    const auto now = std::chrono::steady_clock::now();
+    const auto region_deadline = options.kicks > 0 ? now + (deadline - now) / 2 : deadline;
+    region_search(machine, *loads, options.region_steps, region_deadline, rng, best, best_score, s);
+    if (s.region_best > 0) {
+      loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
+      out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
+      best = loads->mapping();
+      best_score = loads->score();
+    } else {
+      loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
+    }
+  }
+  // Iterated local search: from the best local optimum, a kick of random moves of tasks that
+  // cross the bottleneck, then descent again; the result replaces the best only if better.
   const std::uint32_t n = graph.num_tasks(), slots = machine.num_slots();
   io::Progress progress("refine-mcl kicks", options.kicks);
   for (; s.kicks < options.kicks && !out_of_time && n > 1; ++s.kicks, progress.set(s.kicks)) {

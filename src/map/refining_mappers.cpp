@@ -57,14 +57,17 @@ class RefineMclMapper final : public Refiner {
     options.seconds = spec_.seconds;
     options.candidates = spec_.candidates;
     options.kicks = spec_.kicks;
+    options.region_steps = spec_.region_steps;
     options.seed = spec_.seed;
     options.per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), spec_.imbalance);
     RefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_mcl(machine, *routing, graph, std::move(start), options, &stats);
-    result.note = noted(earlier, fmt::format("refine-mcl ({} routing): {} moves, {} kicks ({} kept); MCL {:.6g} -> "
-                                             "{:.6g}, channels at the MCL {} -> {}, hop-bytes {:.6g} -> {:.6g}",
-                                             routing_spec.text, stats.moves, stats.kicks, stats.kicks_kept,
+    result.note = noted(earlier, fmt::format("refine-mcl ({} routing): {} moves, {} region steps (best at {}), {} kicks "
+                                             "({} kept); MCL {:.6g} -> {:.6g}, channels at the MCL {} -> {}, hop-bytes "
+                                             "{:.6g} -> {:.6g}",
+                                             routing_spec.text, stats.moves, stats.region_steps, stats.region_best,
+                                             stats.kicks, stats.kicks_kept,
                                              stats.before.mcl, stats.after.mcl, stats.before.at_mcl,
                                              stats.after.at_mcl, stats.before.hop_bytes, stats.after.hop_bytes));
     return result;

@@ -7,7 +7,7 @@
 // "hilbert" and "rubik-tiling", "scotch" (Scotch's mapping), "metis[:assign=greedy|identity]", "greedy",
 // "rb[:tries=N]" (recursive bisection),
 // seed 002's "timer[:hierarchies=N,seed=S]" (alone it improves scotch's mapping),
-// taskmap's "refine-mcl[:seconds=S,candidates=N,routing=R,kicks=K,seed=S]" and "refine-hb[:rounds=N,seed=S]",
+// taskmap's "refine-mcl[:seconds=S,candidates=N,routing=R,kicks=K,regions=N,seed=S]" and "refine-hb[:rounds=N,seed=S]",
 // and pipelines "A+B" (B improves A's result, e.g. "scotch+timer+refine-hb"; only timer,
 // refine-hb and refine-mcl can follow a '+'). Structured mappers read
 // the pattern's task grid; their grid=PxQ option supplies one for patterns read from files.
@@ -81,6 +81,7 @@ struct MapperSpec {
   std::uint32_t candidates = 16;  // RefineMcl: tasks crossing the bottleneck tried per step
   std::string routing;         // RefineMcl: routing to optimise under; empty = the machine's default
   std::uint32_t kicks = 200;   // RefineMcl: perturbations of the iterated local search
+  std::uint32_t region_steps = 200;  // RefineMcl: region phase, steps without a new best (0: off)
   std::uint32_t hierarchies = 50;  // Timer: N_H
   std::uint32_t rounds = 20;       // RefineHopBytes: passes over the tasks at most
   std::vector<MapperSpec> stages;  // Pipeline

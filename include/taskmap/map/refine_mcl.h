@@ -5,6 +5,7 @@
 // re-routed.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "taskmap/map/mapping.h"
@@ -18,7 +19,15 @@ struct LoadScore {
   double mcl = 0;               // max over channels of load / bandwidth
   std::uint32_t at_mcl = 0;     // channels within 1e-9 (relative) of it
   double hop_bytes = 0;
+  // Not part of the order: sum over channels of (load / the start's MCL)^4, a smooth stand-in
+  // for the MCL that also sees the channels just below it (the region phase descends on it).
+  double spread = 0;
   bool better_than(const LoadScore& o) const;
+};
+
+struct Relocation {
+  TaskId task;
+  SlotId slot;
 };
 
 // Channel loads of a mapping with at most per_slot tasks per slot, kept up to date under
@@ -34,7 +43,14 @@ class IncrementalLoads {
   // nothing changes.
   LoadScore try_move(TaskId t, SlotId s);
   void move(TaskId t, SlotId s);
+  // The same for several tasks at once (each task at most once); the slots must not end up
+  // over their room (a permutation of slot contents never does).
+  LoadScore try_relocate(std::span<const Relocation> moves);
+  void relocate(std::span<const Relocation> moves);
+  // Only the spread after the relocation (cheaper: the MCL is not updated).
+  double try_spread(std::span<const Relocation> moves);
   const Mapping& mapping() const { return mapping_; }
+  const std::vector<TaskId>& tasks_on(SlotId s) const;
   // The channel with the highest load (the first, on ties), and the tasks whose flows cross
   // it, heaviest contribution first.
   ChannelId bottleneck() const;
@@ -51,10 +67,12 @@ struct RefineOptions {
   std::uint32_t candidates = 16; // tasks crossing the bottleneck tried per step
   std::uint32_t per_slot = 1;    // tasks a slot may hold (tasks_per_slot of the balance)
   std::uint32_t kicks = 200;     // iterated local search: perturbations after the first descent
+  std::uint32_t region_steps = 200;  // region phase: steps without a new best before it ends (0: off)
   std::uint64_t seed = 1;        // of the perturbations
 };
 
 struct RefineStats {
+  std::uint32_t region_steps = 0, region_best = 0;  // region phase: steps taken, and at the best
   std::uint32_t moves = 0;                  // in the descents whose result was kept
   std::uint32_t kicks = 0, kicks_kept = 0;  // perturbations tried, and those that led to a better optimum
   LoadScore before, after;
