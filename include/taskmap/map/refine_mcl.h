@@ -40,12 +40,12 @@ class IncrementalLoads {
 
   LoadScore score() const;
   // Score after moving task t to slot s (swapping with the first task there when s is full);
-  // nothing changes.
+  // nothing changes. Its spread is left at the current one (the descent does not use it).
   LoadScore try_move(TaskId t, SlotId s);
   void move(TaskId t, SlotId s);
   // The same for several tasks at once (each task at most once); the slots must not end up
   // over their room (a permutation of slot contents never does).
-  LoadScore try_relocate(std::span<const Relocation> moves);
+  LoadScore try_relocate(std::span<const Relocation> moves, bool with_spread = true);
   void relocate(std::span<const Relocation> moves);
   // Only the spread after the relocation (cheaper: the MCL is not updated).
   double try_spread(std::span<const Relocation> moves);
