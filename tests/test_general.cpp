@@ -56,7 +56,9 @@ void check_random_moves(const std::string& machine_spec, const std::string& rout
     ASSERT_NEAR(now.hop_bytes, full.hop_bytes, 1e-6) << machine_spec << " step " << step;
     ASSERT_NEAR(predicted.mcl, now.mcl, 1e-9 * std::max(1.0, now.mcl));
     ASSERT_EQ(predicted.at_mcl, now.at_mcl);
-    if (region_step) ASSERT_NEAR(predicted.spread, now.spread, 1e-9 * std::max(1.0, now.spread));
+    if (region_step) {
+      ASSERT_NEAR(predicted.spread, now.spread, 1e-9 * std::max(1.0, now.spread));
+    }
   }
   // The spread is the sum of (load / the start's MCL)^4 over the channels.
   const double start_mcl = evaluator.evaluate(g, start).mcl;
@@ -194,8 +196,10 @@ TEST(RegionMoves, BoxTurnsAndExchangesArePermutationsThatKeepNeighbours) {
   // Valid moves on mesh:4x4x4: 27 box corners x 47 symmetries, 8 aligned boxes in 28 pairs,
   // 64 routers in 2016 pairs: 3313. On torus:4x4x4 the boxes may wrap: 64 x 47 + 28 + 2016.
   // On mesh:5x3 (2D boxes, 8 symmetries): 4 x 2 corners x 7 + 2 aligned boxes in 1 pair +
-  // 15 x 14 / 2 router pairs.
-  for (auto [spec, expected] : {std::pair{"mesh:4x4x4", 3313}, {"torus:4x4x4", 5052}, {"mesh:5x3", 162}}) {
+  // 15 x 14 / 2 router pairs. hypercube:d=4: 4 sets of 3 dimensions, each with 2 boxes (the
+  // fourth coordinate) x 47 symmetries and 1 pair of boxes, and 16 x 15 / 2 router pairs.
+  for (auto [spec, expected] :
+       {std::pair{"mesh:4x4x4", 3313}, {"torus:4x4x4", 5052}, {"mesh:5x3", 162}, {"hypercube:d=4", 500}}) {
     const Machine m = make_machine(spec);
     const HopDistance hops(m);
     const RegionMoves region(m);
@@ -212,12 +216,15 @@ TEST(RegionMoves, BoxTurnsAndExchangesArePermutationsThatKeepNeighbours) {
       ASSERT_EQ(std::adjacent_find(from.begin(), from.end()), from.end()) << spec << " move " << i;
       // Within a box, routers one hop apart stay one hop apart: a turned box has 2^|S| pairs,
       // an exchange 2 x 2^|S|, alternately from the first box and from the second.
-      const std::size_t box = m.torus()->dims() == 3 ? 8 : 4, stride = pairs.size() == box ? 1 : 2;
+      const std::size_t box = m.torus()->dims() >= 3 ? 8 : 4, stride = pairs.size() == box ? 1 : 2;
       if (pairs.size() == 2) continue;  // two routers exchanged
-      for (std::size_t x = 0; x < pairs.size(); ++x)
-        for (std::size_t y = x % stride; y < pairs.size(); y += stride)
-          if (x % stride == y % stride && hops(pairs[x].first, pairs[y].first) == 1)
+      for (std::size_t x = 0; x < pairs.size(); ++x) {
+        for (std::size_t y = x % stride; y < pairs.size(); y += stride) {
+          if (hops(pairs[x].first, pairs[y].first) == 1) {
             ASSERT_EQ(hops(pairs[x].second, pairs[y].second), 1u) << spec << " move " << i;
+          }
+        }
+      }
     }
     EXPECT_EQ(valid, expected) << spec;
   }
