@@ -67,15 +67,15 @@ constexpr std::uint64_t kRegionSample = 4096;
 // descends on the spread, keeping the best mapping by the LoadScore order in best/best_score.
 // Each step makes the candidate with the lowest spread that is not tabu (a tabu one only if
 // it lowers the spread); a move made is tabu for 5 to 24 steps. Ends after `patience` steps
-// without a new best, or at the deadline; returns whether the deadline was reached.
-bool region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_t patience,
+// without a new best, or at the deadline.
+void region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_t patience,
                    std::chrono::steady_clock::time_point deadline, std::mt19937_64& rng, Mapping& best,
                    LoadScore& best_score, RefineStats& s) {
   const RegionMoves region(machine);
   const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
   std::unordered_map<std::uint64_t, std::uint32_t> tabu_until;
   std::vector<std::pair<RouterId, RouterId>> pairs;
-  std::vector<Relocation> moves, best_moves;
+  std::vector<Relocation> moves;
   auto relocations = [&](std::uint64_t index) {
     moves.clear();
     if (!region.get(index, pairs)) return false;
@@ -87,11 +87,10 @@ bool region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_
   const bool scan_all = region.size() <= 2 * kRegionSample;
   io::Progress progress("refine-mcl regions", patience);
   for (std::uint32_t step = 0, since_best = 0; since_best < patience; ++step, ++since_best, ++s.region_steps) {
-    if (std::chrono::steady_clock::now() > deadline) return true;
+    if (std::chrono::steady_clock::now() > deadline) return;
     const double current = loads.score().spread;
     double chosen_spread = std::numeric_limits<double>::infinity();
     std::uint64_t chosen = 0;
-    best_moves.clear();
     const std::uint64_t candidates = scan_all ? region.size() : kRegionSample;
     for (std::uint64_t c = 0; c < candidates; ++c) {
       const std::uint64_t index = scan_all ? c : rng() % region.size();
@@ -99,10 +98,11 @@ bool region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_
       const double spread = loads.try_spread(moves);
       const auto tabu = tabu_until.find(index);
       if (tabu != tabu_until.end() && tabu->second > step && !(spread < current * (1 - kTolerance))) continue;
-      if (spread < chosen_spread) chosen_spread = spread, chosen = index, best_moves = moves;
+      if (spread < chosen_spread) chosen_spread = spread, chosen = index;
     }
-    if (best_moves.empty()) break;
-    loads.relocate(best_moves);
+    if (chosen_spread == std::numeric_limits<double>::infinity()) return;  // no move applies
+    relocations(chosen);
+    loads.relocate(moves);
     tabu_until[chosen] = step + 5 + static_cast<std::uint32_t>(rng() % 20);
     if (loads.score().better_than(best_score)) {
       best = loads.mapping();
@@ -112,7 +112,6 @@ bool region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_
     }
     progress.set(since_best);
   }
-  return false;
 }
 
 }  // namespace
@@ -136,13 +135,11 @@ Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGra
     const auto now = std::chrono::steady_clock::now();
     const auto region_deadline = options.kicks > 0 ? now + (deadline - now) / 2 : deadline;
     region_search(machine, *loads, options.region_steps, region_deadline, rng, best, best_score, s);
+    loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
     if (s.region_best > 0) {
-      loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
       out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
       best = loads->mapping();
       best_score = loads->score();
-    } else {
-      loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
     }
   }
   // Iterated local search: from the best local optimum, a kick of random moves of tasks that

@@ -5,20 +5,6 @@
 
 namespace taskmap {
 
-namespace {
-
-std::uint64_t factorial(std::size_t n) { return n <= 1 ? 1 : n * factorial(n - 1); }
-
-// The p-th permutation of 0..n-1 in lexicographic order.
-std::vector<std::size_t> permutation(std::size_t n, std::uint64_t p) {
-  std::vector<std::size_t> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  for (std::uint64_t i = 0; i < p; ++i) std::next_permutation(perm.begin(), perm.end());
-  return perm;
-}
-
-}  // namespace
-
 RegionMoves::RegionMoves(const Machine& machine) : machine_(machine), hosts_(machine.num_host_routers()) {
   if (const TorusShape* torus = machine.torus()) {
     std::vector<std::size_t> active;
@@ -32,14 +18,19 @@ RegionMoves::RegionMoves(const Machine& machine) : machine_(machine), hosts_(mac
           for (std::size_t c = b + 1; c < active.size(); ++c) add_box_families(*torus, {active[a], active[b], active[c]});
     }
   }
-  Family routers{Kind::SwapRouters, {}, {}, 0, 0, std::uint64_t(hosts_) * hosts_};
+  Family routers{Kind::SwapRouters, {}, {}, {}, 0, 0, std::uint64_t(hosts_) * hosts_};
   families_.push_back(routers);
   for (const Family& f : families_) total_ += f.count;
 }
 
 void RegionMoves::add_box_families(const TorusShape& torus, const std::vector<std::size_t>& dims) {
-  Family turn{Kind::TurnBox, dims, {}, 1, factorial(dims.size()) << dims.size(), 0};
-  Family swap{Kind::SwapBoxes, dims, {}, 1, 0, 0};
+  Family turn{Kind::TurnBox, dims, {}, {}, 1, 0, 0};
+  std::vector<std::size_t> perm(dims.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  do turn.perms.push_back(perm);
+  while (std::next_permutation(perm.begin(), perm.end()));
+  turn.symmetries = turn.perms.size() << dims.size();
+  Family swap{Kind::SwapBoxes, dims, {}, {}, 1, 0, 0};
   for (std::size_t d = 0; d < torus.dims(); ++d) {
     const std::uint32_t k = torus.sizes[d];
     const bool in_box = std::find(dims.begin(), dims.end(), d) != dims.end();
@@ -102,7 +93,7 @@ bool RegionMoves::get(std::uint64_t i, std::vector<std::pair<RouterId, RouterId>
     case Kind::TurnBox: {
       const std::uint64_t position = i / (f.symmetries - 1), symmetry = i % (f.symmetries - 1) + 1;
       const std::size_t n = f.dims.size();
-      const std::vector<std::size_t> perm = permutation(n, symmetry >> n);
+      const std::vector<std::size_t>& perm = f.perms[symmetry >> n];
       const std::uint32_t reflect = static_cast<std::uint32_t>(symmetry & ((1u << n) - 1));
       std::vector<RouterId> box;
       box_routers(f, position, box);

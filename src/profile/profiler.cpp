@@ -117,6 +117,12 @@ void remember_persistent(int count, MPI_Datatype type, int dest, MPI_Comm comm, 
   profile().persistent[request] = {world_rank(comm, dest), bytes_of(count, type)};
 }
 
+// Persistent sends count when started, not when created: creating one only remembers it.
+int remembered(int rc, int count, MPI_Datatype type, int dest, MPI_Comm comm, MPI_Request* request) {
+  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
+  return rc;
+}
+
 void started(MPI_Request request) {
   auto& persistent = profile().persistent;
   auto it = persistent.find(request);
@@ -260,29 +266,21 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
   return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
 }
 
-// Persistent sends count when started, not when created.
+// Persistent sends count when started, not when created (remembered()).
 int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  const int rc = PMPI_Send_init(buf, count, type, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
-  return rc;
+  return remembered(PMPI_Send_init(buf, count, type, dest, tag, comm, request), count, type, dest, comm, request);
 }
 int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-  const int rc = PMPI_Bsend_init(buf, count, type, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
-  return rc;
+  return remembered(PMPI_Bsend_init(buf, count, type, dest, tag, comm, request), count, type, dest, comm, request);
 }
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-  const int rc = PMPI_Ssend_init(buf, count, type, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
-  return rc;
+  return remembered(PMPI_Ssend_init(buf, count, type, dest, tag, comm, request), count, type, dest, comm, request);
 }
 int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
-  const int rc = PMPI_Rsend_init(buf, count, type, dest, tag, comm, request);
-  if (rc == MPI_SUCCESS) remember_persistent(count, type, dest, comm, *request);
-  return rc;
+  return remembered(PMPI_Rsend_init(buf, count, type, dest, tag, comm, request), count, type, dest, comm, request);
 }
 int MPI_Start(MPI_Request* request) {
   started(*request);

@@ -34,6 +34,7 @@ class RegionMoves {
   struct Family {
     Kind kind;
     std::vector<std::size_t> dims;        // S (boxes only)
+    std::vector<std::vector<std::size_t>> perms;  // TurnBox: the axis permutations of S
     std::vector<std::uint32_t> ranges;    // per machine dimension: box corner positions
     std::uint64_t positions = 0;          // product of ranges
     std::uint64_t symmetries = 0;         // TurnBox: |S|! x 2^|S| (the identity is index 0)
