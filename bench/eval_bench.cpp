@@ -4,8 +4,8 @@
 #include <benchmark/benchmark.h>
 
 #include "taskmap/eval/evaluator.h"
-#include "taskmap/map/mapper.h"
-#include "taskmap/pattern/pattern_spec.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/workload/pattern_spec.h"
 #include "taskmap/topology/machine_spec.h"
 
 namespace {

@@ -3,6 +3,7 @@
 // equals the file's total bytes x hops exactly.
 #include <gtest/gtest.h>
 
+#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/topology/distance.h"
 #include "test_support.h"
 

@@ -5,13 +5,14 @@
 
 #include <random>
 
-#include "taskmap/io/error.h"
-#include "taskmap/map/refine_hop_bytes.h"
-#include "taskmap/map/refine_mcl.h"
-#include "taskmap/map/region_moves.h"
-#include "taskmap/map/timer.h"
-#include "taskmap/pattern/generators.h"
-#include "taskmap/pattern/readers.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/core/error.h"
+#include "taskmap/map/refine/refine_hop_bytes.h"
+#include "taskmap/map/refine/refine_mcl.h"
+#include "taskmap/map/refine/region_moves.h"
+#include "taskmap/map/refine/timer.h"
+#include "taskmap/workload/generators.h"
+#include "taskmap/workload/readers.h"
 #include "taskmap/topology/distance.h"
 #include "test_support.h"
 

@@ -5,8 +5,9 @@
 #include <fstream>
 #include <set>
 
-#include "taskmap/io/error.h"
-#include "taskmap/map/placement.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/core/error.h"
+#include "taskmap/launch/placement.h"
 #include "test_support.h"
 
 namespace taskmap {

@@ -1,7 +1,7 @@
 // Pattern generators and readers, including malformed inputs.
 #include <gtest/gtest.h>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 #include "test_support.h"
 
 namespace taskmap {

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "collective_algorithms.h"
-#include "taskmap/map/mapping.h"
-#include "taskmap/pattern/readers.h"
+#include "taskmap/problem/mapping.h"
+#include "taskmap/workload/readers.h"
 #include "test_support.h"
 
 namespace taskmap {

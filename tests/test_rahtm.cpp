@@ -2,10 +2,11 @@
 // comparison mappers of §IV.
 #include <set>
 
-#include "taskmap/io/error.h"
-#include "taskmap/map/rahtm.h"
-#include "taskmap/pattern/generators.h"
-#include "taskmap/pattern/readers.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/core/error.h"
+#include "taskmap/map/rahtm/rahtm.h"
+#include "taskmap/workload/generators.h"
+#include "taskmap/workload/readers.h"
 #include "taskmap/topology/distance.h"
 #include "test_support.h"
 

@@ -1,7 +1,8 @@
 // Routing flow models: hand-derived channel loads for every machine and routing.
 #include <gtest/gtest.h>
 
-#include "taskmap/io/error.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/core/error.h"
 #include "taskmap/topology/rect_torus_geometry.h"
 #include "test_support.h"
 

@@ -7,9 +7,10 @@
 #include <set>
 #include <unistd.h>
 
-#include "taskmap/io/error.h"
-#include "taskmap/map/coloring.h"
-#include "taskmap/pattern/generators.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/core/error.h"
+#include "taskmap/map/structured/coloring.h"
+#include "taskmap/workload/generators.h"
 #include "test_support.h"
 
 namespace taskmap {

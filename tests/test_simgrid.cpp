@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/validate/simgrid.h"
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 // Machines: channel structure, wiring rules of the seeds, distances.
 #include <gtest/gtest.h>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/topology/partial_cube.h"
 #include "taskmap/topology/rect_torus_geometry.h"

@@ -1,6 +1,7 @@
 #include "job.h"
 
-#include "taskmap/io/error.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/core/error.h"
 
 namespace taskmap::cli {
 

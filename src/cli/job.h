@@ -8,8 +8,8 @@
 
 #include "commands.h"
 #include "taskmap/map/mapper.h"
-#include "taskmap/map/placement.h"
-#include "taskmap/pattern/pattern_spec.h"
+#include "taskmap/launch/placement.h"
+#include "taskmap/workload/pattern_spec.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/machine_spec.h"
 

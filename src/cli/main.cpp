@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 
 int main(int argc, char** argv) {
   using taskmap::cli::RunConfig;

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "taskmap/io/atomic_file.h"
-#include "taskmap/io/error.h"
+#include "taskmap/core/atomic_file.h"
+#include "taskmap/core/error.h"
 #include "taskmap/repro/reproduce.h"
 
 namespace taskmap::cli {

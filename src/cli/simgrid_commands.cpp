@@ -12,8 +12,8 @@
 #include "job.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/eval/max_min.h"
-#include "taskmap/io/error.h"
-#include "taskmap/io/progress.h"
+#include "taskmap/core/error.h"
+#include "taskmap/core/progress.h"
 #include "taskmap/validate/simgrid.h"
 
 namespace taskmap::cli {

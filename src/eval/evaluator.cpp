@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 #include "taskmap/topology/distance.h"
 
 namespace taskmap {

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "repro_support.h"
-#include "taskmap/pattern/generators.h"
+#include "taskmap/workload/generators.h"
 #include "taskmap/topology/machine_spec.h"
 
 namespace taskmap::repro {

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "repro_support.h"
-#include "taskmap/io/error.h"
-#include "taskmap/pattern/pattern_spec.h"
+#include "taskmap/core/error.h"
+#include "taskmap/workload/pattern_spec.h"
 #include "taskmap/topology/machine_spec.h"
 
 namespace taskmap::repro {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "taskmap/eval/evaluator.h"
-#include "taskmap/pattern/comm_graph.h"
+#include "taskmap/workload/comm_graph.h"
 #include "taskmap/repro/reproduce.h"
 #include "taskmap/topology/machine.h"
 

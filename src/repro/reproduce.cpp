@@ -8,8 +8,8 @@
 #include <map>
 
 #include "repro_support.h"
-#include "taskmap/io/error.h"
-#include "taskmap/map/mapper.h"
+#include "taskmap/core/error.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing.h"
 
 namespace taskmap::repro {

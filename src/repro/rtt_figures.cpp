@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "repro_support.h"
-#include "taskmap/pattern/generators.h"
+#include "taskmap/workload/generators.h"
 #include "taskmap/topology/machine_spec.h"
 #include "taskmap/topology/rect_torus_geometry.h"
 

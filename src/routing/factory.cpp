@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
 #include "routing_impl.h"
-#include "taskmap/io/spec.h"
+#include "taskmap/core/spec.h"
 
 namespace taskmap {
 

@@ -2,7 +2,7 @@
 // Constructors of the routing families, used only by the factory in factory.cpp.
 #include <memory>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 #include "taskmap/routing/routing.h"
 
 namespace taskmap::detail {

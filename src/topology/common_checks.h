@@ -3,7 +3,7 @@
 // overflow them (and, far earlier, exhaust memory) with a clear message.
 #include <cstdint>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 
 namespace taskmap::detail {
 

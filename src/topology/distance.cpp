@@ -4,7 +4,7 @@
 #include <deque>
 #include <mutex>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 #include "taskmap/topology/rect_torus_geometry.h"
 
 namespace taskmap {

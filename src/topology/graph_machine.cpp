@@ -3,7 +3,7 @@
 #include <map>
 
 #include "common_checks.h"
-#include "taskmap/io/text_source.h"
+#include "taskmap/core/text_source.h"
 #include "taskmap/topology/builders.h"
 
 namespace taskmap {

@@ -1,6 +1,6 @@
 #include "taskmap/topology/machine.h"
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 
 namespace taskmap {
 

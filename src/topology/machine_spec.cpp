@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "taskmap/io/error.h"
-#include "taskmap/io/spec.h"
-#include "taskmap/io/text_source.h"
+#include "taskmap/core/error.h"
+#include "taskmap/core/spec.h"
+#include "taskmap/core/text_source.h"
 
 namespace taskmap {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 
 namespace taskmap {
 namespace {

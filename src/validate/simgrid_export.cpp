@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 #include "taskmap/validate/simgrid.h"
 
 namespace taskmap {

@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 #include "taskmap/validate/simgrid.h"
 
 namespace taskmap {

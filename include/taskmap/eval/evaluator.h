@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "taskmap/map/mapping.h"
-#include "taskmap/pattern/comm_graph.h"
+#include "taskmap/problem/mapping.h"
+#include "taskmap/workload/comm_graph.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/machine.h"
 

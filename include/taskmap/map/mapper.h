@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "taskmap/map/mapping.h"
-#include "taskmap/pattern/comm_graph.h"
+#include "taskmap/problem/mapping.h"
+#include "taskmap/workload/comm_graph.h"
 
 namespace taskmap {
 
@@ -88,9 +88,6 @@ struct MapperSpec {
   double imbalance = 0.03;     // many-to-one balance (the CLI's --imbalance); Scotch's, METIS's as well
   bool greedy_assignment = true;  // Metis: parts onto routers greedily (else part i on router i)
 };
-
-MapperSpec parse_mapper_spec(std::string_view text);
-std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec);
 
 // The slots of a torus machine enumerated in a letter order (e.g. "ABCDET", "TEDCBA").
 std::vector<SlotId> torus_slot_order(const Machine& machine, const std::string& letters);

@@ -8,14 +8,10 @@
 #include <variant>
 #include <vector>
 
+#include "taskmap/core/ids.h"
+
 namespace taskmap {
 
-using RouterId = std::uint32_t;
-using ChannelId = std::uint32_t;
-using NodeId = std::uint32_t;
-using SlotId = std::uint32_t;
-using TaskId = std::uint32_t;
-inline constexpr ChannelId kNoChannel = std::numeric_limits<ChannelId>::max();
 
 struct LinkClass {
   std::string name;

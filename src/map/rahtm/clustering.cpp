@@ -6,7 +6,7 @@
 #include <cmath>
 #include <functional>
 
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 
 namespace taskmap::rahtm {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "taskmap/pattern/comm_graph.h"
+#include "taskmap/workload/comm_graph.h"
 
 namespace taskmap::rahtm {
 

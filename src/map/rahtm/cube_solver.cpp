@@ -9,8 +9,8 @@
 #include <limits>
 #include <numeric>
 
-#include "taskmap/io/error.h"
-#include "taskmap/map/rahtm.h"
+#include "taskmap/core/error.h"
+#include "taskmap/map/rahtm/rahtm.h"
 
 namespace taskmap {
 namespace {

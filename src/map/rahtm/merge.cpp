@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "parallel.h"
-#include "taskmap/io/error.h"
+#include "taskmap/core/error.h"
 
 namespace taskmap::rahtm {
 

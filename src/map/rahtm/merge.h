@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../route_cache.h"
-#include "taskmap/pattern/comm_graph.h"
+#include "taskmap/routing/route_cache.h"
+#include "taskmap/workload/comm_graph.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/machine.h"
 

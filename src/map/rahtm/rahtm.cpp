@@ -1,6 +1,6 @@
 // RAHTM driver (seed 001 §III): decomposition of the torus into uniform parts and 2-ary
 // sub-cubes, clustering by tiling, top-down cube placement, bottom-up merging.
-#include "taskmap/map/rahtm.h"
+#include "taskmap/map/rahtm/rahtm.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,8 +20,8 @@
 #include "clustering.h"
 #include "merge.h"
 #include "parallel.h"
-#include "taskmap/io/error.h"
-#include "taskmap/io/progress.h"
+#include "taskmap/core/error.h"
+#include "taskmap/core/progress.h"
 #include "taskmap/routing/routing.h"
 
 namespace taskmap {

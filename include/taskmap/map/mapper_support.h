@@ -1,0 +1,70 @@
+#pragma once
+// Shared pieces of the mapper implementations; not part of the public interface.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "taskmap/core/error.h"
+#include "taskmap/map/mapper.h"
+
+namespace taskmap::detail {
+
+void check_fits(const Machine& m, const CommGraph& g);
+
+// Fails with "--mapper 'SPEC': PROBLEM".
+template <typename... Args>
+[[noreturn]] void refuse(const MapperSpec& spec, fmt::format_string<Args...> problem, Args&&... args) {
+  fail("--mapper '{}': {}", spec.text, fmt::format(problem, std::forward<Args>(args)...));
+}
+
+// A mapper configured by its parsed spec (the structured mappers and order:).
+class SpecMapper : public Mapper {
+ public:
+  explicit SpecMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+
+ protected:
+  MapperSpec spec_;
+};
+
+// The machine's shape of the family a mapper needs; fails with "needs WHAT, not KIND".
+template <typename Shape>
+const Shape& required_shape(const MapperSpec& spec, const Machine& m, const char* what) {
+  const auto* shape = std::get_if<Shape>(&m.shape);
+  if (!shape) refuse(spec, "needs {}, not {}", what, m.kind_name());
+  return *shape;
+}
+
+// The task grid a structured mapper works on: grid= if given, else the pattern's own; it must
+// have one of the allowed dimension counts.
+std::vector<std::uint32_t> task_grid(const MapperSpec& spec, const CommGraph& g, std::size_t min_dims,
+                                     std::size_t max_dims);
+
+// Fisher-Yates with an explicit unbiased draw, so a seed gives the same order on every platform.
+template <typename T>
+void seeded_shuffle(std::vector<T>& items, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = items.size(); i > 1; --i) {
+    const std::uint64_t bound = i, limit = UINT64_MAX - UINT64_MAX % bound;
+    std::uint64_t x;
+    do x = rng();
+    while (x >= limit);
+    std::swap(items[i - 1], items[x % bound]);
+  }
+}
+
+std::unique_ptr<Mapper> make_basic_mapper(const MapperSpec& spec);  // default, order, random, cyclic, file
+std::unique_ptr<Mapper> make_percs_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_rtt_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_dragonfly_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_torus_mapper(const MapperSpec& spec);  // hilbert, rubik-tiling
+std::unique_ptr<Mapper> make_rahtm_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_refining_mapper(const MapperSpec& spec);  // refine-mcl, A+B pipelines
+std::unique_ptr<Mapper> make_scotch_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_metis_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_greedy_mapper(const MapperSpec& spec);
+std::unique_ptr<Mapper> make_rb_mapper(const MapperSpec& spec);
+
+}  // namespace taskmap::detail

@@ -1,0 +1,67 @@
+#pragma once
+// RAHTM (seed 001): routing-aware hierarchical mapping on tori. Tasks are clustered by tiling
+// (concentration first), clusters are placed top-down onto 2-ary n-cubes by the MILP of the
+// paper's Table II (solved with COIN-OR CBC), and the resulting blocks are merged bottom-up
+// over all their rotations and reflections with a beam of the best N partial mappings.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "taskmap/problem/mapping.h"
+#include "taskmap/workload/comm_graph.h"
+
+namespace taskmap {
+
+enum class RahtmLeafSolver { Milp, Greedy };
+
+struct RahtmOptions {
+  std::uint32_t beam = 64;         // N of §III-D
+  double milp_seconds = 0.5;       // per sub-problem; the incumbent is used when it runs out
+  RahtmLeafSolver leaf = RahtmLeafSolver::Milp;
+  unsigned threads = 0;            // for sub-problems and merge candidates; 0: one per core
+  bool progress = true;            // progress lines on stderr (only when it is a terminal)
+};
+
+struct RahtmStats {
+  std::uint32_t subproblems = 0;   // cube placements needed (top-down phase)
+  std::uint32_t solved = 0;        // of those, solved (the rest reused an identical one)
+  std::uint32_t optimal = 0;       // of the solved, proven optimal by the MILP
+  std::uint32_t greedy_kept = 0;   // of the solved, where the greedy placement beat the MILP's
+  std::uint32_t merges = 0;        // merge steps (blocks added to a beam)
+  std::uint32_t merges_reused = 0; // tree nodes whose merge was copied from an identical node
+  double merge_improvement = 0;    // MCL of the pseudo-pinned mapping minus the merged one's
+  double pinned_mcl = 0;           // MCL (minimal routing) of the top-down placement
+  double final_mcl = 0;            // MCL (minimal routing) of the returned mapping
+  bool kept_rank_order = false;    // the clusters in rank order (merged as well) won
+  std::string clustering;          // tile shapes per level, e.g. "1x32 | 2x8 | 4x4 | 2x1"
+  std::string summary() const;
+};
+
+// Places the graph's tasks on a torus machine. Throws Error when the machine cannot be
+// decomposed (not a torus, sizes not powers of two, too many equal dimensions) or the solver fails.
+Mapping rahtm_map(const Machine& machine, const CommGraph& graph, const RahtmOptions& options,
+                  RahtmStats* stats = nullptr);
+
+// One top-down sub-problem: n = 2^dims clusters onto the corners of a 2-ary dims-cube.
+struct CubeProblem {
+  std::uint32_t dims = 0;
+  std::vector<double> capacity;  // per dimension: 1, or 2 for a 2-ary torus (double-wide links)
+  std::vector<double> traffic;   // n x n, row = sender
+  std::uint32_t size() const { return 1u << dims; }
+};
+
+struct CubeSolution {
+  std::vector<std::uint32_t> vertex_of;  // cluster -> corner (bit d = coordinate in dimension d)
+  double model_mcl = 0;                  // the solver's objective (MILP: best split over minimal paths)
+  bool optimal = false;                  // proven optimal by the MILP
+};
+
+// MCL with every flow split evenly over its minimal paths (the evaluation model of §III-D).
+double cube_even_split_mcl(const CubeProblem& problem, const std::vector<std::uint32_t>& vertex_of);
+// Table II: C1 (one cluster per corner), C2 (flow conservation), C3 (one direction per
+// dimension, i.e. minimal routing), minimise the MCL. Throws Error if CBC fails.
+CubeSolution solve_cube_milp(const CubeProblem& problem, double seconds);
+// Clusters by decreasing traffic, each to the free corner giving the lowest even-split MCL.
+CubeSolution solve_cube_greedy(const CubeProblem& problem);
+
+}  // namespace taskmap

@@ -1,0 +1,31 @@
+#pragma once
+// refine-hb (taskmap's own): a local search on hop-bytes for many-to-one mappings, on any
+// machine. Groups of well-connected tasks of one router (from the whole router's set down to
+// small groups) move to other routers or exchange routers with other groups; then each task
+// in turn moves to the router that minimises its volume x hop distance to its partners (or
+// swaps with a task there when that router is full). Every step lowers hop-bytes; gains are
+// exact, computed from the moved tasks' terms only.
+#include <cstdint>
+
+#include "taskmap/problem/mapping.h"
+#include "taskmap/workload/comm_graph.h"
+
+namespace taskmap {
+
+struct HopBytesRefineOptions {
+  std::uint32_t rounds = 20;     // passes over all tasks at most
+  std::uint32_t per_slot = 1;    // tasks a slot may hold (tasks_per_slot of the balance)
+  std::uint64_t seed = 1;        // the order tasks are visited in
+};
+
+struct HopBytesRefineStats {
+  double before = 0, after = 0;  // hop-bytes on minimal routes
+  std::uint32_t moves = 0, swaps = 0, rounds = 0;
+  std::uint32_t group_moves = 0, group_exchanges = 0;  // of the group phase
+};
+
+// Never returns higher hop-bytes than `start`; keeps at most per_slot tasks per slot.
+Mapping refine_hop_bytes(const Machine& machine, const CommGraph& graph, Mapping start,
+                         const HopBytesRefineOptions& options, HopBytesRefineStats* stats = nullptr);
+
+}  // namespace taskmap

@@ -1,0 +1,136 @@
+#include "taskmap/core/text_source.h"
+
+#include <lzma.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "taskmap/core/error.h"
+
+namespace taskmap::io {
+namespace {
+
+std::string decompress_xz(const std::string& path, const std::string& data) {
+  lzma_stream strm = LZMA_STREAM_INIT;
+  if (lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+    fail("{}: cannot initialise the xz decoder", path);
+  }
+  std::string out;
+  std::string buffer(1 << 16, '\0');
+  strm.next_in = reinterpret_cast<const uint8_t*>(data.data());
+  strm.avail_in = data.size();
+  lzma_ret ret = LZMA_OK;
+  while (ret == LZMA_OK) {
+    strm.next_out = reinterpret_cast<uint8_t*>(buffer.data());
+    strm.avail_out = buffer.size();
+    ret = lzma_code(&strm, LZMA_FINISH);
+    out.append(buffer.data(), buffer.size() - strm.avail_out);
+  }
+  lzma_end(&strm);
+  if (ret != LZMA_STREAM_END) fail("{}: corrupt or truncated xz data", path);
+  return out;
+}
+
+std::string decompress_gz(const std::string& path, const std::string& data) {
+  z_stream strm{};
+  if (inflateInit2(&strm, 15 + 32) != Z_OK) fail("{}: cannot initialise the gzip decoder", path);
+  std::string out;
+  std::string buffer(1 << 16, '\0');
+  strm.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  strm.avail_in = static_cast<uInt>(data.size());
+  int ret = Z_OK;
+  while (ret == Z_OK) {
+    strm.next_out = reinterpret_cast<Bytef*>(buffer.data());
+    strm.avail_out = static_cast<uInt>(buffer.size());
+    ret = inflate(&strm, Z_NO_FLUSH);
+    out.append(buffer.data(), buffer.size() - strm.avail_out);
+    if (ret == Z_BUF_ERROR && strm.avail_in == 0) break;
+  }
+  inflateEnd(&strm);
+  if (ret != Z_STREAM_END) fail("{}: corrupt or truncated gzip data", path);
+  return out;
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot open ({})", path, std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string data = ss.str();
+  if (data.size() >= 6 && std::memcmp(data.data(), "\xFD" "7zXZ\0", 6) == 0) {
+    return decompress_xz(path, data);
+  }
+  if (data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+      static_cast<unsigned char>(data[1]) == 0x8b) {
+    return decompress_gz(path, data);
+  }
+  return data;
+}
+
+LineCursor::LineCursor(std::string source_name, std::string text)
+    : source_(std::move(source_name)), text_(std::move(text)) {}
+
+std::optional<std::string_view> LineCursor::next_content_line(std::string_view comment_chars, bool skip_blank) {
+  while (pos_ < text_.size()) {
+    std::size_t end = text_.find('\n', pos_);
+    if (end == std::string::npos) end = text_.size();
+    std::string_view line(text_.data() + pos_, end - pos_);
+    pos_ = end + 1;
+    ++line_number_;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) {
+      if (skip_blank) continue;
+      return line;
+    }
+    if (comment_chars.find(line[first]) != std::string_view::npos) continue;
+    return line;
+  }
+  return std::nullopt;
+}
+
+void LineCursor::fail_here(const std::string& message) const {
+  fail("{}:{}: {}", source_, line_number_, message);
+}
+
+void LineCursor::fail_at_end(const std::string& message) const {
+  fail("{}: unexpected end of file after line {}: {}", source_, line_number_, message);
+}
+
+std::vector<std::string_view> split_fields(std::string_view line, bool commas_too) {
+  std::vector<std::string_view> fields;
+  std::size_t i = 0;
+  auto is_sep = [&](char c) { return c == ' ' || c == '\t' || (commas_too && c == ','); };
+  while (i < line.size()) {
+    while (i < line.size() && is_sep(line[i])) ++i;
+    std::size_t start = i;
+    while (i < line.size() && !is_sep(line[i])) ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+std::optional<std::int64_t> parse_int(std::string_view field) {
+  std::int64_t value = 0;
+  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
+  auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (ec != std::errc() || ptr != field.data() + field.size() || field.empty()) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_double(std::string_view field) {
+  double value = 0;
+  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
+  auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (ec != std::errc() || ptr != field.data() + field.size() || field.empty()) return std::nullopt;
+  if (!std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+}  // namespace taskmap::io

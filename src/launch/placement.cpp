@@ -1,0 +1,194 @@
+#include "taskmap/launch/placement.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <utility>
+
+#include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
+
+namespace taskmap {
+namespace {
+
+struct FormatName {
+  PlacementFormat format;
+  const char* name;
+};
+constexpr std::array<FormatName, 6> kFormats{{{PlacementFormat::Plain, "plain"},
+                                              {PlacementFormat::OpenMpiRankfile, "openmpi-rankfile"},
+                                              {PlacementFormat::Hydra, "hydra"},
+                                              {PlacementFormat::Slurm, "slurm"},
+                                              {PlacementFormat::CrayRankOrder, "cray-rank-order"},
+                                              {PlacementFormat::BgqMapfile, "bgq-mapfile"}}};
+
+std::string known_formats() {
+  std::string out;
+  for (const FormatName& f : kFormats) out += (out.empty() ? "" : ", ") + std::string(f.name);
+  return out;
+}
+
+// A launcher starts one process per slot: a job with more ranks than slots cannot be
+// written, and neither can a many-to-one mapping of a smaller job.
+void require_one_rank_per_slot(const Mapping& mapping, const Machine& machine, PlacementFormat format) {
+  const char* name = placement_format_name(format);
+  check_placement_capacity(format, mapping.num_tasks(), machine);
+  std::vector<TaskId> owner(machine.num_slots(), UINT32_MAX);
+  for (TaskId t = 0; t < mapping.num_tasks(); ++t) {
+    TaskId& o = owner[mapping.slot_of_task[t]];
+    if (o != UINT32_MAX) fail("--out-format {}: ranks {} and {} share slot {}", name, o, t, mapping.slot_of_task[t]);
+    o = t;
+  }
+}
+
+std::string rankfile(const Mapping& m, const Machine& machine, const HostNames& hosts) {
+  std::string out;
+  for (TaskId t = 0; t < m.num_tasks(); ++t) {
+    const SlotId s = m.slot_of_task[t];
+    out += fmt::format("rank {}={} slot={}\n", t, hosts.host_of_node(machine.node_of_slot(s)),
+                       s % machine.slots_per_node);
+  }
+  return out;
+}
+
+// Hydra fills each "host:count" line with that many consecutive ranks, in file order.
+std::string hydra_machinefile(const Mapping& m, const Machine& machine, const HostNames& hosts) {
+  std::string out;
+  for (TaskId t = 0; t < m.num_tasks();) {
+    const std::string host = hosts.host_of_node(machine.node_of_slot(m.slot_of_task[t]));
+    TaskId end = t + 1;
+    while (end < m.num_tasks() && hosts.host_of_node(machine.node_of_slot(m.slot_of_task[end])) == host) ++end;
+    out += fmt::format("{}:{}\n", host, end - t);
+    t = end;
+  }
+  return out;
+}
+
+std::string slurm_hostfile(const Mapping& m, const Machine& machine, const HostNames& hosts) {
+  std::string out;
+  for (TaskId t = 0; t < m.num_tasks(); ++t) out += hosts.host_of_node(machine.node_of_slot(m.slot_of_task[t])) + "\n";
+  return out;
+}
+
+// Cray MPICH places the listed ranks on the job's slots in order (node by node, core by
+// core), so the file is the rank on each slot; runs of consecutive ranks become "a-b".
+std::string cray_rank_order(const Mapping& m, const Machine& machine) {
+  std::vector<TaskId> on_slot(machine.num_slots(), UINT32_MAX);
+  for (TaskId t = 0; t < m.num_tasks(); ++t) on_slot[m.slot_of_task[t]] = t;
+  std::vector<TaskId> order;
+  for (SlotId s = 0; s < machine.num_slots(); ++s) {
+    if (on_slot[s] != UINT32_MAX) {
+      if (order.size() != s) {
+        fail("--out-format cray-rank-order: slot {} is empty but slot {} holds rank {}; MPICH_RANK_ORDER fills slots "
+             "in order, so the mapping must use the first {} slots",
+             order.size(), s, on_slot[s], m.num_tasks());
+      }
+      order.push_back(on_slot[s]);
+    }
+  }
+  std::string out = fmt::format("# MPICH_RANK_ORDER from taskmap: {} ranks on {}, slot order\n", m.num_tasks(),
+                                machine.description);
+  std::string line;
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && order[j + 1] == order[j] + 1) ++j;
+    std::string item = j == i ? fmt::format("{}", order[i]) : fmt::format("{}-{}", order[i], order[j]);
+    if (!line.empty() && line.size() + item.size() > 78) {
+      out += line + ",\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : ",") + item;
+    i = j + 1;
+  }
+  return out + line + "\n";
+}
+
+std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
+  const TorusShape* torus = machine.torus();
+  if (torus == nullptr || torus->dims() != 5 || machine.nodes_per_router != 1) {
+    fail("--out-format bgq-mapfile: machine '{}' is not a Blue Gene/Q partition (a 5-dimensional torus with one node "
+         "per router, e.g. torus:4x4x4x4x2,ppn=16)",
+         machine.description);
+  }
+  std::string out;
+  for (TaskId t = 0; t < m.num_tasks(); ++t) {
+    const SlotId s = m.slot_of_task[t];
+    const RouterId r = machine.router_of_slot(s);
+    out += fmt::format("{} {} {} {} {} {}\n", torus->coord(r, 0), torus->coord(r, 1), torus->coord(r, 2),
+                       torus->coord(r, 3), torus->coord(r, 4), s % machine.slots_per_node);
+  }
+  return out;
+}
+
+}  // namespace
+
+void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine) {
+  if (format != PlacementFormat::Plain && num_tasks > machine.num_slots()) {
+    fail("--out-format {}: {} ranks but machine '{}' has only {} slots; a launcher file places one rank per slot "
+         "(write --out-format plain for a many-to-one mapping)",
+         placement_format_name(format), num_tasks, machine.description, machine.num_slots());
+  }
+}
+
+PlacementFormat parse_placement_format(const std::string& name) {
+  for (const FormatName& f : kFormats) {
+    if (name == f.name) return f.format;
+  }
+  fail("--out-format '{}': unknown format (use {})", name, known_formats());
+}
+
+const char* placement_format_name(PlacementFormat format) {
+  for (const FormatName& f : kFormats) {
+    if (f.format == format) return f.name;
+  }
+  return "?";
+}
+
+HostNames HostNames::with_prefix(std::string prefix) {
+  HostNames h;
+  h.prefix_ = std::move(prefix);
+  return h;
+}
+
+HostNames HostNames::from_file(const std::string& path) {
+  HostNames h;
+  h.source_ = path;
+  io::LineCursor cur(path, io::read_text_file(path));
+  while (auto line = cur.next_content_line("#")) {
+    const auto fields = io::split_fields(*line);
+    h.hosts_.emplace_back(fields.front());
+  }
+  if (h.hosts_.empty()) fail("--hosts {}: names no host (one host name per line, in node order)", path);
+  return h;
+}
+
+std::string HostNames::host_of_node(NodeId n) const {
+  if (source_.empty()) return prefix_ + std::to_string(n);
+  if (n >= hosts_.size()) {
+    fail("--hosts {}: names {} hosts but the mapping uses node {} (give one host per node, in node order)", source_,
+         hosts_.size(), n);
+  }
+  return hosts_[n];
+}
+
+std::string format_placement(const Mapping& mapping, const Machine& machine, PlacementFormat format,
+                             const HostNames& hosts) {
+  if (format == PlacementFormat::Plain) {
+    std::string out =
+        fmt::format("# taskmap placement: task slot ({} tasks on {})\n", mapping.num_tasks(), machine.description);
+    for (std::size_t t = 0; t < mapping.num_tasks(); ++t) out += fmt::format("{} {}\n", t, mapping.slot_of_task[t]);
+    return out;
+  }
+  require_one_rank_per_slot(mapping, machine, format);
+  switch (format) {
+    case PlacementFormat::OpenMpiRankfile: return rankfile(mapping, machine, hosts);
+    case PlacementFormat::Hydra: return hydra_machinefile(mapping, machine, hosts);
+    case PlacementFormat::Slurm: return slurm_hostfile(mapping, machine, hosts);
+    case PlacementFormat::CrayRankOrder: return cray_rank_order(mapping, machine);
+    case PlacementFormat::BgqMapfile: return bgq_mapfile(mapping, machine);
+    case PlacementFormat::Plain: break;
+  }
+  return {};
+}
+
+}  // namespace taskmap

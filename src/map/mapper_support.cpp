@@ -1,0 +1,42 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "taskmap/core/error.h"
+#include "taskmap/map/mapper_support.h"
+
+namespace taskmap {
+
+Mapping Mapper::improve(const Machine&, const CommGraph&, Mapping) const {
+  fail("this mapper cannot start from another mapping");
+}
+
+namespace detail {
+
+void check_fits(const Machine& m, const CommGraph& g) {
+  if (g.num_tasks() > m.num_slots()) {
+    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
+         g.num_tasks(), m.description, m.num_slots());
+  }
+}
+
+std::vector<std::uint32_t> task_grid(const MapperSpec& spec, const CommGraph& g, std::size_t min_dims,
+                                     std::size_t max_dims) {
+  std::vector<std::uint32_t> grid = spec.grid.empty() ? g.grid() : spec.grid;
+  if (grid.empty()) {
+    refuse(spec, "the pattern has no task grid; give one with grid=PxQ");
+  }
+  std::uint64_t product = 1;
+  for (std::uint32_t s : grid) product *= s;
+  if (product != g.num_tasks()) {
+    refuse(spec, "grid={} has {} tasks but the pattern has {}", fmt::join(grid, "x"), product, g.num_tasks());
+  }
+  if (grid.size() < min_dims || grid.size() > max_dims) {
+    refuse(spec, "needs a {}D task grid, not {}", min_dims == max_dims ? fmt::format("{}", min_dims)
+                                                                       : fmt::format("{}D or {}", min_dims, max_dims),
+           fmt::join(grid, "x"));
+  }
+  return grid;
+}
+
+}  // namespace detail
+}  // namespace taskmap

@@ -1,0 +1,166 @@
+// scotch: the task graph mapped by the Scotch library (Debian libscotch-dev) onto the
+// machine as a Scotch target: tori, meshes and hypercubes natively, every other machine as
+// the weighted graph of its routers. Scotch balances tasks over routers; routers it fills
+// beyond their slots hand their least attached tasks to the nearest routers with room.
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+extern "C" {
+#include <scotch/scotch.h>
+}
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "taskmap/map/mapper_support.h"
+#include "taskmap/map/router_placement.h"
+#include "taskmap/topology/distance.h"
+
+// Scotch reports errors through these; defined here (taking precedence over libscotcherr's)
+// so the message ends up in taskmap's one-line error instead of on stderr.
+namespace {
+thread_local std::string scotch_message;
+void keep_message(const char* format, va_list args) {
+  char buffer[512];
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  scotch_message = buffer;
+}
+}  // namespace
+extern "C" void SCOTCH_errorPrint(const char* const format, ...) {
+  va_list args;
+  va_start(args, format);
+  keep_message(format, args);
+  va_end(args);
+}
+extern "C" void SCOTCH_errorPrintW(const char* const, ...) {}
+
+namespace taskmap::detail {
+namespace {
+
+class ScotchMapper final : public SpecMapper {
+ public:
+  using SpecMapper::SpecMapper;
+
+  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+    require_nodes_on_every_router(machine, spec_.text);
+    const std::vector<RouterId> router_of_task = scotch_routers(machine, graph);
+    return place_on_routers(machine, graph, router_of_task, spec_.imbalance);
+  }
+
+ private:
+  [[noreturn]] void scotch_failed(const char* call) const {
+    refuse(spec_, "Scotch's {} failed{}{}", call, scotch_message.empty() ? "" : ": ", scotch_message);
+  }
+
+  std::vector<RouterId> scotch_routers(const Machine& machine, const CommGraph& graph) const {
+    const std::uint32_t n = graph.num_tasks();
+    // Scotch's mapping cost is weight x target distance, so the machine's diameter bounds it.
+    IntegerGraph ig = integer_graph(graph, topology_stats(machine).diameter);
+    SCOTCH_Graph g;
+    SCOTCH_Arch arch;
+    SCOTCH_Strat strat;
+    SCOTCH_graphInit(&g);
+    SCOTCH_archInit(&arch);
+    SCOTCH_stratInit(&strat);
+    struct Cleanup {
+      SCOTCH_Graph* g;
+      SCOTCH_Arch* a;
+      SCOTCH_Strat* s;
+      ~Cleanup() { SCOTCH_stratExit(s), SCOTCH_archExit(a), SCOTCH_graphExit(g); }
+    } cleanup{&g, &arch, &strat};
+    scotch_message.clear();
+    static_assert(sizeof(SCOTCH_Num) == sizeof(std::int32_t), "Debian's Scotch has 32-bit SCOTCH_Num");
+    if (SCOTCH_graphBuild(&g, 0, n, ig.offsets.data(), ig.offsets.data() + 1, nullptr, nullptr,
+                          static_cast<SCOTCH_Num>(ig.targets.size()), ig.targets.data(), ig.weights.data()) != 0) {
+      scotch_failed("graphBuild");
+    }
+    std::vector<RouterId> router_of_terminal = build_target(machine, arch);
+    if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY, static_cast<SCOTCH_Num>(router_of_terminal.size()),
+                                  spec_.imbalance) != 0) {
+      scotch_failed("stratGraphMapBuild");
+    }
+    // One thread, deterministic, a private random state reset for every run: the same input
+    // gives the same mapping, also within one process (Scotch 7 otherwise runs threads of its
+    // own whose results vary, and crashed on PGPgiantcompo).
+    SCOTCH_Context context;
+    SCOTCH_Graph bound;
+    SCOTCH_contextInit(&context);
+    struct ContextCleanup {
+      SCOTCH_Context* c;
+      ~ContextCleanup() { SCOTCH_contextExit(c); }
+    } context_cleanup{&context};
+    if (SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
+        SCOTCH_contextRandomClone(&context) != 0 || SCOTCH_contextThreadSpawn(&context, 1, nullptr) != 0 ||
+        SCOTCH_contextBindGraph(&context, &g, &bound) != 0) {
+      scotch_failed("context");
+    }
+    SCOTCH_contextRandomReset(&context);  // every run from the same random state
+    std::vector<SCOTCH_Num> part(n, 0);
+    const int mapped = n > 0 ? SCOTCH_graphMap(&bound, &arch, &strat, part.data()) : 0;
+    SCOTCH_graphExit(&bound);
+    if (mapped != 0) scotch_failed("graphMap");
+    std::vector<RouterId> router_of_task(n);
+    for (TaskId t = 0; t < n; ++t) router_of_task[t] = router_of_terminal.at(static_cast<std::size_t>(part[t]));
+    return router_of_task;
+  }
+
+  // Builds the Scotch target; returns the router of each terminal number.
+  std::vector<RouterId> build_target(const Machine& machine, SCOTCH_Arch& arch) const {
+    std::vector<RouterId> router_of_terminal(machine.num_routers);
+    if (const TorusShape* t = machine.torus()) {
+      // Native targets. Scotch numbers mesh/torus terminals with the first dimension fastest
+      // (x + X * (y + Y * z)); taskmap's router ids have it slowest. SCOTCH_archMeshX is not
+      // used: in Scotch 7.0.3 its distances wrap around like a torus's.
+      const bool all_wrap = std::all_of(t->wrap.begin(), t->wrap.end(), [](bool w) { return w; });
+      const bool no_wrap = std::none_of(t->wrap.begin(), t->wrap.end(), [](bool w) { return w; });
+      const bool hypercube = no_wrap && std::all_of(t->sizes.begin(), t->sizes.end(), [](auto s) { return s == 2; });
+      std::vector<SCOTCH_Num> sizes(t->sizes.begin(), t->sizes.end());
+      const SCOTCH_Num dims = static_cast<SCOTCH_Num>(sizes.size());
+      int rc = -1;
+      if (hypercube) rc = SCOTCH_archHcub(&arch, dims);  // distance = Hamming: any bit order fits
+      else if (all_wrap) rc = SCOTCH_archTorusX(&arch, dims, sizes.data());
+      else if (no_wrap && dims == 2) rc = SCOTCH_archMesh2(&arch, sizes[0], sizes[1]);
+      else if (no_wrap && dims == 3) rc = SCOTCH_archMesh3(&arch, sizes[0], sizes[1], sizes[2]);
+      if (rc > 0) scotch_failed("architecture");
+      if (rc == 0) {
+        for (RouterId terminal = 0; terminal < machine.num_routers; ++terminal) {
+          RouterId rest = terminal, router = 0;
+          for (std::size_t d = 0; d < t->dims(); ++d) router += rest % t->sizes[d] * t->strides[d], rest /= t->sizes[d];
+          router_of_terminal[terminal] = hypercube ? terminal : router;
+        }
+        return router_of_terminal;
+      }
+    }
+    // Any other machine: its router graph (a link per router pair, both directions) with
+    // unit edge costs and the slots of a router as its weight.
+    std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
+    IntegerGraph routers = router_graph(machine, router_of_terminal);
+    std::vector<SCOTCH_Num> weights(machine.num_routers,
+                                    static_cast<SCOTCH_Num>(machine.nodes_per_router * machine.slots_per_node));
+    SCOTCH_Graph target;
+    SCOTCH_graphInit(&target);
+    const int built = SCOTCH_graphBuild(&target, 0, machine.num_routers, routers.offsets.data(),
+                                        routers.offsets.data() + 1, weights.data(), nullptr,
+                                        static_cast<SCOTCH_Num>(routers.targets.size()), routers.targets.data(),
+                                        nullptr);
+    SCOTCH_Strat arch_strat;
+    SCOTCH_stratInit(&arch_strat);
+    // Deco 1 (the exact distance matrix): better mappings than deco 2 on the few thousand
+    // routers taskmap's machines have.
+    const int arched = built == 0 ? SCOTCH_archBuild0(&arch, &target, 0, nullptr, &arch_strat) : 1;
+    SCOTCH_stratExit(&arch_strat);
+    SCOTCH_graphExit(&target);
+    if (arched != 0) scotch_failed(built == 0 ? "archBuild0" : "graphBuild (target)");
+    return router_of_terminal;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Mapper> make_scotch_mapper(const MapperSpec& spec) { return std::make_unique<ScotchMapper>(spec); }
+
+}  // namespace taskmap::detail

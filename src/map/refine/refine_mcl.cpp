@@ -1,0 +1,172 @@
+// refine-mcl: steepest descent over moves and swaps of the tasks whose flows cross the
+// bottleneck channel, then a tabu search over router-content permutations (the region phase),
+// then an iterated local search, all scored by IncrementalLoads.
+#include "taskmap/map/refine/refine_mcl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <random>
+#include <unordered_map>
+
+#include "taskmap/core/progress.h"
+#include "taskmap/map/refine/region_moves.h"
+
+namespace taskmap {
+
+namespace {
+
+constexpr TaskId kNoTask = UINT32_MAX;
+constexpr double kTolerance = 1e-9;
+
+// Steepest descent from the current mapping of `loads` to a local optimum (or the deadline);
+// returns whether the deadline was reached.
+bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t candidates, bool widen,
+             std::chrono::steady_clock::time_point deadline, std::uint32_t& moves) {
+  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
+  // Swap partners tried per router: all of them up to this many slots, else a spread.
+  constexpr std::uint32_t kPartners = 8;
+  bool out_of_time = false;
+  std::uint32_t width = candidates;
+  while (!out_of_time) {
+    std::vector<TaskId> tasks = loads.tasks_crossing(loads.bottleneck());
+    const bool all = tasks.size() <= width;
+    if (!all) tasks.resize(width);
+    LoadScore best = loads.score();
+    TaskId best_task = kNoTask;
+    SlotId best_slot = 0;
+    for (TaskId t : tasks) {
+      const RouterId home = machine.router_of_slot(loads.mapping().slot_of_task[t]);
+      for (RouterId r = 0; r < machine.num_host_routers() && !out_of_time; ++r) {
+        if (r == home) continue;
+        const std::uint32_t step = std::max(1u, per_router / kPartners);
+        for (std::uint32_t k = 0; k < per_router; k += step) {
+          const SlotId slot = r * per_router + k;
+          const LoadScore score = loads.try_move(t, slot);
+          if (score.better_than(best)) best = score, best_task = t, best_slot = slot;
+        }
+        out_of_time = std::chrono::steady_clock::now() > deadline;
+      }
+    }
+    if (best_task == kNoTask) {
+      if (all || out_of_time || !widen) break;
+      width = UINT32_MAX;  // no gain among the heaviest: widen to every task crossing it
+      continue;
+    }
+    loads.move(best_task, best_slot);
+    width = candidates;
+    ++moves;
+  }
+  return out_of_time;
+}
+
+// Candidates scored per region step: every move up to twice this many indices, else a sample.
+constexpr std::uint64_t kRegionSample = 4096;
+
+// The region phase: a tabu search over router-content permutations (RegionMoves) that
+// descends on the spread, keeping the best mapping by the LoadScore order in best/best_score.
+// Each step makes the candidate with the lowest spread that is not tabu (a tabu one only if
+// it lowers the spread); a move made is tabu for 5 to 24 steps. Ends after `patience` steps
+// without a new best, or at the deadline.
+void region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_t patience,
+                   std::chrono::steady_clock::time_point deadline, std::mt19937_64& rng, Mapping& best,
+                   LoadScore& best_score, RefineStats& s) {
+  const RegionMoves region(machine);
+  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
+  std::unordered_map<std::uint64_t, std::uint32_t> tabu_until;
+  std::vector<std::pair<RouterId, RouterId>> pairs;
+  std::vector<Relocation> moves;
+  auto relocations = [&](std::uint64_t index) {
+    moves.clear();
+    if (!region.get(index, pairs)) return false;
+    for (auto [from, to] : pairs)
+      for (std::uint32_t k = 0; k < per_router; ++k)
+        for (TaskId t : loads.tasks_on(from * per_router + k)) moves.push_back({t, to * per_router + k});
+    return !moves.empty();
+  };
+  const bool scan_all = region.size() <= 2 * kRegionSample;
+  io::Progress progress("refine-mcl regions", patience);
+  for (std::uint32_t step = 0, since_best = 0; since_best < patience; ++step, ++since_best, ++s.region_steps) {
+    if (std::chrono::steady_clock::now() > deadline) return;
+    const double current = loads.score().spread;
+    double chosen_spread = std::numeric_limits<double>::infinity();
+    std::uint64_t chosen = 0;
+    const std::uint64_t candidates = scan_all ? region.size() : kRegionSample;
+    for (std::uint64_t c = 0; c < candidates; ++c) {
+      const std::uint64_t index = scan_all ? c : rng() % region.size();
+      if (!relocations(index)) continue;
+      const double spread = loads.try_spread(moves);
+      const auto tabu = tabu_until.find(index);
+      if (tabu != tabu_until.end() && tabu->second > step && !(spread < current * (1 - kTolerance))) continue;
+      if (spread < chosen_spread) chosen_spread = spread, chosen = index;
+    }
+    if (chosen_spread == std::numeric_limits<double>::infinity()) return;  // no move applies
+    relocations(chosen);
+    loads.relocate(moves);
+    tabu_until[chosen] = step + 5 + static_cast<std::uint32_t>(rng() % 20);
+    if (loads.score().better_than(best_score)) {
+      best = loads.mapping();
+      best_score = loads.score();
+      s.region_best = step + 1;
+      since_best = 0;
+    }
+    progress.set(since_best);
+  }
+}
+
+}  // namespace
+
+Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
+                   const RefineOptions& options, RefineStats* stats) {
+  RefineStats local;
+  RefineStats& s = stats ? *stats : local;
+  s = RefineStats{};
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(options.seconds));
+  auto loads = std::make_unique<IncrementalLoads>(machine, routing, graph, std::move(start), options.per_slot);
+  s.before = loads->score();
+  bool out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
+  Mapping best = loads->mapping();
+  LoadScore best_score = loads->score();
+  std::mt19937_64 rng(options.seed);
+  if (options.region_steps > 0 && !out_of_time && graph.num_tasks() > 1) {
+    // Half of the time left when kicks follow, all of it otherwise.
+    const auto now = std::chrono::steady_clock::now();
+    const auto region_deadline = options.kicks > 0 ? now + (deadline - now) / 2 : deadline;
+    region_search(machine, *loads, options.region_steps, region_deadline, rng, best, best_score, s);
+    loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
+    if (s.region_best > 0) {
+      out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
+      best = loads->mapping();
+      best_score = loads->score();
+    }
+  }
+  // Iterated local search: from the best local optimum, a kick of random moves of tasks that
+  // cross the bottleneck, then descent again; the result replaces the best only if better.
+  const std::uint32_t n = graph.num_tasks(), slots = machine.num_slots();
+  io::Progress progress("refine-mcl kicks", options.kicks);
+  for (; s.kicks < options.kicks && !out_of_time && n > 1; ++s.kicks, progress.set(s.kicks)) {
+    const std::uint32_t size = 2 + s.kicks % 3;  // 2, 3 or 4 moves per kick
+    for (std::uint32_t i = 0; i < size; ++i) {
+      std::vector<TaskId> crossing = loads->tasks_crossing(loads->bottleneck());
+      const TaskId t = crossing.empty() ? TaskId(rng() % n) : crossing[rng() % crossing.size()];
+      loads->move(t, SlotId(rng() % slots));  // a full slot swaps with its first task
+    }
+    std::uint32_t moves = 0;
+    // Without widening: the kicks explore, a full scan per kick would cost most of the time.
+    out_of_time = descend(machine, *loads, options.candidates, false, deadline, moves);
+    if (loads->score().better_than(best_score)) {
+      best = loads->mapping();
+      best_score = loads->score();
+      s.moves += moves;
+      ++s.kicks_kept;
+    } else {
+      loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
+    }
+  }
+  s.after = best_score;
+  return best;
+}
+
+}  // namespace taskmap

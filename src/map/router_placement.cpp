@@ -1,0 +1,122 @@
+#include "taskmap/map/router_placement.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "taskmap/core/error.h"
+#include "taskmap/topology/distance.h"
+
+namespace taskmap::detail {
+
+UndirectedGraph undirected_graph(const CommGraph& graph) {
+  const std::uint32_t n = graph.num_tasks();
+  std::vector<std::vector<std::pair<TaskId, double>>> adj(n);
+  for (TaskId a = 0; a < n; ++a) {
+    auto targets = graph.targets(a);
+    auto volumes = graph.volumes(a);
+    for (std::size_t e = 0; e < targets.size(); ++e) {
+      if (targets[e] == a) continue;
+      adj[a].push_back({targets[e], volumes[e]});
+      adj[targets[e]].push_back({a, volumes[e]});
+    }
+  }
+  UndirectedGraph g;
+  for (auto& list : adj) {
+    std::sort(list.begin(), list.end());
+    for (std::size_t i = 0; i < list.size();) {
+      const TaskId b = list[i].first;
+      double sum = 0;
+      for (; i < list.size() && list[i].first == b; ++i) sum += list[i].second;
+      g.targets.push_back(b);
+      g.weights.push_back(sum);
+    }
+    g.offsets.push_back(g.targets.size());
+  }
+  return g;
+}
+
+IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
+  constexpr double kMaxWeight = 1 << 20, kMaxSum = double(1 << 30);
+  const UndirectedGraph u = undirected_graph(graph);
+  double heaviest = 0;
+  for (double v : u.weights) heaviest = std::max(heaviest, v);
+  double relative_sum = 0;  // over both directions, of volume / heaviest
+  for (double v : u.weights) relative_sum += v / heaviest;
+  const double scale = std::clamp(kMaxSum / (std::max(relative_sum, 1.0) * std::max(max_cost, 1.0)), 1.0, kMaxWeight);
+  IntegerGraph g;
+  g.targets.assign(u.targets.begin(), u.targets.end());
+  for (double v : u.weights) g.weights.push_back(static_cast<std::int32_t>(std::max(1.0, std::round(v / heaviest * scale))));
+  for (std::size_t i = 1; i < u.offsets.size(); ++i) g.offsets.push_back(static_cast<std::int32_t>(u.offsets[i]));
+  return g;
+}
+
+IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& routers) {
+  std::vector<std::int32_t> index(machine.num_routers, -1);
+  for (std::size_t i = 0; i < routers.size(); ++i) index[routers[i]] = static_cast<std::int32_t>(i);
+  std::vector<std::vector<std::int32_t>> adj(routers.size());
+  for (const Channel& c : machine.channels) {
+    if (c.src == c.dst || index[c.src] < 0 || index[c.dst] < 0) continue;
+    adj[index[c.src]].push_back(index[c.dst]);
+    adj[index[c.dst]].push_back(index[c.src]);
+  }
+  IntegerGraph g;
+  for (auto& list : adj) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    g.targets.insert(g.targets.end(), list.begin(), list.end());
+    g.weights.insert(g.weights.end(), list.size(), 1);
+    g.offsets.push_back(static_cast<std::int32_t>(g.targets.size()));
+  }
+  return g;
+}
+
+void require_nodes_on_every_router(const Machine& machine, const std::string& mapper) {
+  if (machine.num_host_routers() != machine.num_routers) {
+    fail("--mapper '{}': machine '{}' has routers without nodes (switches); use default, random, cyclic or "
+         "refine-mcl there",
+         mapper, machine.description);
+  }
+}
+
+std::uint64_t router_capacity(const Machine& machine, std::size_t tasks, double imbalance) {
+  return std::uint64_t(machine.nodes_per_router) * machine.slots_per_node *
+         tasks_per_slot(tasks, machine.num_slots(), imbalance);
+}
+
+Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task,
+                         double imbalance) {
+  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
+  const std::uint64_t capacity = router_capacity(machine, graph.num_tasks(), imbalance);
+  std::vector<std::vector<TaskId>> on(machine.num_routers);
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) on[router_of_task[t]].push_back(t);
+  const HopDistance hops(machine);
+  for (RouterId r = 0; r < machine.num_routers; ++r) {
+    if (on[r].size() <= capacity) continue;
+    std::vector<double> local(graph.num_tasks(), 0.0);
+    for (TaskId t : on[r]) {
+      auto targets = graph.targets(t);
+      auto volumes = graph.volumes(t);
+      for (std::size_t e = 0; e < targets.size(); ++e)
+        if (router_of_task[targets[e]] == r) local[t] += volumes[e];
+    }
+    std::stable_sort(on[r].begin(), on[r].end(), [&](TaskId a, TaskId b) { return local[a] > local[b]; });
+    while (on[r].size() > capacity) {
+      const TaskId t = on[r].back();
+      on[r].pop_back();
+      RouterId best = r;
+      for (RouterId q = 0; q < machine.num_routers; ++q)
+        if (on[q].size() < capacity && (best == r || hops(r, q) < hops(r, best))) best = q;
+      on[best].push_back(t);
+      router_of_task[t] = best;
+    }
+  }
+  Mapping m;
+  m.slot_of_task.resize(graph.num_tasks());
+  for (RouterId r = 0; r < machine.num_routers; ++r) {
+    std::sort(on[r].begin(), on[r].end());
+    for (std::uint32_t i = 0; i < on[r].size(); ++i) m.slot_of_task[on[r][i]] = r * per_router + i % per_router;
+  }
+  return m;
+}
+
+}  // namespace taskmap::detail

@@ -1,0 +1,142 @@
+// The placements every machine has: default, order:, random, cyclic and file:.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "taskmap/core/error.h"
+#include "taskmap/map/mapper_support.h"
+
+namespace taskmap {
+namespace {
+
+using detail::check_fits;
+
+// Tasks in rank order onto slots in order; with more tasks than slots, consecutive blocks
+// of floor or ceil(tasks / slots) tasks per slot.
+class DefaultMapper final : public Mapper {
+ public:
+  Mapping run(const Machine& m, const CommGraph& g) const override {
+    Mapping map;
+    map.slot_of_task.resize(g.num_tasks());
+    const std::uint64_t tasks = g.num_tasks(), slots = m.num_slots();
+    for (TaskId t = 0; t < tasks; ++t)
+      map.slot_of_task[t] = static_cast<SlotId>(tasks <= slots ? t : std::uint64_t(t) * slots / tasks);
+    return map;
+  }
+};
+
+class OrderMapper final : public detail::SpecMapper {
+ public:
+  using SpecMapper::SpecMapper;
+  Mapping run(const Machine& m, const CommGraph& g) const override {
+    check_fits(m, g);
+    std::vector<SlotId> order;
+    try {
+      order = torus_slot_order(m, spec_.order);
+    } catch (const Error& e) {
+      fail("--mapper '{}': {}", spec_.text, e.what());
+    }
+    order.resize(g.num_tasks());
+    return Mapping{std::move(order), {}};
+  }
+};
+
+class RandomMapper final : public Mapper {
+ public:
+  explicit RandomMapper(std::uint64_t seed) : seed_(seed) {}
+  Mapping run(const Machine& m, const CommGraph& g) const override {
+    check_fits(m, g);
+    std::vector<SlotId> slots(m.num_slots());
+    std::iota(slots.begin(), slots.end(), SlotId{0});
+    detail::seeded_shuffle(slots, seed_);
+    slots.resize(g.num_tasks());
+    return Mapping{std::move(slots), {}};
+  }
+
+ private:
+  std::uint64_t seed_;
+};
+
+// Task t goes to position t x S of the slot sequence, wrapping with a shift of one slot per
+// lap. With S the slots per node (the default) this is Slurm's cyclic distribution, task t
+// on node t mod N; with S = k on a one-slot-per-node fat-tree, consecutive tasks go to
+// different leaf switches.
+class CyclicMapper final : public Mapper {
+ public:
+  explicit CyclicMapper(const MapperSpec& spec) : spec_(spec) {}
+  Mapping run(const Machine& m, const CommGraph& g) const override {
+    check_fits(m, g);
+    const std::uint64_t slots = m.num_slots(), stride = spec_.stride ? spec_.stride : m.slots_per_node;
+    if (slots % stride != 0) detail::refuse(spec_, "stride {} does not divide the machine's {} slots", stride, slots);
+    std::vector<SlotId> out(g.num_tasks());
+    for (std::uint64_t t = 0; t < g.num_tasks(); ++t) {
+      const std::uint64_t p = t * stride;
+      out[t] = static_cast<SlotId>(p % slots + p / slots);
+    }
+    return Mapping{std::move(out), {}};
+  }
+
+ private:
+  MapperSpec spec_;
+};
+
+class FileMapper final : public Mapper {
+ public:
+  explicit FileMapper(std::string path) : path_(std::move(path)) {}
+  Mapping run(const Machine& m, const CommGraph& g) const override { return read_mapping_file(path_, m, g.num_tasks()); }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::vector<SlotId> torus_slot_order(const Machine& machine, const std::string& letters) {
+  const TorusShape* t = machine.torus();
+  if (!t) fail("letter orders need a torus, mesh or hypercube machine, not {}", machine.kind_name());
+  const std::string all = t->letters + "T";
+  if (letters.size() != all.size()) fail("the order must name each of {} exactly once", all);
+  std::vector<std::uint32_t> extent;  // per letter position
+  std::vector<int> dim;               // -1 for T
+  for (char c : letters) {
+    std::size_t pos = all.find(c);
+    if (pos == std::string::npos) fail("'{}' is not one of the letters {}", c, all);
+    if (std::find(dim.begin(), dim.end(), pos == t->dims() ? -1 : int(pos)) != dim.end()) {
+      fail("letter '{}' appears twice", c);
+    }
+    dim.push_back(pos == t->dims() ? -1 : int(pos));
+    extent.push_back(pos == t->dims() ? machine.nodes_per_router * machine.slots_per_node : t->sizes[pos]);
+  }
+  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
+  std::vector<SlotId> order(machine.num_slots());
+  std::vector<std::uint32_t> coord(letters.size(), 0);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    RouterId router = 0;
+    std::uint32_t within = 0;
+    for (std::size_t k = 0; k < letters.size(); ++k) {
+      if (dim[k] < 0) within = coord[k];
+      else router += coord[k] * t->strides[dim[k]];
+    }
+    order[i] = router * per_router + within;
+    for (std::size_t k = letters.size(); k-- > 0;) {  // last letter varies fastest
+      if (++coord[k] < extent[k]) break;
+      coord[k] = 0;
+    }
+  }
+  return order;
+}
+
+std::unique_ptr<Mapper> detail::make_basic_mapper(const MapperSpec& spec) {
+  switch (spec.kind) {
+    case MapperKind::Default: return std::make_unique<DefaultMapper>();
+    case MapperKind::Order: return std::make_unique<OrderMapper>(spec);
+    case MapperKind::Random: return std::make_unique<RandomMapper>(spec.seed);
+    case MapperKind::File: return std::make_unique<FileMapper>(spec.path);
+    case MapperKind::Cyclic: return std::make_unique<CyclicMapper>(spec);
+    default: break;
+  }
+  detail::refuse(spec, "not a basic mapper");
+}
+
+}  // namespace taskmap

@@ -1,0 +1,61 @@
+#include "taskmap/routing/route_cache.h"
+
+#include <algorithm>
+
+#include "taskmap/core/error.h"
+
+namespace taskmap {
+
+namespace {
+constexpr std::size_t kMaxPooledShares = std::size_t(1) << 26;  // 512 MiB (float) or 1 GiB (double) of cached routes
+constexpr std::size_t kChunk = std::size_t(1) << 20;
+}  // namespace
+
+template <typename Load>
+BasicRouteCache<Load>::BasicRouteCache(const Machine& machine, const Routing& routing)
+    : routing_(routing), routers_(machine.num_routers) {
+  if (routers_ > 4096) fail("route cache: at most 4096 routers are supported, machine '{}' has {}", machine.description, routers_);
+  inv_bandwidth_.reserve(machine.channels.size());
+  for (const Channel& c : machine.channels) inv_bandwidth_.push_back(1.0 / machine.classes[c.link_class].bandwidth);
+  const std::size_t pairs = std::size_t(routers_) * routers_;
+  begin_ = std::make_unique<std::atomic<const Share*>[]>(pairs);
+  for (std::size_t i = 0; i < pairs; ++i) begin_[i].store(nullptr, std::memory_order_relaxed);
+  count_.assign(pairs, 0);
+}
+
+template <typename Load>
+auto BasicRouteCache<Load>::route(RouterId u, RouterId v) -> std::pair<const Share*, const Share*> {
+  static const Share kNoShares[1] = {};  // marks computed empty routes
+  const std::size_t pair = std::size_t(u) * routers_ + v;
+  if (const Share* first = begin_[pair].load(std::memory_order_acquire)) return {first, first + count_[pair]};
+  thread_local std::vector<ChannelShare> shares;
+  thread_local std::vector<Share> computed;
+  shares.clear();
+  if (u != v) routing_.route(u, v, shares);
+  computed.clear();
+  for (const ChannelShare& s : shares) computed.push_back({s.channel, static_cast<Load>(s.fraction * inv_bandwidth_[s.channel])});
+  std::lock_guard lock(mutex_);
+  if (const Share* first = begin_[pair].load(std::memory_order_acquire)) return {first, first + count_[pair]};
+  if (pooled_ + computed.size() > kMaxPooledShares) return {computed.data(), computed.data() + computed.size()};
+  const Share* first = kNoShares;
+  if (!computed.empty()) {
+    if (room_ - used_ < computed.size()) {
+      room_ = std::max(kChunk, computed.size());
+      chunks_.push_back(std::make_unique<Share[]>(room_));
+      used_ = 0;
+    }
+    Share* at = chunks_.back().get() + used_;
+    std::copy(computed.begin(), computed.end(), at);
+    used_ += computed.size();
+    pooled_ += computed.size();
+    first = at;
+  }
+  count_[pair] = static_cast<std::uint32_t>(computed.size());
+  begin_[pair].store(first, std::memory_order_release);
+  return {first, first + computed.size()};
+}
+
+template class BasicRouteCache<float>;
+template class BasicRouteCache<double>;
+
+}  // namespace taskmap

@@ -1,0 +1,59 @@
+// Communication structure of the NAS Parallel Benchmarks CG, BT and SP (MPI versions),
+// as RAHTM (seed 001) profiles them. Sources: NPB 3.3 MPI, CG/cg.f (setup_submatrix_info:
+// process grid, reduce_exch_proc, exch_proc) and BT|SP/make_set.f (successor/predecessor on
+// the multi-partition grid), x_solve.f (message sizes of the solve sweeps).
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "taskmap/core/error.h"
+#include "taskmap/workload/generators.h"
+
+namespace taskmap {
+
+CommGraph make_npb_cg(std::uint32_t ranks) {
+  if (ranks < 2 || !std::has_single_bit(ranks)) fail("npb-cg needs a power-of-two rank count >= 2, not {}", ranks);
+  // npcols = nprows when log2(ranks) is even, else npcols = 2 * nprows; rank = row * npcols + col.
+  const int log2p = std::countr_zero(ranks);
+  const std::uint32_t nprows = 1u << (log2p / 2), npcols = ranks / nprows;
+  std::vector<CommEdge> edges;
+  for (std::uint32_t me = 0; me < ranks; ++me) {
+    const std::uint32_t row = me / npcols, col = me % npcols;
+    // Sum-reduce across the row by recursive halving: partners col ^ npcols/2, ..., col ^ 1.
+    for (std::uint32_t half = npcols / 2; half >= 1; half /= 2) edges.push_back({me, row * npcols + (col ^ half), 1.0});
+    // Exchange with the transpose processor; the diagonal ranks send to themselves.
+    const std::uint32_t exch = nprows == npcols ? (me % nprows) * nprows + me / nprows
+                                                : 2 * ((me / 2 % nprows) * nprows + me / 2 / nprows) + me % 2;
+    edges.push_back({me, exch, 1.0});
+  }
+  CommGraph g = CommGraph::from_edges(ranks, std::move(edges));
+  g.set_grid({nprows, npcols});
+  return g;
+}
+
+CommGraph make_npb_multipartition(std::uint32_t ranks, NpbSolver solver) {
+  std::uint32_t p = 1;
+  while (p * p < ranks) ++p;
+  if (ranks < 4 || p * p != ranks) fail("{} needs a square rank count >= 4, not {}", solver == NpbSolver::BT ? "npb-bt" : "npb-sp", ranks);
+  // Words per face point: copy_faces sends 2 layers x 5 variables to all six neighbours; the
+  // forward sweep sends BT's 5x5 block + 5 (SP: 22) to the successor, back-substitution
+  // BT's 5 (SP: 10) to the predecessor.
+  const double copy = 10, forward = solver == NpbSolver::BT ? 30 : 22, backward = solver == NpbSolver::BT ? 5 : 10;
+  std::vector<CommEdge> edges;
+  for (std::uint32_t j = 0; j < p; ++j)
+    for (std::uint32_t i = 0; i < p; ++i) {
+      const TaskId me = i + p * j;
+      const auto id = [&](std::uint32_t x, std::uint32_t y) { return TaskId(x % p + p * (y % p)); };
+      const TaskId successor[3] = {id(i + 1, j), id(i, j + 1), id(i + p - 1, j + 1)};
+      const TaskId predecessor[3] = {id(i + p - 1, j), id(i, j + p - 1), id(i + 1, j + p - 1)};
+      for (int d = 0; d < 3; ++d) {
+        edges.push_back({me, successor[d], copy + forward});
+        edges.push_back({me, predecessor[d], copy + backward});
+      }
+    }
+  CommGraph g = CommGraph::from_edges(ranks, std::move(edges));
+  g.set_grid({p, p});  // rank = i + p * j: j is the slow coordinate
+  return g;
+}
+
+}  // namespace taskmap
