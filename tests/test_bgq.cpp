@@ -34,7 +34,7 @@ TEST_P(BgqTrace, DefaultMappingReproducesHopsAndHopBytes) {
   Machine machine = make_machine(GetParam().machine);
   HopbyteTrace trace = read_hopbyte_trace(path);
   ASSERT_LE(trace.graph.num_tasks(), machine.num_slots());
-  Mapping mapping = make_mapper(parse_mapper_spec("default"))->run(machine, trace.graph);
+  Mapping mapping = run_mapper("default", machine, trace.graph);
   HopDistance distance(machine);
   double file_hop_bytes = 0;
   std::size_t mismatches = 0;

@@ -26,7 +26,7 @@ void check_random_moves(const std::string& machine_spec, const std::string& rout
   const Machine m = make_machine(machine_spec);
   auto routing = make_routing(m, parse_routing_spec(routing_spec));
   const Evaluator evaluator(m, *routing);
-  Mapping start = make_mapper(parse_mapper_spec(first))->run(m, g);
+  Mapping start = run_mapper(first, m, g);
   IncrementalLoads loads(m, *routing, g, start, per_slot);
   const RegionMoves region(m);
   const std::uint32_t per_router = m.nodes_per_router * m.slots_per_node;
@@ -110,7 +110,7 @@ TEST(RefineMcl, NeverWorseThanItsInputOnMeasuredMatrices) {
     auto routing = make_routing(m, default_routing(m));
     const Evaluator evaluator(m, *routing);
     for (const char* first : {"default", "random:seed=5"}) {
-      const Mapping start = make_mapper(parse_mapper_spec(first))->run(m, g);
+      const Mapping start = run_mapper(first, m, g);
       RefineOptions o;
       o.seconds = 1;
       o.kicks = 5;
@@ -129,7 +129,7 @@ TEST(RefineMcl, IteratedLocalSearchKeepsTheBestOptimum) {
   const Machine m = make_machine("torus:4x4x2");
   const CommGraph g = make_halo2d(8, 4, 9, true);
   auto routing = make_routing(m, parse_routing_spec("minimal"));
-  const Mapping start = make_mapper(parse_mapper_spec("random:seed=9"))->run(m, g);
+  const Mapping start = run_mapper("random:seed=9", m, g);
   RefineOptions plain;
   plain.kicks = 0;
   plain.region_steps = 0;
@@ -181,7 +181,7 @@ TEST(RefineMcl, RegionMovesReachTheOptimumOfCgOnAMesh) {
   const Machine m = make_machine("mesh:4x4x4");
   auto routing = make_routing(m, parse_routing_spec("minimal"));
   const CommGraph g = make_npb_cg(64);
-  const Mapping start = make_mapper(parse_mapper_spec("default"))->run(m, g);
+  const Mapping start = run_mapper("default", m, g);
   RefineOptions o;
   o.seconds = 120;  // a safety net only: the phases end by their step counts
   o.kicks = 0;
@@ -250,7 +250,7 @@ TEST(ScotchMapper, PerfectEmbeddingsNeedTheRightTerminalNumbering) {
   const CommGraph g = make_halo2d(4, 8, 5, false);
   for (const char* spec : {"mesh:4x8", "mesh:8x4", "hypercube:d=5"}) {
     const Machine m = make_machine(spec);
-    const Mapping map = make_mapper(parse_mapper_spec("scotch"))->run(m, g);
+    const Mapping map = run_mapper("scotch", m, g);
     validate_mapping(map, m, g.num_tasks(), "scotch");
     auto routing = make_routing(m, default_routing(m));
     EXPECT_DOUBLE_EQ(Evaluator(m, *routing).evaluate(g, map).avg_dilation, 1.0) << spec;
@@ -266,9 +266,7 @@ TEST(ScotchMapper, FullMachinesWithoutNativeTargetGetValidPlacements) {
   };
   for (const auto& [spec, g] : cases) {
     const Machine m = make_machine(spec);
-    MapperSpec scotch = parse_mapper_spec("scotch");
-    scotch.imbalance = 0.2;
-    const Mapping map = make_mapper(scotch)->run(m, g);
+    const Mapping map = run_mapper("scotch", m, g, 0.2);
     validate_mapping(map, m, g.num_tasks(), "scotch");
   }
 }
@@ -281,7 +279,7 @@ TEST(ScotchMapper, ManyTasksPerSlotWithinTheBalance) {
   const Machine m = make_machine("torus:4x4");
   const CommGraph g = make_halo2d(10, 20, 5, true);
   for (const char* name : {"default", "scotch", "metis", "metis:assign=identity", "greedy", "rb"}) {
-    const Mapping map = make_mapper(parse_mapper_spec(name))->run(m, g);
+    const Mapping map = run_mapper(name, m, g);
     validate_mapping(map, m, g.num_tasks(), name, tasks_per_slot(200, 16, 0.03));
     auto routing = make_routing(m, default_routing(m));
     const Metrics metrics = Evaluator(m, *routing).evaluate(g, map);
@@ -302,8 +300,7 @@ TEST(ScotchMapper, ByteCountsDoNotOverflowScotchsWeights) {
   }
   const CommGraph bytes = CommGraph::from_edges(units.num_tasks(), std::move(edges));
   const Machine m = make_machine("torus:4x4x4");  // 4 tasks per slot
-  const auto scotch = make_mapper(parse_mapper_spec("scotch"));
-  EXPECT_EQ(scotch->run(m, bytes).slot_of_task, scotch->run(m, units).slot_of_task);
+  EXPECT_EQ(run_mapper("scotch", m, bytes).slot_of_task, run_mapper("scotch", m, units).slot_of_task);
 }
 
 TEST(MetisMapper, GreedyPlacementOfPartsBeatsIdentityOnAGrid) {
@@ -313,8 +310,8 @@ TEST(MetisMapper, GreedyPlacementOfPartsBeatsIdentityOnAGrid) {
   const CommGraph g = make_halo2d(32, 32, 5, false);
   auto routing = make_routing(m, default_routing(m));
   const Evaluator evaluator(m, *routing);
-  const Metrics greedy = evaluator.evaluate(g, make_mapper(parse_mapper_spec("metis"))->run(m, g));
-  const Metrics identity = evaluator.evaluate(g, make_mapper(parse_mapper_spec("metis:assign=identity"))->run(m, g));
+  const Metrics greedy = evaluator.evaluate(g, run_mapper("metis", m, g));
+  const Metrics identity = evaluator.evaluate(g, run_mapper("metis:assign=identity", m, g));
   EXPECT_LE(greedy.hop_bytes, identity.hop_bytes);
   EXPECT_THROW(parse_mapper_spec("metis:assign=random"), Error);
 }
@@ -325,7 +322,7 @@ TEST(GreedyMapper, FollowsHoeflerSnirOnAChain) {
   // is full, BFS from it finds router 1 full, then router 2; task 3 from router 2: router 3.
   const Machine m = make_machine("mesh:4");
   const CommGraph g = CommGraph::from_edges(4, {{0, 1, 3.0}, {1, 2, 2.0}, {2, 3, 1.0}});
-  EXPECT_EQ(make_mapper(parse_mapper_spec("greedy"))->run(m, g).slot_of_task, (std::vector<SlotId>{1, 0, 2, 3}));
+  EXPECT_EQ(run_mapper("greedy", m, g).slot_of_task, (std::vector<SlotId>{1, 0, 2, 3}));
 }
 
 TEST(PartitioningMappers, TwoInterleavedCliquesEachGetARouter) {
@@ -339,7 +336,7 @@ TEST(PartitioningMappers, TwoInterleavedCliquesEachGetARouter) {
   const Machine m = make_machine("mesh:2,ppn=4");
   auto routing = make_routing(m, default_routing(m));
   for (const char* name : {"rb", "scotch", "metis", "greedy"}) {
-    const Mapping map = make_mapper(parse_mapper_spec(name))->run(m, g);
+    const Mapping map = run_mapper(name, m, g);
     validate_mapping(map, m, g.num_tasks(), name);
     EXPECT_DOUBLE_EQ(Evaluator(m, *routing).evaluate(g, map).network_volume, 0.0) << name;
   }
@@ -394,7 +391,7 @@ TEST(Timer, NeverWorseKeepsEverySlotsCountAndCountsHopBytesLikeTheEvaluator) {
     const PartialCube cube = PartialCube::of_machine(m);
     for (int start_kind = 0; start_kind < 2; ++start_kind) {
       const Mapping start = start_kind == 0 ? scattered(g.num_tasks(), m.num_slots(), 4)
-                                            : make_mapper(parse_mapper_spec("scotch"))->run(m, g);
+                                            : run_mapper("scotch", m, g);
       TimerStats stats;
       const Mapping out = timer_enhance(m, cube, g, start, TimerOptions{}, &stats);
       const double before = hop_bytes(m, g, start), after = hop_bytes(m, g, out);
@@ -414,7 +411,7 @@ TEST(Timer, NeverWorseThanScotchOnPgpGiantCompo) {
   TASKMAP_REQUIRE_SHARED_DATA(path);
   const CommGraph g = read_pattern_file(path, PatternFormat::Metis);
   const Machine m = make_machine("torus:8x8x8");
-  const Mapping start = make_mapper(parse_mapper_spec("scotch"))->run(m, g);
+  const Mapping start = run_mapper("scotch", m, g);
   TimerOptions o;
   o.hierarchies = 10;
   const Mapping out = timer_enhance(m, PartialCube::of_machine(m), g, start, o);
@@ -427,7 +424,7 @@ TEST(Timer, RefusesMachinesThatAreNotPartialCubes) {
   for (const char* spec : {"torus:3x4", "dragonfly:p=1,a=4,h=1"}) {
     const Machine m = make_machine(spec);
     try {
-      make_mapper(parse_mapper_spec("default+timer"))->run(m, g);
+      run_mapper("default+timer", m, g);
       ADD_FAILURE() << spec;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("--mapper 'timer': "), std::string::npos) << e.what();
@@ -461,7 +458,7 @@ TEST(RefineHopBytes, NeverWorseAndWithinTheBalanceOnAnyMachine) {
     const Machine m = make_machine(spec);
     const std::uint32_t per_slot = tasks_per_slot(g.num_tasks(), m.num_slots(), 0.03);
     for (const char* first : {"default", "scotch"}) {
-      Mapping start = make_mapper(parse_mapper_spec(first))->run(m, g);
+      Mapping start = run_mapper(first, m, g);
       HopBytesRefineOptions o;
       o.per_slot = per_slot;
       HopBytesRefineStats stats;

@@ -14,7 +14,7 @@ namespace taskmap {
 namespace {
 
 Mapping run(const std::string& mapper, const Machine& m, const CommGraph& g) {
-  return make_mapper(parse_mapper_spec(mapper))->run(m, g);
+  return run_mapper(mapper, m, g);
 }
 
 TEST(Mappers, DefaultIsTheCanonicalSlotOrderAndEqualsABCT) {

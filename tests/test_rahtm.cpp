@@ -163,7 +163,7 @@ TEST(ComparisonMappers, HilbertStepsToANeighbourAtEveryCurvePoint) {
   // and 2i + 2 sit on consecutive curve points, one hop apart.
   const Machine m = make_machine("torus:4x4x4x4x2,ppn=1");
   const CommGraph g = build_pattern(parse_pattern_spec("npb-cg:512"));
-  const Mapping map = make_mapper(parse_mapper_spec("hilbert"))->run(m, g);
+  const Mapping map = run_mapper("hilbert", m, g);
   validate_mapping(map, m, g.num_tasks(), "hilbert");
   HopDistance hops(m);
   for (TaskId t = 0; t + 2 < 512; t += 2) {
@@ -175,7 +175,7 @@ TEST(ComparisonMappers, HilbertStepsToANeighbourAtEveryCurvePoint) {
 TEST(ComparisonMappers, RubikTilingPlacesTilesOnFourByTwoByTwoBoxes) {
   const Machine m = make_machine("torus:4x4x4x4x2,ppn=2");
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:16x16"));
-  const Mapping map = make_mapper(parse_mapper_spec("rubik-tiling"))->run(m, g);
+  const Mapping map = run_mapper("rubik-tiling", m, g);
   validate_mapping(map, m, g.num_tasks(), "rubik-tiling");
   // Task (1, 2): tile 0 (box 0, layer 0), A 1, B 1, E 0: router 1*128 + 1*32 = 160, slot 320.
   EXPECT_EQ(map.slot_of_task[1 * 16 + 2], 320u);

@@ -262,12 +262,12 @@ TEST(Mappers, CyclicIsSlurmsCyclicDistribution) {
   // torus:2x2,ppn=2: 4 nodes of 2 slots. Cyclic puts task t on node t mod 4, core t / 4.
   const Machine m = make_machine("torus:2x2,ppn=2");
   const CommGraph g = CommGraph::from_edges(8, {});
-  const Mapping c = make_mapper(parse_mapper_spec("cyclic"))->run(m, g);
+  const Mapping c = run_mapper("cyclic", m, g);
   EXPECT_EQ(c.slot_of_task, (std::vector<SlotId>{0, 2, 4, 6, 1, 3, 5, 7}));
   // stride=4 on 8 slots: 0, 4, then the second lap shifted by one: 1, 5, ...
-  const Mapping s = make_mapper(parse_mapper_spec("cyclic:stride=4"))->run(m, g);
+  const Mapping s = run_mapper("cyclic:stride=4", m, g);
   EXPECT_EQ(s.slot_of_task, (std::vector<SlotId>{0, 4, 1, 5, 2, 6, 3, 7}));
-  EXPECT_THROW(make_mapper(parse_mapper_spec("cyclic:stride=3"))->run(m, g), Error);
+  EXPECT_THROW(run_mapper("cyclic:stride=3", m, g), Error);
 }
 
 }  // namespace

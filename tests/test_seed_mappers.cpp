@@ -17,7 +17,7 @@ namespace taskmap {
 namespace {
 
 Mapping run_mapper(const Machine& m, const CommGraph& g, const std::string& mapper) {
-  return make_mapper(parse_mapper_spec(mapper))->run(m, g);
+  return run_mapper(mapper, m, g);
 }
 
 // ---- colourings ----

@@ -59,7 +59,7 @@ void expect_same_routes(const std::string& machine_text, const std::string& expe
                         const std::function<std::string(const std::string&)>& normalize = {}) {
   const Machine m = make_machine(machine_text);
   const CommGraph g = build_pattern(parse_pattern_spec(fmt::format("alltoall:{}", m.num_nodes())));
-  const Mapping identity = make_mapper(parse_mapper_spec("default"))->run(m, g);
+  const Mapping identity = run_mapper("default", m, g);
   const RoutingSpec spec = simgrid_routing(m);
   const SimGridExport e = export_simgrid(m, spec, g, identity, SimGridOptions{});
   EXPECT_EQ(e.platform_kind, expected_kind);
