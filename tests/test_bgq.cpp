@@ -10,6 +10,8 @@
 namespace taskmap {
 namespace {
 
+using test::run_mapper;
+
 struct Trace {
   const char* file;
   const char* machine;

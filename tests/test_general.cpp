@@ -19,6 +19,8 @@
 namespace taskmap {
 namespace {
 
+using test::run_mapper;
+
 // After every one of a random sequence of moves and swaps, the incremental MCL and hop-bytes
 // equal a full evaluation, and try_move predicted them.
 void check_random_moves(const std::string& machine_spec, const std::string& routing_spec, const CommGraph& g,

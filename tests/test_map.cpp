@@ -13,6 +13,8 @@
 namespace taskmap {
 namespace {
 
+using test::run_mapper;
+
 Mapping run(const std::string& mapper, const Machine& m, const CommGraph& g) {
   return run_mapper(mapper, m, g);
 }

@@ -13,6 +13,8 @@
 namespace taskmap {
 namespace {
 
+using test::run_mapper;
+
 std::set<std::pair<TaskId, TaskId>> pairs_of(const CommGraph& g) {
   std::set<std::pair<TaskId, TaskId>> pairs;
   for (TaskId a = 0; a < g.num_tasks(); ++a)

@@ -9,6 +9,8 @@
 namespace taskmap {
 namespace {
 
+using test::run_mapper;
+
 using test::route_loads;
 
 std::unique_ptr<Routing> routing(const Machine& m, const std::string& name) {

@@ -16,6 +16,8 @@
 namespace taskmap {
 namespace {
 
+using test::run_mapper;
+
 Mapping run_mapper(const Machine& m, const CommGraph& g, const std::string& mapper) {
   return run_mapper(mapper, m, g);
 }

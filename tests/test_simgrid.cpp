@@ -21,6 +21,8 @@
 namespace taskmap {
 namespace {
 
+using test::run_mapper;
+
 #ifdef TASKMAP_SIMGRID_ROUTE
 
 std::filesystem::path export_dir(const std::string& name) {
