@@ -15,9 +15,9 @@ void run(benchmark::State& state, const char* machine_spec, const char* pattern_
   using namespace taskmap;
   const Machine machine = make_machine(machine_spec);
   const CommGraph graph = build_pattern(parse_pattern_spec(pattern_spec));
-  const auto routing = make_routing(machine, parse_routing_spec(routing_spec));
-  const Mapping mapping = make_mapper(parse_mapper_spec(mapper_spec))->run(machine, graph);
-  const Evaluator evaluator(machine, *routing);
+  const MappingProblem problem(machine, graph, routing_spec);
+  const Mapping mapping = make_mapper(parse_mapper_spec(mapper_spec))->run(problem);
+  const Evaluator evaluator(problem);
   std::uint64_t updates = 0;
   for (auto _ : state) {
     Metrics m = evaluator.evaluate(graph, mapping);

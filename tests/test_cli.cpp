@@ -185,7 +185,7 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
       {"rahtm, size not a power of two", base + "--machine torus:3x4 --pattern halo2d:3x4 --mapper rahtm",
        "--mapper 'rahtm': RAHTM cannot decompose 'torus:3x4': dimension A has size 3, not a power of two"},
       {"rahtm on a dragonfly", base + "--machine dragonfly:p=2,a=4,h=2 --pattern halo2d:4x4 --mapper rahtm",
-       "RAHTM needs a torus, mesh or hypercube machine"},
+       "--mapper 'rahtm': RAHTM needs a torus, mesh or hypercube machine, not dragonfly"},
       {"rahtm, pattern larger than the machine", base + "--machine torus:4x4 --pattern npb-cg:32 --mapper rahtm",
        "the pattern has 32 tasks but machine 'torus:4x4' has only 16 slots"},
       {"rahtm time limit", base + "--machine torus:4x4 --pattern npb-cg:16 --mapper rahtm:milp-seconds=0",
@@ -196,9 +196,10 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
        "--mapper 'default+hilbert': 'hilbert' cannot start from another mapping (after '+' only timer, refine-hb or refine-mcl)"},
       {"empty pipeline stage", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper default+",
        "--mapper 'default+': stage 2 is empty"},
-      {"refine-mcl routing for another machine",
-       base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper refine-mcl:routing=valiant",
-       "--mapper 'refine-mcl:routing=valiant': --routing 'valiant' does not apply to torus machines"},
+      {"routing for another machine", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper refine-mcl --routing valiant",
+       "--routing 'valiant' does not apply to torus machines"},
+      {"refine-mcl optimizes under the run's routing, it has no routing of its own",
+       base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper refine-mcl:routing=dor", "unknown key 'routing'"},
   };
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.name);

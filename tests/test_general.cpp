@@ -29,7 +29,7 @@ void check_random_moves(const std::string& machine_spec, const std::string& rout
   auto routing = make_routing(m, parse_routing_spec(routing_spec));
   const Evaluator evaluator(m, *routing);
   Mapping start = run_mapper(first, m, g);
-  IncrementalLoads loads(m, *routing, g, start, per_slot);
+  IncrementalLoads loads(MappingProblem(m, g, routing_spec), start, per_slot);
   const RegionMoves region(m);
   const std::uint32_t per_router = m.nodes_per_router * m.slots_per_node;
   std::vector<std::pair<RouterId, RouterId>> pairs;
@@ -93,7 +93,7 @@ TEST(RefineMcl, MovesTwoTasksNextToEachOtherOnALine) {
   Mapping start;
   start.slot_of_task = {0, 3};
   RefineStats stats;
-  const Mapping out = refine_mcl(m, *routing, g, start, RefineOptions{}, &stats);
+  const Mapping out = refine_mcl(MappingProblem(m, g, "minimal"), start, RefineOptions{}, &stats);
   EXPECT_DOUBLE_EQ(stats.before.mcl, 1.0);
   EXPECT_EQ(stats.before.at_mcl, 3u);
   EXPECT_DOUBLE_EQ(stats.after.mcl, 1.0);
@@ -117,7 +117,7 @@ TEST(RefineMcl, NeverWorseThanItsInputOnMeasuredMatrices) {
       o.seconds = 1;
       o.kicks = 5;
       o.region_steps = 10;
-      const Mapping out = refine_mcl(m, *routing, g, start, o);
+      const Mapping out = refine_mcl(MappingProblem(m, g), start, o);
       validate_mapping(out, m, g.num_tasks(), "refine-mcl");
       const Metrics before = evaluator.evaluate(g, start), after = evaluator.evaluate(g, out);
       EXPECT_LE(after.mcl, before.mcl * (1 + 1e-12)) << spec << " from " << first;
@@ -138,8 +138,8 @@ TEST(RefineMcl, IteratedLocalSearchKeepsTheBestOptimum) {
   RefineOptions kicked = plain;
   kicked.kicks = 8;
   RefineStats a, b;
-  refine_mcl(m, *routing, g, start, plain, &a);
-  const Mapping out = refine_mcl(m, *routing, g, start, kicked, &b);
+  refine_mcl(MappingProblem(m, g, "minimal"), start, plain, &a);
+  const Mapping out = refine_mcl(MappingProblem(m, g, "minimal"), start, kicked, &b);
   EXPECT_EQ(a.kicks, 0u);
   EXPECT_EQ(b.kicks, 8u);
   EXPECT_FALSE(a.after.better_than(b.after));
@@ -189,7 +189,7 @@ TEST(RefineMcl, RegionMovesReachTheOptimumOfCgOnAMesh) {
   o.kicks = 0;
   o.region_steps = 30;
   RefineStats stats;
-  const Mapping out = refine_mcl(m, *routing, g, start, o, &stats);
+  const Mapping out = refine_mcl(MappingProblem(m, g, "minimal"), start, o, &stats);
   EXPECT_NEAR(stats.after.mcl, 1.0, 1e-9);
   EXPECT_NEAR(Evaluator(m, *routing).evaluate(g, out).mcl, 1.0, 1e-9);
   EXPECT_GT(stats.region_best, 0u);
@@ -241,7 +241,6 @@ TEST(RefineMcl, PipelinesParseAndRefuseStagesThatCannotRefine) {
   EXPECT_DOUBLE_EQ(p.stages[1].seconds, 1.0);
   EXPECT_THROW(parse_mapper_spec("default+hilbert"), Error);
   EXPECT_THROW(parse_mapper_spec("refine-mcl:seconds=0"), Error);
-  EXPECT_THROW(parse_mapper_spec("refine-mcl:routing=warp"), Error);
   EXPECT_THROW(parse_mapper_spec("default+"), Error);
 }
 

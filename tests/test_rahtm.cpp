@@ -110,7 +110,7 @@ TEST(Rahtm, FourByFourTorusGivesAValidPlacementNoWorseThanItsInputs) {
   const Machine m = make_machine("torus:4x4,ppn=1");
   const CommGraph g = make_npb_cg(16);
   RahtmStats stats;
-  const Mapping map = rahtm_map(m, g, RahtmOptions{}, &stats);
+  const Mapping map = rahtm_map(MappingProblem(m, g), RahtmOptions{}, &stats);
   validate_mapping(map, m, g.num_tasks(), "rahtm");
   const Metrics metrics = evaluate_mapping(m, g, map);
   EXPECT_NEAR(metrics.mcl, stats.final_mcl, 1e-6) << "the merge's own bookkeeping agrees with the evaluator";
@@ -130,7 +130,7 @@ TEST(Rahtm, ConcentrationAndPartsRespectCapacities) {
     o.leaf = leaf;
     o.beam = 8;
     RahtmStats stats;
-    const Mapping map = rahtm_map(m, g, o, &stats);
+    const Mapping map = rahtm_map(MappingProblem(m, g), o, &stats);
     validate_mapping(map, m, g.num_tasks(), "rahtm");
     EXPECT_NEAR(evaluate_mapping(m, g, map).mcl, stats.final_mcl, 1e-6);
     EXPECT_LE(stats.final_mcl, stats.pinned_mcl + 1e-9);
@@ -146,18 +146,18 @@ TEST(Rahtm, ThreadCountDoesNotChangeTheMapping) {
   one.threads = 1, two.threads = 2;
   one.beam = two.beam = 16;
   RahtmStats stats;
-  const Mapping a = rahtm_map(m, g, one, &stats);
+  const Mapping a = rahtm_map(MappingProblem(m, g), one, &stats);
   validate_mapping(a, m, g.num_tasks(), "rahtm");
   EXPECT_NEAR(evaluate_mapping(m, g, a).mcl, stats.final_mcl, 1e-6);
   EXPECT_LE(stats.final_mcl, stats.pinned_mcl + 1e-9);
-  EXPECT_EQ(rahtm_map(m, g, two).slot_of_task, a.slot_of_task);
+  EXPECT_EQ(rahtm_map(MappingProblem(m, g), two).slot_of_task, a.slot_of_task);
 }
 
 TEST(Rahtm, RefusesMachinesItCannotDecompose) {
   const CommGraph g = make_npb_cg(16);
-  EXPECT_THROW(rahtm_map(make_machine("torus:3x4,ppn=2"), g, {}), Error);
-  EXPECT_THROW(rahtm_map(make_machine("dragonfly:p=2,a=4,h=2"), g, {}), Error);
-  EXPECT_THROW(rahtm_map(make_machine("torus:2x2,ppn=2"), g, {}), Error);  // 16 tasks, 8 slots
+  EXPECT_THROW(rahtm_map(MappingProblem(make_machine("torus:3x4,ppn=2"), g), {}), Error);
+  EXPECT_THROW(rahtm_map(MappingProblem(make_machine("dragonfly:p=2,a=4,h=2"), g), {}), Error);
+  EXPECT_THROW(rahtm_map(MappingProblem(make_machine("torus:2x2,ppn=2"), g), {}), Error);  // 16 tasks, 8 slots
 }
 
 TEST(ComparisonMappers, HilbertStepsToANeighbourAtEveryCurvePoint) {

@@ -38,10 +38,12 @@ inline std::map<ChannelId, double> route_loads(const Routing& routing, RouterId 
 // Runs the mapper named by `spec` on the machine under its default routing, with the balance
 // `imbalance` when tasks outnumber slots.
 inline Mapping run_mapper(const std::string& spec, const Machine& machine, const CommGraph& graph,
-                          double imbalance = 0.03) {
-  MapperSpec parsed = parse_mapper_spec(spec);
-  parsed.imbalance = imbalance;
-  return make_mapper(parsed)->run(machine, graph);
+                          double imbalance = MappingProblem::kDefaultImbalance) {
+  return make_mapper(parse_mapper_spec(spec))->run(MappingProblem(machine, graph, "", imbalance));
+}
+
+inline Mapping run_mapper_on(const MappingProblem& problem, const std::string& spec) {
+  return make_mapper(parse_mapper_spec(spec))->run(problem);
 }
 
 struct Evaluated {
@@ -56,9 +58,9 @@ inline Evaluated evaluate(const std::string& machine, const std::string& pattern
   Evaluated e;
   e.machine = make_machine(machine);
   e.graph = build_pattern(parse_pattern_spec(pattern));
-  auto r = make_routing(e.machine, routing.empty() ? default_routing(e.machine) : parse_routing_spec(routing));
-  Mapping m = run_mapper(mapper, e.machine, e.graph);
-  e.metrics = Evaluator(e.machine, *r).evaluate(e.graph, m, &e.loads);
+  const MappingProblem problem(e.machine, e.graph, routing);
+  Mapping m = make_mapper(parse_mapper_spec(mapper))->run(problem);
+  e.metrics = Evaluator(problem).evaluate(e.graph, m, &e.loads);
   return e;
 }
 

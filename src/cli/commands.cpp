@@ -69,26 +69,25 @@ int run_eval(const RunConfig& c) {
   std::optional<MapperSpec> baseline;
   if (!c.report.empty()) {
     baseline = parse_mapper_spec(c.baseline);
-    baseline->imbalance = c.imbalance;
     if (!c.report.ends_with(".html")) fail("--report {}: the report is an HTML page; name it *.html", c.report);
   }
   Machine machine = build_machine(job.machine_spec);
-  std::string routing_name;
-  auto routing = routing_for(machine, job, &routing_name);
   CommGraph graph = build_pattern(*job.pattern_spec);
-  const std::uint32_t per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance);
+  const MappingProblem problem = make_problem(job, c, machine, graph);
+  const std::string& routing_name = problem.routing_name();
   const std::string mapping_name = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
   // A placement file is checked as it is read.
-  Mapping mapping = c.mapping_file.empty() ? map_checked(job.mappers.front(), machine, graph, c.imbalance)
-                                           : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), per_slot);
+  Mapping mapping = c.mapping_file.empty()
+                        ? map_checked(job.mappers.front(), problem)
+                        : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), problem.tasks_per_slot());
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-  const Evaluator evaluator(machine, *routing);
+  const Evaluator evaluator(problem);
   const bool want_loads = !c.loads_csv.empty() || baseline;
   std::vector<double> loads;
   Metrics m = evaluator.evaluate(graph, mapping, want_loads ? &loads : nullptr);
   if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, loads));
   if (baseline) {
-    const Mapping base = map_checked(*baseline, machine, graph, c.imbalance);
+    const Mapping base = map_checked(*baseline, problem);
     std::vector<ReportColumn> columns(2);
     columns[0] = {baseline->text, {}, {}};
     columns[0].metrics = evaluator.evaluate(graph, base, &columns[0].loads);
@@ -121,7 +120,8 @@ int run_map(const RunConfig& c) {
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine);
-  Mapping mapping = map_checked(job.mappers.front(), machine, graph, c.imbalance);
+  const MappingProblem problem = make_problem(job, c, machine, graph);
+  Mapping mapping = map_checked(job.mappers.front(), problem);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, hosts));
   std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
@@ -132,16 +132,16 @@ int run_compare(const RunConfig& c) {
   Job job = validate(c, true);
   if (job.mappers.empty()) fail("compare: --mappers names no mapper");
   Machine machine = build_machine(job.machine_spec);
-  std::string routing_name;
-  auto routing = routing_for(machine, job, &routing_name);
   CommGraph graph = build_pattern(*job.pattern_spec);
-  Evaluator evaluator(machine, *routing);
+  const MappingProblem problem = make_problem(job, c, machine, graph);
+  const std::string& routing_name = problem.routing_name();
+  const Evaluator evaluator(problem);
   std::vector<CompareRow> rows;
   io::Progress progress("compare", job.mappers.size());
   for (const MapperSpec& spec : job.mappers) {
     progress.status(spec.text);
     auto t0 = std::chrono::steady_clock::now();
-    Mapping mapping = map_checked(spec, machine, graph, c.imbalance);
+    Mapping mapping = map_checked(spec, problem);
     double secs = seconds_since(t0);
     progress.erase();
     if (!mapping.note.empty()) std::cerr << mapping.note << "\n";

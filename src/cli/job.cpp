@@ -24,16 +24,16 @@ Job validate(const RunConfig& c, bool needs_pattern) {
   if (!(c.imbalance >= 0 && c.imbalance < 1)) fail("--imbalance {}: must be in [0, 1)", c.imbalance);
   if (!c.mapper.empty()) job.mappers.push_back(parse_mapper_spec(c.mapper));
   for (const auto& m : split_mapper_list(c.mappers)) job.mappers.push_back(parse_mapper_spec(m));
-  for (MapperSpec& spec : job.mappers) {
-    spec.imbalance = c.imbalance;
-    for (MapperSpec& stage : spec.stages) stage.imbalance = c.imbalance;
-  }
   return job;
 }
 
-Mapping map_checked(const MapperSpec& spec, const Machine& machine, const CommGraph& graph, double imbalance) {
-  Mapping m = make_mapper(spec)->run(machine, graph);
-  validate_mapping(m, machine, graph.num_tasks(), spec.text, tasks_per_slot(graph.num_tasks(), machine.num_slots(), imbalance));
+MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& machine, const CommGraph& graph) {
+  return MappingProblem(machine, graph, job.routing_spec ? job.routing_spec->text : "", c.imbalance);
+}
+
+Mapping map_checked(const MapperSpec& spec, const MappingProblem& problem) {
+  Mapping m = make_mapper(spec)->run(problem);
+  validate_mapping(m, problem.machine(), problem.graph().num_tasks(), spec.text, problem.tasks_per_slot());
   return m;
 }
 

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "taskmap/map/mapper.h"
+#include "taskmap/problem/problem.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/workload/pattern_spec.h"
 #include "taskmap/routing/routing.h"
@@ -26,9 +27,13 @@ struct Job {
 
 Job validate(const RunConfig& c, bool needs_pattern);
 
+// The run's one problem: the routing --routing names (else the machine's default) and the
+// balance --imbalance allows.
+MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& machine, const CommGraph& graph);
+
 // Runs the mapper and checks its result: every task on a slot of the machine, no slot over
-// the balance that `imbalance` allows.
-Mapping map_checked(const MapperSpec& spec, const Machine& machine, const CommGraph& graph, double imbalance);
+// the problem's balance.
+Mapping map_checked(const MapperSpec& spec, const MappingProblem& problem);
 
 // The routing --routing names, else the machine's default; its name goes to *name.
 std::unique_ptr<Routing> routing_for(const Machine& machine, const Job& job, std::string* name);

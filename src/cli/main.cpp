@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
                      ->default_str("node");
   map->add_option("--hosts", config.hosts_file, "Host names for launcher files: one per node, in node order")
       ->excludes(prefix);
+  add_routing(map);
   add_imbalance(map);
 
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");

@@ -31,15 +31,6 @@ RoutingSpec routing_of(const Job& job, const Machine& machine) {
   return job.routing_spec ? *job.routing_spec : simgrid_routing(machine);
 }
 
-// refine-mcl optimizes for the routing it is told; here that is the single-path routing the
-// export and SimGrid follow, unless the mapper names its own.
-void refine_under(std::vector<MapperSpec>& mappers, const RoutingSpec& routing) {
-  for (MapperSpec& spec : mappers) {
-    if (spec.kind == MapperKind::RefineMcl && spec.routing.empty()) spec.routing = routing.text;
-    refine_under(spec.stages, routing);
-  }
-}
-
 }  // namespace
 
 int run_export_simgrid(const RunConfig& c) {
@@ -49,10 +40,10 @@ int run_export_simgrid(const RunConfig& c) {
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing = routing_of(job, machine);
-  refine_under(job.mappers, routing);
-  const std::uint32_t per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), c.imbalance);
-  Mapping mapping = c.mapping_file.empty() ? map_checked(job.mappers.front(), machine, graph, c.imbalance)
-                                           : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), per_slot);
+  const MappingProblem problem(machine, graph, routing.text, c.imbalance);
+  Mapping mapping = c.mapping_file.empty()
+                        ? map_checked(job.mappers.front(), problem)
+                        : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), problem.tasks_per_slot());
   const SimGridExport e = export_simgrid(machine, routing, graph, mapping, options);
   const std::string command = write_simgrid_export(e, c.out);
   std::cerr << fmt::format("wrote {}: {} ({} routing), {} ranks; run: cd {} && {}\n", c.out, e.platform_kind,
@@ -67,9 +58,8 @@ int run_validate(const RunConfig& c) {
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing_spec = routing_of(job, machine);
-  refine_under(job.mappers, routing_spec);
-  const auto routing = make_routing(machine, routing_spec);
-  const Evaluator evaluator(machine, *routing);
+  const MappingProblem problem(machine, graph, routing_spec.text, c.imbalance);
+  const Evaluator evaluator(problem);
   namespace fs = std::filesystem;
   const fs::path work = c.keep.empty() ? fs::temp_directory_path() / fmt::format("taskmap-validate-{}", ::getpid())
                                        : fs::path(c.keep);
@@ -85,7 +75,7 @@ int run_validate(const RunConfig& c) {
     for (std::size_t i = 0; i < job.mappers.size(); ++i) {
       const MapperSpec& spec = job.mappers[i];
       progress.status(spec.text);
-      const Mapping mapping = map_checked(spec, machine, graph, c.imbalance);
+      const Mapping mapping = map_checked(spec, problem);
       const Metrics m = evaluator.evaluate(graph, mapping);
       const SimGridExport e = export_simgrid(machine, routing_spec, graph, mapping, options);
       const std::string dir = (work / fmt::format("mapping-{}", i)).string();
@@ -96,7 +86,7 @@ int run_validate(const RunConfig& c) {
       const double predicted =
           m.mcl * options.bytes_per_unit / options.link_bandwidth + m.max_dilation * options.link_latency;
       // taskmap's own max-min fluid model of the same iteration, latency added likewise.
-      const std::optional<double> fluid = max_min_completion_time(machine, *routing, graph, mapping);
+      const std::optional<double> fluid = max_min_completion_time(machine, problem.routing(), graph, mapping);
       const double max_min = fluid ? *fluid * options.bytes_per_unit / options.link_bandwidth +
                                          m.max_dilation * options.link_latency
                                    : std::nan("");

@@ -6,7 +6,7 @@
 
 namespace taskmap {
 
-Mapping Mapper::improve(const Machine&, const CommGraph&, Mapping) const {
+Mapping Mapper::improve(const MappingProblem&, Mapping) const {
   fail("this mapper cannot start from another mapping");
 }
 

@@ -16,10 +16,9 @@ namespace taskmap::repro {
 
 Metrics evaluate(const Machine& machine, const CommGraph& graph, const std::string& mapper,
                  const std::string& routing) {
-  const Mapping mapping = make_mapper(parse_mapper_spec(mapper))->run(machine, graph);
-  const RoutingSpec spec = routing.empty() ? default_routing(machine) : parse_routing_spec(routing);
-  const auto router = make_routing(machine, spec);
-  return Evaluator(machine, *router).evaluate(graph, mapping);
+  const MappingProblem problem(machine, graph, routing);
+  const Mapping mapping = make_mapper(parse_mapper_spec(mapper))->run(problem);
+  return Evaluator(problem).evaluate(graph, mapping);
 }
 
 double round_half_even(double x) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "taskmap/problem/mapping.h"
+#include "taskmap/problem/problem.h"
 #include "taskmap/workload/comm_graph.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/machine.h"
@@ -50,6 +51,8 @@ struct Metrics {
 class Evaluator {
  public:
   Evaluator(const Machine& machine, const Routing& routing) : machine_(machine), routing_(routing) {}
+  // Under the problem's machine and routing.
+  explicit Evaluator(const MappingProblem& problem) : Evaluator(problem.machine(), problem.routing()) {}
   // loads, if given, receives l(e) per channel id.
   Metrics evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads = nullptr) const;
 

@@ -7,7 +7,7 @@
 // "hilbert" and "rubik-tiling", "scotch" (Scotch's mapping), "metis[:assign=greedy|identity]", "greedy",
 // "rb[:tries=N]" (recursive bisection),
 // seed 002's "timer[:hierarchies=N,seed=S]" (alone it improves scotch's mapping),
-// taskmap's "refine-mcl[:seconds=S,candidates=N,routing=R,kicks=K,regions=N,seed=S]" and "refine-hb[:rounds=N,seed=S]",
+// taskmap's "refine-mcl[:seconds=S,candidates=N,kicks=K,regions=N,seed=S]" and "refine-hb[:rounds=N,seed=S]",
 // and pipelines "A+B" (B improves A's result, e.g. "scotch+timer+refine-hb"; only timer,
 // refine-hb and refine-mcl can follow a '+'). Structured mappers read
 // the pattern's task grid; their grid=PxQ option supplies one for patterns read from files.
@@ -15,18 +15,17 @@
 #include <string>
 #include <string_view>
 
-#include "taskmap/problem/mapping.h"
-#include "taskmap/workload/comm_graph.h"
+#include "taskmap/problem/problem.h"
 
 namespace taskmap {
 
 class Mapper {
  public:
   virtual ~Mapper() = default;
-  virtual Mapping run(const Machine& machine, const CommGraph& graph) const = 0;
+  virtual Mapping run(const MappingProblem& problem) const = 0;
   // Improves another mapper's result (a later stage of a pipeline A+B); only refiners
   // (timer, refine-hb, refine-mcl) override it, the parser admits no other kind after a '+'.
-  virtual Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const;
+  virtual Mapping improve(const MappingProblem& problem, Mapping start) const;
 };
 
 // Every kind from PercsBlock on is a structured mapper and accepts grid=PxQ.
@@ -79,13 +78,11 @@ struct MapperSpec {
   std::uint32_t tries = 1;     // RecursiveBisection: METIS bisections tried per split (the best is kept)
   double seconds = 10;         // RefineMcl: time budget
   std::uint32_t candidates = 16;  // RefineMcl: tasks crossing the bottleneck tried per step
-  std::string routing;         // RefineMcl: routing to optimise under; empty = the machine's default
   std::uint32_t kicks = 200;   // RefineMcl: perturbations of the iterated local search
   std::uint32_t region_steps = 200;  // RefineMcl: region phase, steps without a new best (0: off)
   std::uint32_t hierarchies = 50;  // Timer: N_H
   std::uint32_t rounds = 20;       // RefineHopBytes: passes over the tasks at most
   std::vector<MapperSpec> stages;  // Pipeline
-  double imbalance = 0.03;     // many-to-one balance (the CLI's --imbalance); Scotch's, METIS's as well
   bool greedy_assignment = true;  // Metis: parts onto routers greedily (else part i on router i)
 };
 

@@ -120,14 +120,6 @@ MapperSpec parse_mapper_spec(std::string_view text) {
     spec.kicks = static_cast<std::uint32_t>(r.get_int("kicks", 0, 1 << 24).value_or(200));
     spec.region_steps = static_cast<std::uint32_t>(r.get_int("regions", 0, 1 << 24).value_or(200));
     spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
-    if (auto routing = r.get_string("routing")) {
-      try {
-        parse_routing_spec(*routing);
-      } catch (const Error& e) {
-        r.fail(fmt::format("routing={}: {}", *routing, e.what()));
-      }
-      spec.routing = *routing;
-    }
   } else if (k == "timer") {
     spec.kind = MapperKind::Timer;
     spec.hierarchies = static_cast<std::uint32_t>(r.get_int("hierarchies", 1, 1 << 20).value_or(50));

@@ -23,10 +23,8 @@ class Refiner : public SpecMapper {
  public:
   Refiner(MapperSpec spec, const char* start) : SpecMapper(std::move(spec)), start_(start) {}
 
-  Mapping run(const Machine& machine, const CommGraph& graph) const override {
-    MapperSpec start = parse_mapper_spec(start_);
-    start.imbalance = spec_.imbalance;
-    return improve(machine, graph, make_mapper(start)->run(machine, graph));
+  Mapping run(const MappingProblem& problem) const override {
+    return improve(problem, make_mapper(parse_mapper_spec(start_))->run(problem));
   }
 
  protected:
@@ -42,28 +40,21 @@ class RefineMclMapper final : public Refiner {
  public:
   explicit RefineMclMapper(const MapperSpec& spec) : Refiner(spec, "default") {}
 
-  Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
-    const RoutingSpec routing_spec = spec_.routing.empty() ? default_routing(machine) : parse_routing_spec(spec_.routing);
-    std::unique_ptr<Routing> routing;
-    try {
-      routing = make_routing(machine, routing_spec);
-    } catch (const Error& e) {
-      refuse(spec_, "{}", e.what());
-    }
+  Mapping improve(const MappingProblem& problem, Mapping start) const override {
     RefineOptions options;
     options.seconds = spec_.seconds;
     options.candidates = spec_.candidates;
     options.kicks = spec_.kicks;
     options.region_steps = spec_.region_steps;
     options.seed = spec_.seed;
-    options.per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), spec_.imbalance);
+    options.per_slot = problem.tasks_per_slot();
     RefineStats stats;
     const std::string earlier = start.note;
-    Mapping result = refine_mcl(machine, *routing, graph, std::move(start), options, &stats);
+    Mapping result = refine_mcl(problem, std::move(start), options, &stats);
     result.note = noted(earlier, fmt::format("refine-mcl ({} routing): {} moves, {} region steps (best at {}), {} kicks "
                                              "({} kept); MCL {:.6g} -> {:.6g}, channels at the MCL {} -> {}, hop-bytes "
                                              "{:.6g} -> {:.6g}",
-                                             routing_spec.text, stats.moves, stats.region_steps, stats.region_best,
+                                             problem.routing_name(), stats.moves, stats.region_steps, stats.region_best,
                                              stats.kicks, stats.kicks_kept,
                                              stats.before.mcl, stats.after.mcl, stats.before.at_mcl,
                                              stats.after.at_mcl, stats.before.hop_bytes, stats.after.hop_bytes));
@@ -75,12 +66,14 @@ class RefineHopBytesMapper final : public Refiner {
  public:
   explicit RefineHopBytesMapper(const MapperSpec& spec) : Refiner(spec, "default") {}
 
-  Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
+  Mapping improve(const MappingProblem& problem, Mapping start) const override {
+    const Machine& machine = problem.machine();
+    const CommGraph& graph = problem.graph();
     require_nodes_on_every_router(machine, spec_.text);
     HopBytesRefineOptions options;
     options.rounds = spec_.rounds;
     options.seed = spec_.seed;
-    options.per_slot = tasks_per_slot(graph.num_tasks(), machine.num_slots(), spec_.imbalance);
+    options.per_slot = problem.tasks_per_slot();
     HopBytesRefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_hop_bytes(machine, graph, std::move(start), options, &stats);
@@ -98,7 +91,9 @@ class TimerMapper final : public Refiner {
  public:
   explicit TimerMapper(const MapperSpec& spec) : Refiner(spec, "scotch") {}
 
-  Mapping improve(const Machine& machine, const CommGraph& graph, Mapping start) const override {
+  Mapping improve(const MappingProblem& problem, Mapping start) const override {
+    const Machine& machine = problem.machine();
+    const CommGraph& graph = problem.graph();
     require_nodes_on_every_router(machine, spec_.text);
     std::optional<PartialCube> cube;
     try {
@@ -126,9 +121,9 @@ class PipelineMapper final : public Mapper {
   explicit PipelineMapper(const MapperSpec& spec) {
     for (const MapperSpec& stage : spec.stages) stages_.push_back(make_mapper(stage));
   }
-  Mapping run(const Machine& machine, const CommGraph& graph) const override {
-    Mapping m = stages_.front()->run(machine, graph);
-    for (std::size_t i = 1; i < stages_.size(); ++i) m = stages_[i]->improve(machine, graph, std::move(m));
+  Mapping run(const MappingProblem& problem) const override {
+    Mapping m = stages_.front()->run(problem);
+    for (std::size_t i = 1; i < stages_.size(); ++i) m = stages_[i]->improve(problem, std::move(m));
     return m;
   }
 

@@ -18,10 +18,12 @@ class GreedyMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
 
-  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& machine = problem.machine();
+    const CommGraph& graph = problem.graph();
     require_nodes_on_every_router(machine, spec_.text);
     const std::uint32_t n = graph.num_tasks();
-    const std::uint64_t capacity = router_capacity(machine, n, spec_.imbalance);
+    const std::uint64_t capacity = router_capacity(machine, n, problem.imbalance());
     // Undirected traffic per task pair.
     std::vector<std::vector<std::pair<TaskId, double>>> adj(n);
     std::vector<double> total(n, 0.0);
@@ -82,7 +84,7 @@ class GreedyMapper final : public SpecMapper {
         queue.push({pull[u], total[u], -std::int64_t(u)});
       }
     }
-    return place_on_routers(machine, graph, std::move(router_of), spec_.imbalance);
+    return place_on_routers(machine, graph, std::move(router_of), problem.imbalance());
   }
 };
 

@@ -20,25 +20,27 @@ class MetisMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
 
-  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& machine = problem.machine();
+    const CommGraph& graph = problem.graph();
     require_nodes_on_every_router(machine, spec_.text);
     const std::uint32_t n = graph.num_tasks(), parts = machine.num_routers;
     std::vector<RouterId> router_of_task(n, 0);
     if (n > 0 && parts > 1) {
-      std::vector<idx_t> part = partition(graph, parts);
+      std::vector<idx_t> part = partition(graph, parts, problem.imbalance());
       const std::vector<RouterId> router_of_part =
           spec_.greedy_assignment ? greedy_assignment(machine, graph, part) : identity(parts);
       for (TaskId t = 0; t < n; ++t) router_of_task[t] = router_of_part[part[t]];
     }
-    return place_on_routers(machine, graph, std::move(router_of_task), spec_.imbalance);
+    return place_on_routers(machine, graph, std::move(router_of_task), problem.imbalance());
   }
 
  private:
-  std::vector<idx_t> partition(const CommGraph& graph, std::uint32_t parts) const {
+  std::vector<idx_t> partition(const CommGraph& graph, std::uint32_t parts, double imbalance) const {
     IntegerGraph ig = integer_graph(graph, 1.0);  // METIS sums the cut: cost 1 per unit
     static_assert(sizeof(idx_t) == sizeof(std::int32_t), "Debian's METIS has 32-bit idx_t");
     idx_t vertices = static_cast<idx_t>(ig.vertices()), constraints = 1, nparts = static_cast<idx_t>(parts), cut = 0;
-    real_t balance = static_cast<real_t>(1 + std::max(spec_.imbalance, 0.001));
+    real_t balance = static_cast<real_t>(1 + std::max(imbalance, 0.001));
     idx_t options[METIS_NOPTIONS];
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = 1;  // the same mapping every run

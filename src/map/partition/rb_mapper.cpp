@@ -18,7 +18,9 @@ class RbMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
 
-  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& machine = problem.machine();
+    const CommGraph& graph = problem.graph();
     require_nodes_on_every_router(machine, spec_.text);
     std::vector<RouterId> router_of(graph.num_tasks(), 0);
     std::vector<TaskId> tasks(graph.num_tasks());
@@ -26,28 +28,29 @@ class RbMapper final : public SpecMapper {
     std::vector<RouterId> routers(machine.num_routers);
     std::iota(routers.begin(), routers.end(), RouterId{0});
     const IntegerGraph whole = integer_graph(graph, 1.0);
-    recurse(machine, whole, std::move(tasks), std::move(routers), router_of);
-    return place_on_routers(machine, graph, std::move(router_of), spec_.imbalance);
+    recurse(machine, whole, std::move(tasks), std::move(routers), router_of, problem.imbalance());
+    return place_on_routers(machine, graph, std::move(router_of), problem.imbalance());
   }
 
  private:
   void recurse(const Machine& machine, const IntegerGraph& g, std::vector<TaskId> tasks, std::vector<RouterId> routers,
-               std::vector<RouterId>& router_of) const {
+               std::vector<RouterId>& router_of, double imbalance) const {
     if (routers.size() == 1 || tasks.empty()) {
       for (TaskId t : tasks) router_of[t] = routers.front();
       return;
     }
-    auto [first, second] = halve_routers(machine, routers);
+    auto [first, second] = halve_routers(machine, routers, imbalance);
     const double share = double(first.size()) / double(routers.size());
-    std::vector<bool> in_first = bisect(g, tasks, share);
+    std::vector<bool> in_first = bisect(g, tasks, share, imbalance);
     std::vector<TaskId> a, b;
     for (std::size_t i = 0; i < tasks.size(); ++i) (in_first[i] ? a : b).push_back(tasks[i]);
-    recurse(machine, g, std::move(a), std::move(first), router_of);
-    recurse(machine, g, std::move(b), std::move(second), router_of);
+    recurse(machine, g, std::move(a), std::move(first), router_of, imbalance);
+    recurse(machine, g, std::move(b), std::move(second), router_of, imbalance);
   }
 
   std::pair<std::vector<RouterId>, std::vector<RouterId>> halve_routers(const Machine& machine,
-                                                                        const std::vector<RouterId>& routers) const {
+                                                                        const std::vector<RouterId>& routers,
+                                                                        double imbalance) const {
     std::vector<RouterId> first, second;
     if (const TorusShape* t = machine.torus()) {
       // The set is a box: cut it across its longest side.
@@ -63,7 +66,7 @@ class RbMapper final : public SpecMapper {
     }
     // Other machines: METIS halves the routers' induced graph.
     IntegerGraph rg = router_graph(machine, routers);
-    const std::vector<bool> side = bisect_graph(rg, 0.5);
+    const std::vector<bool> side = bisect_graph(rg, 0.5, imbalance);
     for (std::size_t i = 0; i < routers.size(); ++i) (side[i] ? first : second).push_back(routers[i]);
     if (first.empty() || second.empty()) {  // METIS gave up on a tiny or disconnected set: halve by id
       first.assign(routers.begin(), routers.begin() + routers.size() / 2);
@@ -73,7 +76,7 @@ class RbMapper final : public SpecMapper {
   }
 
   // Bisects the tasks' induced subgraph; `share` of the tasks (by count) go to the first side.
-  std::vector<bool> bisect(const IntegerGraph& g, const std::vector<TaskId>& tasks, double share) const {
+  std::vector<bool> bisect(const IntegerGraph& g, const std::vector<TaskId>& tasks, double share, double imbalance) const {
     std::vector<std::int32_t> index(g.vertices(), -1);
     for (std::size_t i = 0; i < tasks.size(); ++i) index[tasks[i]] = static_cast<std::int32_t>(i);
     IntegerGraph sub;
@@ -85,19 +88,19 @@ class RbMapper final : public SpecMapper {
       }
       sub.offsets.push_back(static_cast<std::int32_t>(sub.targets.size()));
     }
-    return bisect_graph(sub, share);
+    return bisect_graph(sub, share, imbalance);
   }
 
   // METIS two-way split with target weights share : 1 - share; without edges (or on a METIS
   // refusal) the first share of the vertices in order.
-  std::vector<bool> bisect_graph(IntegerGraph& g, double share) const {
+  std::vector<bool> bisect_graph(IntegerGraph& g, double share, double imbalance) const {
     const std::uint32_t n = g.vertices();
     std::vector<bool> first(n, false);
     const std::uint32_t by_count = static_cast<std::uint32_t>(share * n + 0.5);
     if (n >= 2 && !g.targets.empty()) {
       idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = 2, cut = 0;
       real_t targets[2] = {static_cast<real_t>(share), static_cast<real_t>(1 - share)};
-      real_t balance = static_cast<real_t>(1 + std::max(spec_.imbalance, 0.001));
+      real_t balance = static_cast<real_t>(1 + std::max(imbalance, 0.001));
       idx_t options[METIS_NOPTIONS];
       METIS_SetDefaultOptions(options);
       options[METIS_OPTION_SEED] = 1;

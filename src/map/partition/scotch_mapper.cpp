@@ -45,10 +45,12 @@ class ScotchMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
 
-  Mapping run(const Machine& machine, const CommGraph& graph) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& machine = problem.machine();
+    const CommGraph& graph = problem.graph();
     require_nodes_on_every_router(machine, spec_.text);
-    const std::vector<RouterId> router_of_task = scotch_routers(machine, graph);
-    return place_on_routers(machine, graph, router_of_task, spec_.imbalance);
+    const std::vector<RouterId> router_of_task = scotch_routers(machine, graph, problem.imbalance());
+    return place_on_routers(machine, graph, router_of_task, problem.imbalance());
   }
 
  private:
@@ -56,7 +58,7 @@ class ScotchMapper final : public SpecMapper {
     refuse(spec_, "Scotch's {} failed{}{}", call, scotch_message.empty() ? "" : ": ", scotch_message);
   }
 
-  std::vector<RouterId> scotch_routers(const Machine& machine, const CommGraph& graph) const {
+  std::vector<RouterId> scotch_routers(const Machine& machine, const CommGraph& graph, double imbalance) const {
     const std::uint32_t n = graph.num_tasks();
     // Scotch's mapping cost is weight x target distance, so the machine's diameter bounds it.
     IntegerGraph ig = integer_graph(graph, topology_stats(machine).diameter);
@@ -80,7 +82,7 @@ class ScotchMapper final : public SpecMapper {
     }
     std::vector<RouterId> router_of_terminal = build_target(machine, arch);
     if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY, static_cast<SCOTCH_Num>(router_of_terminal.size()),
-                                  spec_.imbalance) != 0) {
+                                  imbalance) != 0) {
       scotch_failed("stratGraphMapBuild");
     }
     // One thread, deterministic, a private random state reset for every run: the same input

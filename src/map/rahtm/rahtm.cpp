@@ -80,10 +80,11 @@ Decomposition decompose(const Machine& m) {
 
 class Rahtm {
  public:
-  Rahtm(const Machine& m, const CommGraph& g, const RahtmOptions& o, RahtmStats& s)
-      : machine_(m),
-        torus_(*m.torus()),
-        graph_(g),
+  Rahtm(const MappingProblem& p, const RahtmOptions& o, RahtmStats& s)
+      : problem_(p),
+        machine_(p.machine()),
+        torus_(*p.machine().torus()),
+        graph_(p.graph()),
         options_(o),
         threads_(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())),
         stats_(s),
@@ -109,6 +110,7 @@ class Rahtm {
     return r;
   }
 
+  const MappingProblem& problem_;
   const Machine& machine_;
   const TorusShape& torus_;
   const CommGraph& graph_;
@@ -364,8 +366,7 @@ Mapping Rahtm::run() {
   place();
 
   if (machine_.num_routers > 1) {
-    auto routing = make_routing(machine_, parse_routing_spec("minimal"));
-    RouteCache routes(machine_, *routing);
+    RouteCache& routes = problem_.route_cache();
     auto merged = [&](std::vector<RouterId> start, double* improvement) {
       const double before = full_mcl(routes, start);
       std::vector<RouterId> placement = start;
@@ -408,11 +409,13 @@ Mapping Rahtm::run() {
 
 }  // namespace
 
-Mapping rahtm_map(const Machine& machine, const CommGraph& graph, const RahtmOptions& options, RahtmStats* stats) {
+Mapping rahtm_map(const MappingProblem& problem, const RahtmOptions& options, RahtmStats* stats) {
   RahtmStats local;
   RahtmStats& s = stats ? *stats : local;
   s = RahtmStats{};
-  return Rahtm(machine, graph, options, s).run();
+  // Checked before the Rahtm object takes the torus shape.
+  if (!problem.machine().torus()) fail("RAHTM needs a torus, mesh or hypercube machine, not {}", problem.machine().kind_name());
+  return Rahtm(problem, options, s).run();
 }
 
 }  // namespace taskmap

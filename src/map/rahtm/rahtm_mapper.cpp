@@ -1,4 +1,6 @@
 // The rahtm mapper: RAHTM's algorithm behind the Mapper interface.
+#include <fmt/format.h>
+
 #include "taskmap/map/mapper_support.h"
 #include "taskmap/map/rahtm/rahtm.h"
 
@@ -9,8 +11,9 @@ namespace {
 class RahtmMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
-    check_fits(m, g);
+  Mapping run(const MappingProblem& problem) const override {
+    const CommGraph& g = problem.graph();
+    check_fits(problem.machine(), g);
     RahtmOptions options;
     options.beam = spec_.beam;
     options.milp_seconds = spec_.milp_seconds;
@@ -20,16 +23,16 @@ class RahtmMapper final : public SpecMapper {
     Mapping mapping;
     try {
       if (spec_.grid.empty()) {
-        mapping = rahtm_map(m, g, options, &stats);
+        mapping = rahtm_map(problem, options, &stats);
       } else {
         CommGraph with_grid = g;
         with_grid.set_grid(task_grid(spec_, g, 1, 8));
-        mapping = rahtm_map(m, with_grid, options, &stats);
+        mapping = rahtm_map(problem.with_graph(with_grid), options, &stats);
       }
     } catch (const Error& e) {
       refuse(spec_, "{}", e.what());
     }
-    mapping.note = stats.summary();
+    mapping.note = fmt::format("{}; MCL {:.6g} ({} routing)", stats.summary(), stats.final_mcl, problem.routing_name());
     return mapping;
   }
 };

@@ -23,7 +23,9 @@ bool LoadScore::better_than(const LoadScore& o) const {
 }
 
 struct IncrementalLoads::Impl {
-  Impl(const Machine& m, const Routing& r, const CommGraph& g) : machine(m), routes(m, r), hops(m), graph(g) {}
+  // Keeps a copy of the problem: the route cache lives as long as a copy does.
+  explicit Impl(const MappingProblem& p)
+      : problem(p), machine(p.machine()), routes(p.exact_route_cache()), hops(p.machine()), graph(p.graph()) {}
 
   struct Top {
     double max = 0;
@@ -99,8 +101,9 @@ struct IncrementalLoads::Impl {
     touched.clear();
   }
 
+  MappingProblem problem;
   const Machine& machine;
-  ExactRouteCache routes;
+  ExactRouteCache& routes;
   HopDistance hops;
   const CommGraph& graph;
   std::vector<std::uint64_t> in_offsets;
@@ -120,9 +123,10 @@ struct IncrementalLoads::Impl {
   std::vector<Relocation> scratch;
 };
 
-IncrementalLoads::IncrementalLoads(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
-                                   std::uint32_t per_slot)
-    : impl_(std::make_unique<Impl>(machine, routing, graph)), mapping_(std::move(start)) {
+IncrementalLoads::IncrementalLoads(const MappingProblem& problem, Mapping start, std::uint32_t per_slot)
+    : impl_(std::make_unique<Impl>(problem)), mapping_(std::move(start)) {
+  const Machine& machine = problem.machine();
+  const CommGraph& graph = problem.graph();
   validate_mapping(mapping_, machine, graph.num_tasks(), "refine-mcl", per_slot);
   Impl& m = *impl_;
   m.per_slot = per_slot;

@@ -116,15 +116,16 @@ void region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_
 
 }  // namespace
 
-Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
-                   const RefineOptions& options, RefineStats* stats) {
+Mapping refine_mcl(const MappingProblem& problem, Mapping start, const RefineOptions& options, RefineStats* stats) {
+  const Machine& machine = problem.machine();
+  const CommGraph& graph = problem.graph();
   RefineStats local;
   RefineStats& s = stats ? *stats : local;
   s = RefineStats{};
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(options.seconds));
-  auto loads = std::make_unique<IncrementalLoads>(machine, routing, graph, std::move(start), options.per_slot);
+  auto loads = std::make_unique<IncrementalLoads>(problem, std::move(start), options.per_slot);
   s.before = loads->score();
   bool out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
   Mapping best = loads->mapping();
@@ -135,7 +136,7 @@ Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGra
     const auto now = std::chrono::steady_clock::now();
     const auto region_deadline = options.kicks > 0 ? now + (deadline - now) / 2 : deadline;
     region_search(machine, *loads, options.region_steps, region_deadline, rng, best, best_score, s);
-    loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
+    loads = std::make_unique<IncrementalLoads>(problem, best, options.per_slot);
     if (s.region_best > 0) {
       out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
       best = loads->mapping();
@@ -162,7 +163,7 @@ Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGra
       s.moves += moves;
       ++s.kicks_kept;
     } else {
-      loads = std::make_unique<IncrementalLoads>(machine, routing, graph, best, options.per_slot);
+      loads = std::make_unique<IncrementalLoads>(problem, best, options.per_slot);
     }
   }
   s.after = best_score;

@@ -16,7 +16,9 @@ using detail::check_fits;
 // of floor or ceil(tasks / slots) tasks per slot.
 class DefaultMapper final : public Mapper {
  public:
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     Mapping map;
     map.slot_of_task.resize(g.num_tasks());
     const std::uint64_t tasks = g.num_tasks(), slots = m.num_slots();
@@ -29,7 +31,9 @@ class DefaultMapper final : public Mapper {
 class OrderMapper final : public detail::SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     check_fits(m, g);
     std::vector<SlotId> order;
     try {
@@ -45,7 +49,9 @@ class OrderMapper final : public detail::SpecMapper {
 class RandomMapper final : public Mapper {
  public:
   explicit RandomMapper(std::uint64_t seed) : seed_(seed) {}
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     check_fits(m, g);
     std::vector<SlotId> slots(m.num_slots());
     std::iota(slots.begin(), slots.end(), SlotId{0});
@@ -65,7 +71,9 @@ class RandomMapper final : public Mapper {
 class CyclicMapper final : public Mapper {
  public:
   explicit CyclicMapper(const MapperSpec& spec) : spec_(spec) {}
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     check_fits(m, g);
     const std::uint64_t slots = m.num_slots(), stride = spec_.stride ? spec_.stride : m.slots_per_node;
     if (slots % stride != 0) detail::refuse(spec_, "stride {} does not divide the machine's {} slots", stride, slots);
@@ -84,7 +92,11 @@ class CyclicMapper final : public Mapper {
 class FileMapper final : public Mapper {
  public:
   explicit FileMapper(std::string path) : path_(std::move(path)) {}
-  Mapping run(const Machine& m, const CommGraph& g) const override { return read_mapping_file(path_, m, g.num_tasks()); }
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
+    return read_mapping_file(path_, m, g.num_tasks());
+  }
 
  private:
   std::string path_;

@@ -32,7 +32,9 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> squarest_tile(std::uint32
 class BsmMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     const DragonflyShape& shape = dragonfly_shape(spec_, m);
     check_fits(m, g);
     auto grid = task_grid(spec_, g, 2, 2);
@@ -67,7 +69,9 @@ class BsmMapper final : public SpecMapper {
 class BbacMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     const DragonflyShape& shape = dragonfly_shape(spec_, m);
     check_fits(m, g);
     auto grid = task_grid(spec_, g, 2, 3);

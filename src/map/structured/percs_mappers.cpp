@@ -38,7 +38,9 @@ BlockLevel block_level(PercsBlockLevel level) {
 class PercsBlockMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     percs_shape(spec_, m);
     check_fits(m, g);
     auto grid = task_grid(spec_, g, 2, 2);
@@ -80,7 +82,9 @@ class PercsBlockMapper final : public SpecMapper {
 class PercsModColorMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     const PercsShape& shape = percs_shape(spec_, m);
     check_fits(m, g);
     auto grid = task_grid(spec_, g, 2, 2);
@@ -115,7 +119,9 @@ class PercsModColorMapper final : public SpecMapper {
 class PercsTransposeMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     check_fits(m, g);
     auto grid = task_grid(spec_, g, 2, 2);
     const std::uint32_t P = grid[0], Q = grid[1];

@@ -12,7 +12,9 @@ class RttMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
 
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     const auto* shape = &required_shape<RectTorusShape>(spec_, m, "an rt or rtt machine");
     check_fits(m, g);
     auto grid = task_grid(spec_, g, 2, 2);

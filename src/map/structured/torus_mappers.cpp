@@ -44,7 +44,9 @@ std::vector<std::uint32_t> hilbert_point(std::uint64_t index, std::size_t n, std
 class HilbertMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     check_fits(m, g);
     const TorusShape& t = required_shape<TorusShape>(spec_, m, "a torus, mesh or hypercube");
     std::map<std::uint32_t, std::vector<std::size_t>, std::greater<>> by_size;
@@ -92,7 +94,9 @@ class HilbertMapper final : public SpecMapper {
 class RubikTilingMapper final : public SpecMapper {
  public:
   using SpecMapper::SpecMapper;
-  Mapping run(const Machine& m, const CommGraph& g) const override {
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
     check_fits(m, g);
     const TorusShape& t = required_shape<TorusShape>(spec_, m, "a torus with dimensions A, B and E");
     if (t.dims() < 5) refuse(spec_, "needs a torus with dimensions A, B and E (5 or more), not {}", m.description);

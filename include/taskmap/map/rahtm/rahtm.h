@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "taskmap/problem/mapping.h"
-#include "taskmap/workload/comm_graph.h"
+#include "taskmap/problem/problem.h"
 
 namespace taskmap {
 
@@ -30,17 +29,18 @@ struct RahtmStats {
   std::uint32_t merges = 0;        // merge steps (blocks added to a beam)
   std::uint32_t merges_reused = 0; // tree nodes whose merge was copied from an identical node
   double merge_improvement = 0;    // MCL of the pseudo-pinned mapping minus the merged one's
-  double pinned_mcl = 0;           // MCL (minimal routing) of the top-down placement
-  double final_mcl = 0;            // MCL (minimal routing) of the returned mapping
+  double pinned_mcl = 0;           // MCL (the problem's routing) of the top-down placement
+  double final_mcl = 0;            // MCL (the problem's routing) of the returned mapping
   bool kept_rank_order = false;    // the clusters in rank order (merged as well) won
   std::string clustering;          // tile shapes per level, e.g. "1x32 | 2x8 | 4x4 | 2x1"
   std::string summary() const;
 };
 
-// Places the graph's tasks on a torus machine. Throws Error when the machine cannot be
-// decomposed (not a torus, sizes not powers of two, too many equal dimensions) or the solver fails.
-Mapping rahtm_map(const Machine& machine, const CommGraph& graph, const RahtmOptions& options,
-                  RahtmStats* stats = nullptr);
+// Places the problem's tasks on its torus machine; the merge phase minimizes the MCL under the
+// problem's routing (the top-down cube placements use the even split over minimal paths of
+// §III-D). Throws Error when the machine cannot be decomposed (not a torus, sizes not powers
+// of two, too many equal dimensions) or the solver fails.
+Mapping rahtm_map(const MappingProblem& problem, const RahtmOptions& options, RahtmStats* stats = nullptr);
 
 // One top-down sub-problem: n = 2^dims clusters onto the corners of a 2-ary dims-cube.
 struct CubeProblem {

@@ -6,9 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "taskmap/problem/mapping.h"
-#include "taskmap/workload/comm_graph.h"
-#include "taskmap/routing/routing.h"
+#include "taskmap/problem/problem.h"
 
 namespace taskmap {
 
@@ -29,11 +27,11 @@ struct Relocation {
 };
 
 // Channel loads of a mapping with at most per_slot tasks per slot, kept up to date under
-// moves. Uses the routing's oblivious routes (adaptive routings contribute their default split).
+// moves, under the problem's routing: its oblivious routes (an adaptive routing contributes
+// its oblivious split), from the problem's shared route cache.
 class IncrementalLoads {
  public:
-  IncrementalLoads(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
-                   std::uint32_t per_slot = 1);
+  IncrementalLoads(const MappingProblem& problem, Mapping start, std::uint32_t per_slot = 1);
   ~IncrementalLoads();
 
   LoadScore score() const;

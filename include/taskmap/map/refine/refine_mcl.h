@@ -6,9 +6,7 @@
 #include <cstdint>
 
 #include "taskmap/map/refine/incremental_loads.h"
-#include "taskmap/problem/mapping.h"
-#include "taskmap/workload/comm_graph.h"
-#include "taskmap/routing/routing.h"
+#include "taskmap/problem/problem.h"
 
 namespace taskmap {
 
@@ -29,7 +27,8 @@ struct RefineStats {
 };
 
 // Never returns a mapping with a worse score than `start`.
-Mapping refine_mcl(const Machine& machine, const Routing& routing, const CommGraph& graph, Mapping start,
-                   const RefineOptions& options, RefineStats* stats = nullptr);
+// Optimizes under the problem's routing (an adaptive one under its oblivious split).
+Mapping refine_mcl(const MappingProblem& problem, Mapping start, const RefineOptions& options,
+                   RefineStats* stats = nullptr);
 
 }  // namespace taskmap

@@ -1,0 +1,66 @@
+#pragma once
+// MappingProblem: one run's problem, built once and handed to every mapper and to the
+// evaluator. It holds the machine, the task graph, the routing the user chose (or the
+// machine's default), the balance of many-to-one mappings and the route caches that the
+// routing-aware mappers share. No mapper builds a routing of its own: a mapper that optimizes
+// channel loads optimizes them under this routing, and an adaptive routing (UGAL) under its
+// oblivious split (Routing::route).
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "taskmap/problem/mapping.h"
+#include "taskmap/routing/route_cache.h"
+#include "taskmap/routing/routing.h"
+#include "taskmap/topology/machine.h"
+#include "taskmap/workload/comm_graph.h"
+
+namespace taskmap {
+
+class MappingProblem {
+ public:
+  // The balance of many-to-one mappings when none is given: Scotch's and TiMEr's 3%.
+  static constexpr double kDefaultImbalance = 0.03;
+
+  // `routing` empty: the machine's default routing. Throws Error when the routing does not
+  // apply to the machine, or `imbalance` is outside [0, 1). Machine and graph must outlive the
+  // problem.
+  MappingProblem(const Machine& machine, const CommGraph& graph, const std::string& routing = "",
+                 double imbalance = kDefaultImbalance);
+  // The same problem for another task graph of the same job size or not (e.g. a task graph
+  // given a grid): shares the routing and the route caches.
+  MappingProblem with_graph(const CommGraph& graph) const;
+
+  const Machine& machine() const { return *machine_; }
+  const CommGraph& graph() const { return *graph_; }
+  const Routing& routing() const { return *shared_->routing; }
+  // The routing's spec text, e.g. "minimal" or "dor:EDCBA".
+  const std::string& routing_name() const { return shared_->routing_name; }
+  double imbalance() const { return imbalance_; }
+  // Tasks one slot may hold: 1 when the job fits the machine, else the balance's share.
+  std::uint32_t tasks_per_slot() const;
+
+  // Routes of router pairs under routing() divided by the channels' bandwidths, computed on
+  // first use and shared by every mapper of the run. Thread-safe.
+  RouteCache& route_cache() const;
+  ExactRouteCache& exact_route_cache() const;
+
+ private:
+  struct Shared {
+    std::unique_ptr<Routing> routing;
+    std::string routing_name;
+    std::mutex mutex;
+    std::unique_ptr<RouteCache> routes;
+    std::unique_ptr<ExactRouteCache> exact_routes;
+  };
+  MappingProblem(const Machine& machine, const CommGraph& graph, std::shared_ptr<Shared> shared, double imbalance)
+      : machine_(&machine), graph_(&graph), shared_(std::move(shared)), imbalance_(imbalance) {}
+
+  const Machine* machine_;
+  const CommGraph* graph_;
+  std::shared_ptr<Shared> shared_;
+  double imbalance_;
+};
+
+}  // namespace taskmap
