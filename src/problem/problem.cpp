@@ -33,4 +33,15 @@ ExactRouteCache& MappingProblem::exact_route_cache() const {
   return *shared_->exact_routes;
 }
 
+std::optional<MappingProblem> MappingProblem::under_default_routing() const {
+  std::lock_guard lock(shared_->mutex);
+  if (!shared_->default_checked) {
+    shared_->default_checked = true;
+    const MappingProblem other(*machine_, *graph_, default_routing(*machine_).text, imbalance_);
+    if (other.routing_name() != routing_name() && !other.routing().adaptive()) shared_->under_default = other.shared_;
+  }
+  if (!shared_->under_default) return std::nullopt;
+  return MappingProblem(*machine_, *graph_, shared_->under_default, imbalance_);
+}
+
 }  // namespace taskmap

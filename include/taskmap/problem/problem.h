@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "taskmap/problem/mapping.h"
@@ -46,6 +47,11 @@ class MappingProblem {
   RouteCache& route_cache() const;
   ExactRouteCache& exact_route_cache() const;
 
+  // The same problem under the machine's default routing, when the run's routing is another
+  // one and the default is oblivious; else null. A search may use it as a smoother stand-in:
+  // e.g. on a torus the even split over minimal paths, for DOR's single paths.
+  std::optional<MappingProblem> under_default_routing() const;
+
  private:
   struct Shared {
     std::unique_ptr<Routing> routing;
@@ -53,6 +59,8 @@ class MappingProblem {
     std::mutex mutex;
     std::unique_ptr<RouteCache> routes;
     std::unique_ptr<ExactRouteCache> exact_routes;
+    bool default_checked = false;
+    std::shared_ptr<Shared> under_default;  // routing and caches of the default routing
   };
   MappingProblem(const Machine& machine, const CommGraph& graph, std::shared_ptr<Shared> shared, double imbalance)
       : machine_(&machine), graph_(&graph), shared_(std::move(shared)), imbalance_(imbalance) {}

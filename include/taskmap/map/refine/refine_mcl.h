@@ -24,10 +24,12 @@ struct RefineStats {
   std::uint32_t moves = 0;                  // in the descents whose result was kept
   std::uint32_t kicks = 0, kicks_kept = 0;  // perturbations tried, and those that led to a better optimum
   LoadScore before, after;
+  bool via_default_routing = false;  // the result came from the search under the default routing
 };
 
-// Never returns a mapping with a worse score than `start`.
-// Optimizes under the problem's routing (an adaptive one under its oblivious split).
+// Never returns a mapping with a worse score than `start`. Optimizes under the problem's
+// routing (an adaptive one under its oblivious split); when that is not the machine's default
+// routing, a search under the default joins in (MappingProblem::under_default_routing).
 Mapping refine_mcl(const MappingProblem& problem, Mapping start, const RefineOptions& options,
                    RefineStats* stats = nullptr);
 
