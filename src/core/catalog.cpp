@@ -428,9 +428,9 @@ std::string render_text(const Catalog& c) {
     for (const CatalogParam& p : e.params) width = std::max(width, p.name.size());
     for (const CatalogParam& p : e.params) {
       std::string allowed = allowed_text(p);
-      out += fmt::format("  {:<{}}  {}{}; {}{}. {}\n", p.name, width, param_type_name(p.type),
+      out += fmt::format("  {:<{}}  {}{}, {}{}: {}\n", p.name, width, param_type_name(p.type),
                          is_bare(e, p) ? " (bare)" : "", p.required ? "required" : "default " + default_text(p),
-                         allowed.empty() ? "" : "; " + allowed, p.meaning);
+                         allowed.empty() ? "" : ", " + allowed, p.meaning);
     }
     out += "\n";
   }
@@ -447,10 +447,16 @@ std::string render_markdown(const Catalog& c) {
   out += fmt::format("{}\n\nEvery spec follows one grammar: [spec strings](spec-strings.md). "
                      "`taskmap list {}` prints this list.\n\n",
                      info.intro, info.plural);
-  out += fmt::format("| {} | description | applies to | reference |\n|---|---|---|---|\n", info.noun);
+  // The columns only the entries fill: where they apply, their references.
+  const bool applies = std::any_of(c.entries().begin(), c.entries().end(), [](auto& e) { return !e.applies_to.empty(); });
+  const bool references = std::any_of(c.entries().begin(), c.entries().end(), [](auto& e) { return !e.reference.empty(); });
+  out += fmt::format("| {} | description |{}{}\n|---|---|{}{}\n", info.noun, applies ? " applies to |" : "",
+                     references ? " reference |" : "", applies ? "---|" : "", references ? "---|" : "");
   for (const CatalogEntry& e : c.entries()) {
-    out += fmt::format("| [`{}`](#{}) | {} | {} | {} |\n", e.name, e.name, md_cell(e.summary), md_cell(e.applies_to),
-                       md_cell(e.reference));
+    out += fmt::format("| [`{}`](#{}) | {} |", e.name, e.name, md_cell(e.summary));
+    if (applies) out += fmt::format(" {} |", e.applies_to.empty() ? "any" : md_cell(e.applies_to));
+    if (references) out += fmt::format(" {} |", md_cell(e.reference));
+    out += "\n";
   }
   for (const CatalogEntry& e : c.entries()) {
     out += fmt::format("\n## {}\n\n`{}`\n\n{}\n\n", e.name, entry_synopsis(e), e.summary);
