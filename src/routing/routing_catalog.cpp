@@ -44,7 +44,7 @@ const Catalog& routing_catalog() {
            .tag = tag(RoutingKind::Minimal),
            .summary = "tori, RT/RTT: the flow split evenly over every minimal path (a wrap offset of exactly k/2 "
                       "splits between the directions); Dragonfly: local, global, local",
-           .reference = "[RAHTM]; RT/RTT [RTT-map]; Dragonfly [Dragonfly-BAC]",
+           .reference = "[RAHTM]; RT/RTT [RTT-map]",
            .applies_to = "torus, mesh, hypercube, rt, rtt, dragonfly (default on all)",
            .applies = lattice_or_dragonfly,
            .example = "minimal"},

@@ -180,7 +180,7 @@ TEST(Catalog, Synopsis) {
 
 // ---- The real catalogs ------------------------------------------------------------------------------------
 
-TEST(Catalogs, MessagesOfTheIssue) {
+TEST(Catalogs, MessagesNameOptionValueAndRemedy) {
   EXPECT_EQ(error_of([] { parse_routing_spec("dro"); }), "--routing 'dro': unknown routing 'dro'; did you mean 'dor'?");
   EXPECT_EQ(error_of([] { make_machine("torus:4x4,pnp=2"); }),
             "--machine 'torus:4x4,pnp=2': torus: unknown parameter 'pnp'; known: mesh, wrap, conc, ppn");
