@@ -186,7 +186,7 @@ TEST(Machines, ImpossibleMachinesAreRejectedWithTheReason) {
   EXPECT_NE(message("torus:4x4,mesh=E").find("'E' is not a dimension letter"), std::string::npos);
   EXPECT_NE(message("cube:4").find("unknown machine 'cube'"), std::string::npos);
   EXPECT_NE(message("dragonfly:p=2,a=4").find("missing h="), std::string::npos);
-  EXPECT_NE(message("torus:4x4,speed=9").find("unknown key 'speed'"), std::string::npos);
+  EXPECT_NE(message("torus:4x4,speed=9").find("torus: unknown parameter 'speed'"), std::string::npos);
   EXPECT_NE(message("rtt:a=1").find("a must be at least 2"), std::string::npos);
   EXPECT_NE(message("torus:65536x65536").find("more than taskmap supports"), std::string::npos);
 }

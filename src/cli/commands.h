@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+namespace taskmap {
+class Catalog;
+}
+
 namespace taskmap::cli {
 
 enum class OutputFormat { Table, Json };
@@ -31,6 +35,7 @@ struct RunConfig {
   std::string keep;                   // validate: keep each mapping's export under this directory
   std::string reproduce_name;         // reproduce
   bool list = false;                  // reproduce --list
+  std::string list_what;              // list: a catalog's plural ("machines", ...)
 };
 
 int run_info(const RunConfig& config);
@@ -40,6 +45,10 @@ int run_compare(const RunConfig& config);
 int run_reproduce(const RunConfig& config);
 int run_export_simgrid(const RunConfig& config);
 int run_validate(const RunConfig& config);
+int run_list(const RunConfig& config);
+
+// The catalogs `taskmap list` shows (list_command.cpp), in order.
+const std::vector<const Catalog& (*)()>& listed_catalogs();
 
 // "default,random:seed=3,order:TEDCBA": commas separate mappers except before a "key=value"
 // item that continues the previous mapper's options.

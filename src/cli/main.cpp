@@ -4,7 +4,12 @@
 #include <iostream>
 
 #include "commands.h"
+#include "taskmap/core/catalog.h"
 #include "taskmap/core/error.h"
+#include "taskmap/launch/placement_catalog.h"
+#include "taskmap/routing/routing_catalog.h"
+#include "taskmap/topology/machine_catalog.h"
+#include "taskmap/workload/pattern_catalog.h"
 
 int main(int argc, char** argv) {
   using taskmap::cli::RunConfig;
@@ -14,21 +19,14 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every command");
 
   auto add_machine = [&](CLI::App* cmd) {
-    cmd->add_option("--machine", config.machine,
-                    "Machine spec: torus:4x4x4x8x2[,mesh=D][,ppn=16], mesh:8x8x8, hypercube:d=8, rt:a=4, "
-                    "rtt:a=4,c=2, dragonfly:p=2,a=4,h=2, percs:ns=32,nd=4, graph:FILE")
-        ->required();
+    cmd->add_option("--machine", config.machine, taskmap::catalog_help(taskmap::machine_catalog()))->required();
   };
   auto add_pattern = [&](CLI::App* cmd) {
-    cmd->add_option("--pattern", config.pattern,
-                    "Pattern spec: halo2d:64x64[,periodic=false][,points=9], halo3d:16x16x16[,points=27], "
-                    "transpose:64x64, localmix:16x8,alpha=0.3, alltoall:N, "
-                    "file:PATH[,format=metis|mtx|grf|edges|dense|hopbyte][,tasks=N]")
-        ->required();
+    cmd->add_option("--pattern", config.pattern, taskmap::catalog_help(taskmap::pattern_catalog()))->required();
   };
   auto add_routing = [&](CLI::App* cmd) {
     cmd->add_option("--routing", config.routing,
-                    "Routing: dor[:ORDER], minimal, direct, indirect, valiant, ugal, ecmp (default: the machine's)");
+                    taskmap::catalog_help(taskmap::routing_catalog()) + "; default: the first that applies");
   };
   auto add_imbalance = [&](CLI::App* cmd) {
     cmd->add_option("--imbalance", config.imbalance,
@@ -66,8 +64,7 @@ int main(int argc, char** argv) {
   add_pattern(map);
   map->add_option("--mapper", config.mapper, "Mapper name")->required();
   map->add_option("--out", config.out, "Output file")->required();
-  map->add_option("--out-format", config.out_format,
-                  "plain, openmpi-rankfile, hydra, slurm, cray-rank-order or bgq-mapfile")
+  map->add_option("--out-format", config.out_format, taskmap::catalog_help(taskmap::placement_format_catalog()))
       ->default_str("plain");
   auto* prefix = map->add_option("--host-prefix", config.host_prefix,
                                  "Host names for launcher files: prefix + node index")
@@ -125,6 +122,14 @@ int main(int argc, char** argv) {
   reproduce->add_option("--format", config.format, "Output: table, json or csv")->default_str("table");
   reproduce->add_option("--out", config.out, "Directory for the CSV files and SVG pictures");
 
+  std::string listable;
+  for (auto catalog : taskmap::cli::listed_catalogs()) {
+    listable += (listable.empty() ? "" : ", ") + std::string(catalog().info().plural);
+  }
+  auto* list = app.add_subcommand("list", "List a catalog's entries with their parameters, defaults and references");
+  list->add_option("what", config.list_what, "One of: " + listable)->required();
+  list->add_option("--format", config.format, "Output: table, json or markdown (docs/WHAT.md)")->default_str("table");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -143,6 +148,7 @@ int main(int argc, char** argv) {
     if (*reproduce) return taskmap::cli::run_reproduce(config);
     if (*export_simgrid) return taskmap::cli::run_export_simgrid(config);
     if (*validate_cmd) return taskmap::cli::run_validate(config);
+    if (*list) return taskmap::cli::run_list(config);
   } catch (const taskmap::Error& e) {
     std::cerr << "taskmap: error: " << e.what() << "\n";
     return 1;

@@ -2,10 +2,104 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "taskmap/core/error.h"
 #include "taskmap/core/text_source.h"
 
 namespace taskmap::io {
+
+std::string_view spec_kind(std::string_view text) { return text.substr(0, text.find(':')); }
+
+std::string read_quoted(std::string_view text, std::size_t& pos) {
+  const std::size_t open = pos++;
+  std::string value;
+  while (true) {
+    const std::size_t quote = text.find('\'', pos);
+    if (quote == std::string_view::npos) {
+      throw SpecSyntaxError(fmt::format("unterminated quote in {} (a quote inside is written twice: '')",
+                                        text.substr(open)));
+    }
+    value.append(text.substr(pos, quote - pos));
+    pos = quote + 1;
+    if (pos < text.size() && text[pos] == '\'') {
+      value += '\'';
+      ++pos;
+      continue;
+    }
+    return value;
+  }
+}
+
+std::vector<SpecItem> lex_spec_items(std::string_view items, const SpecLexRules& rules) {
+  std::vector<SpecItem> out;
+  const std::size_t n = items.size();
+  std::size_t pos = 0;
+  for (bool first = true;; first = false) {
+    if (pos >= n || items[pos] == ',') throw SpecSyntaxError("empty item");
+    const std::size_t comma = std::min(items.find(',', pos), n);
+    const std::size_t eq = items.find('=', pos);
+    const bool has_eq = eq < comma;
+    const std::string_view key = has_eq ? items.substr(pos, eq - pos) : std::string_view();
+    bool keyed = has_eq;
+    if (first && rules.bare_allowed && rules.bare_is_path) {
+      // A bare path may hold '=': it is a key=value item only when it starts with a known key.
+      keyed = has_eq && items[pos] != '\'' && rules.is_key(key);
+    }
+    if (!keyed && !(first && rules.bare_allowed)) {
+      throw SpecSyntaxError(fmt::format("'{}' is not of the form key=value", items.substr(pos, comma - pos)));
+    }
+    SpecItem item;
+    std::size_t start = pos;
+    if (keyed) {
+      if (key.empty()) throw SpecSyntaxError(fmt::format("'{}' has no key", items.substr(pos, comma - pos)));
+      item.key = std::string(key);
+      start = eq + 1;
+    }
+    const bool path = keyed ? rules.is_path_key(item.key) : rules.bare_is_path;
+    if (path && start < n && items[start] == '\'') {
+      pos = start;
+      item.value = read_quoted(items, pos);
+      if (pos < n && items[pos] != ',') {
+        throw SpecSyntaxError(fmt::format("unexpected '{}' after the closing quote of '{}'",
+                                          items.substr(pos, std::min(items.find(',', pos), n) - pos), item.value));
+      }
+    } else if (path) {
+      // Up to the first ",KEY=" naming a key of this entry, else to the end.
+      pos = n;
+      for (std::size_t c = items.find(',', start); c != std::string_view::npos; c = items.find(',', c + 1)) {
+        const std::size_t e = items.find('=', c + 1);
+        if (e != std::string_view::npos && e < std::min(items.find(',', c + 1), n) &&
+            rules.is_key(items.substr(c + 1, e - c - 1))) {
+          pos = c;
+          break;
+        }
+      }
+      item.value = std::string(items.substr(start, pos - start));
+    } else {
+      pos = comma;
+      item.value = std::string(items.substr(start, pos - start));
+    }
+    out.push_back(std::move(item));
+    if (pos >= n) return out;
+    ++pos;  // the comma
+  }
+}
+
+std::string quote_spec_value(std::string_view value) {
+  if (!value.empty() && value.find_first_of(",'=") == std::string_view::npos) return std::string(value);
+  std::string out = "'";
+  for (char c : value) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::optional<std::string> at_file_argument(std::string_view argument) {
+  if (argument.empty() || argument.front() != '@') return std::nullopt;
+  return std::string(argument.substr(1));
+}
 
 SpecReader::SpecReader(std::string what, std::string_view text) : what_(std::move(what)), text_(text) {
   if (text.empty()) fail("empty value");

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -59,7 +60,8 @@ std::string decompress_gz(const std::string& path, const std::string& data) {
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail("{}: cannot open ({})", path, std::strerror(errno));
+  if (!in) fail("cannot open '{}': {}", path, std::strerror(errno));
+  if (std::filesystem::is_directory(path)) fail("cannot open '{}': {}", path, std::strerror(EISDIR));
   std::ostringstream ss;
   ss << in.rdbuf();
   std::string data = ss.str();

@@ -2,31 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <utility>
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/text_source.h"
+#include "taskmap/launch/placement_catalog.h"
 
 namespace taskmap {
 namespace {
-
-struct FormatName {
-  PlacementFormat format;
-  const char* name;
-};
-constexpr std::array<FormatName, 6> kFormats{{{PlacementFormat::Plain, "plain"},
-                                              {PlacementFormat::OpenMpiRankfile, "openmpi-rankfile"},
-                                              {PlacementFormat::Hydra, "hydra"},
-                                              {PlacementFormat::Slurm, "slurm"},
-                                              {PlacementFormat::CrayRankOrder, "cray-rank-order"},
-                                              {PlacementFormat::BgqMapfile, "bgq-mapfile"}}};
-
-std::string known_formats() {
-  std::string out;
-  for (const FormatName& f : kFormats) out += (out.empty() ? "" : ", ") + std::string(f.name);
-  return out;
-}
 
 // A launcher starts one process per slot: a job with more ranks than slots cannot be
 // written, and neither can a many-to-one mapping of a smaller job.
@@ -104,12 +87,9 @@ std::string cray_rank_order(const Mapping& m, const Machine& machine) {
 }
 
 std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
+  const CatalogEntry& entry = *placement_format_catalog().find("bgq-mapfile");
+  if (const std::string reason = entry.applies(machine); !reason.empty()) fail("--out-format bgq-mapfile: {}", reason);
   const TorusShape* torus = machine.torus();
-  if (torus == nullptr || torus->dims() != 5 || machine.nodes_per_router != 1) {
-    fail("--out-format bgq-mapfile: machine '{}' is not a Blue Gene/Q partition (a 5-dimensional torus with one node "
-         "per router, e.g. torus:4x4x4x4x2,ppn=16)",
-         machine.description);
-  }
   std::string out;
   for (TaskId t = 0; t < m.num_tasks(); ++t) {
     const SlotId s = m.slot_of_task[t];
@@ -131,15 +111,12 @@ void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, con
 }
 
 PlacementFormat parse_placement_format(const std::string& name) {
-  for (const FormatName& f : kFormats) {
-    if (name == f.name) return f.format;
-  }
-  fail("--out-format '{}': unknown format (use {})", name, known_formats());
+  return static_cast<PlacementFormat>(placement_format_catalog().parse(name).entry().tag);
 }
 
 const char* placement_format_name(PlacementFormat format) {
-  for (const FormatName& f : kFormats) {
-    if (f.format == format) return f.name;
+  for (const CatalogEntry& e : placement_format_catalog().entries()) {
+    if (e.tag == static_cast<int>(format)) return e.name.data();  // the table's literals end in '\0'
   }
   return "?";
 }

@@ -1,0 +1,115 @@
+// The routing catalog: the one table of routings, their parameters and where they apply.
+// Order matters: a machine's default routing is the first entry that applies to it.
+#include "taskmap/routing/routing_catalog.h"
+
+#include "taskmap/routing/routing.h"
+
+namespace taskmap {
+namespace {
+
+bool is_torus(const Machine& m) { return m.torus() != nullptr; }
+bool is_rect(const Machine& m) { return std::holds_alternative<RectTorusShape>(m.shape); }
+bool is_dragonfly(const Machine& m) { return std::holds_alternative<DragonflyShape>(m.shape); }
+
+std::string lattice_or_dragonfly(const Machine& m) {
+  return is_torus(m) || is_rect(m) || is_dragonfly(m) ? "" : "minimal routing is modelled on tori, meshes, hypercubes, RT/RTT and Dragonflies";
+}
+std::string lattice(const Machine& m) {
+  return is_torus(m) || is_rect(m) ? "" : "dimension order needs a torus, mesh, hypercube or RT/RTT";
+}
+std::string percs(const Machine& m) {
+  return std::holds_alternative<PercsShape>(m.shape) ? "" : "PERCS routes need a PERCS machine";
+}
+std::string dragonfly(const Machine& m) { return is_dragonfly(m) ? "" : "it routes through Dragonfly groups"; }
+std::string fat_tree(const Machine& m) {
+  return std::holds_alternative<FatTreeShape>(m.shape) ? "" : "dmodk is for fat-trees";
+}
+
+int tag(RoutingKind kind) { return static_cast<int>(kind); }
+
+}  // namespace
+
+const Catalog& routing_catalog() {
+  static const Catalog catalog(
+      {.noun = "routing",
+       .plural = "routings",
+       .option = "--routing",
+       .title = "Routings",
+       .intro = "Routings for `--routing`: oblivious flow models that give every channel a router pair's "
+                "traffic crosses its share of that traffic (ugal chooses from the loads already placed). "
+                "Without `--routing`, a machine gets the first routing of this list that applies to it.",
+       .table_file = "src/routing/routing_catalog.cpp"},
+      {
+          {.name = "minimal",
+           .tag = tag(RoutingKind::Minimal),
+           .summary = "tori, RT/RTT: the flow split evenly over every minimal path (a wrap offset of exactly k/2 "
+                      "splits between the directions); Dragonfly: local, global, local",
+           .reference = "[RAHTM]; RT/RTT [RTT-map]",
+           .applies_to = "torus, mesh, hypercube, rt, rtt, dragonfly (default on all)",
+           .applies = lattice_or_dragonfly,
+           .example = "minimal"},
+          {.name = "dor",
+           .tag = tag(RoutingKind::DimensionOrder),
+           .summary = "dimension order; RT/RTT: x then y along each minimal record",
+           .applies_to = "torus, mesh, hypercube, rt, rtt",
+           .applies = lattice,
+           .example = "dor:EDCBA,ties=simgrid",
+           .positional = true,
+           .params = {{.name = "order", .type = ParamType::Letters, .meaning = "the dimensions in routing order",
+                       .when_absent = "A, B, C, ..."},
+                      {.name = "ties", .type = ParamType::Choice, .default_value = "split",
+                       .choices = {"split", "simgrid"},
+                       .meaning = "a wrap offset of exactly k/2: split evenly, or one path as SimGrid's TORUS "
+                                  "cluster (\"+\", except from coordinate k/2 to 0, \"-\")"}}},
+          {.name = "direct",
+           .tag = tag(RoutingKind::Direct),
+           .summary = "striped L-L paths inside a supernode over the 8 bounce nodes; n_d L-D-L paths between "
+                      "supernodes; self-loops carry load",
+           .reference = "[PERCS-map §4.1]",
+           .applies_to = "percs (default)",
+           .applies = percs,
+           .example = "direct"},
+          {.name = "indirect",
+           .tag = tag(RoutingKind::Indirect),
+           .summary = "as direct inside a supernode; n_s*n_d L-D-L-D-L paths between supernodes",
+           .reference = "[PERCS-map §5.1]",
+           .applies_to = "percs",
+           .applies = percs,
+           .example = "indirect"},
+          {.name = "valiant",
+           .tag = tag(RoutingKind::Valiant),
+           .summary = "minimal to an intermediate group, then minimal to the destination, evenly over all "
+                      "intermediate groups",
+           .applies_to = "dragonfly",
+           .applies = dragonfly,
+           .example = "valiant"},
+          {.name = "ugal",
+           .tag = tag(RoutingKind::Ugal),
+           .summary = "flow-level UGAL-like choice (after UGAL-L): each router pair in order, minimally or through "
+                      "the cheapest intermediate group, cost = hops x the highest load/bandwidth on its path",
+           .applies_to = "dragonfly",
+           .applies = dragonfly,
+           .example = "ugal"},
+          {.name = "dmodk",
+           .tag = tag(RoutingKind::DModK),
+           .summary = "SimGrid's D-mod-k: up through the parent whose digit c is the destination's digit c-1, to "
+                      "the first switch above the destination, then the one way down",
+           .applies_to = "fattree (default)",
+           .applies = fat_tree,
+           .example = "dmodk"},
+          {.name = "ecmp",
+           .tag = tag(RoutingKind::Ecmp),
+           .summary = "every shortest path carries an equal share (parallel channels count as distinct)",
+           .applies_to = "any machine (default for graph)",
+           .example = "ecmp"},
+      });
+  return catalog;
+}
+
+std::vector<std::string> routings_for(const Machine& machine) {
+  std::vector<std::string> names;
+  for (const CatalogEntry* e : routing_catalog().applicable(machine)) names.emplace_back(e->name);
+  return names;
+}
+
+}  // namespace taskmap
