@@ -235,10 +235,10 @@ TEST(RegionMoves, BoxTurnsAndExchangesArePermutationsThatKeepNeighbours) {
 
 TEST(RefineMcl, PipelinesParseAndRefuseStagesThatCannotRefine) {
   const MapperSpec p = parse_mapper_spec("hilbert+refine-mcl:seconds=1");
-  EXPECT_EQ(p.kind, MapperKind::Pipeline);
   ASSERT_EQ(p.stages.size(), 2u);
-  EXPECT_EQ(p.stages[1].kind, MapperKind::RefineMcl);
-  EXPECT_DOUBLE_EQ(p.stages[1].seconds, 1.0);
+  EXPECT_EQ(p.stages[1].entry().name, "refine-mcl");
+  EXPECT_DOUBLE_EQ(p.stages[1].get_real("seconds"), 1.0);
+  EXPECT_EQ(p.stages[1].get_int("kicks"), 200) << "the table's default";
   EXPECT_THROW(parse_mapper_spec("default+hilbert"), Error);
   EXPECT_THROW(parse_mapper_spec("refine-mcl:seconds=0"), Error);
   EXPECT_THROW(parse_mapper_spec("default+"), Error);
@@ -476,11 +476,11 @@ TEST(RefineHopBytes, NeverWorseAndWithinTheBalanceOnAnyMachine) {
 TEST(Refiners, PipelinesOfTimerAndRefineHbParse) {
   const MapperSpec p = parse_mapper_spec("scotch+timer:hierarchies=5+refine-hb:rounds=3");
   ASSERT_EQ(p.stages.size(), 3u);
-  EXPECT_EQ(p.stages[1].kind, MapperKind::Timer);
-  EXPECT_EQ(p.stages[1].hierarchies, 5u);
-  EXPECT_EQ(p.stages[2].kind, MapperKind::RefineHopBytes);
-  EXPECT_EQ(p.stages[2].rounds, 3u);
-  EXPECT_EQ(parse_mapper_spec("rb:tries=8").tries, 8u);
+  EXPECT_EQ(p.stages[1].entry().name, "timer");
+  EXPECT_EQ(p.stages[1].get_int("hierarchies"), 5);
+  EXPECT_EQ(p.stages[2].entry().name, "refine-hb");
+  EXPECT_EQ(p.stages[2].get_int("rounds"), 3);
+  EXPECT_EQ(parse_mapper_spec("rb:tries=8").stages[0].get_int("tries"), 8);
   EXPECT_THROW(parse_mapper_spec("timer:hierarchies=0"), Error);
   EXPECT_THROW(parse_mapper_spec("refine-hb:rounds=0"), Error);
   EXPECT_THROW(parse_mapper_spec("rb:tries=0"), Error);

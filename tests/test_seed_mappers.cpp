@@ -332,7 +332,7 @@ TEST(SeedMapperCli, ImpossibleGridsGetOneLineNamingTheConstraint) {
   auto withgrid = test::run_taskmap("eval --machine rt:a=2 --pattern alltoall:8 --mapper rtt-map:f=diag,grid=4x2");
   EXPECT_EQ(withgrid.exit_code, 0) << withgrid.err;
   auto level = test::run_taskmap("eval --machine percs:ns=16,nd=4 --pattern halo2d:32x64 --mapper percs-block:level=rack");
-  EXPECT_NE(level.err.find("level='rack' is not one of node, drawer, supernode"), std::string::npos) << level.err;
+  EXPECT_NE(level.err.find("unknown level 'rack'; known: node, drawer, supernode"), std::string::npos) << level.err;
 }
 
 }  // namespace

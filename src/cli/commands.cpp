@@ -1,10 +1,12 @@
 #include "commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 #include "job.h"
 #include "taskmap/eval/evaluator.h"
@@ -29,23 +31,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 }  // namespace
-
-std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) {
-  std::vector<std::string> out;
-  for (const std::string& item : raw) {
-    std::size_t start = 0;
-    while (start <= item.size()) {
-      std::size_t comma = item.find(',', start);
-      std::string piece = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      const bool continues = !out.empty() && piece.find('=') != std::string::npos && piece.find(':') == std::string::npos;
-      if (continues) out.back() += "," + piece;
-      else out.push_back(piece);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  return out;
-}
 
 int run_info(const RunConfig& c) {
   Job job = validate(c, false);
@@ -138,7 +123,15 @@ int run_compare(const RunConfig& c) {
   const Evaluator evaluator(problem);
   std::vector<CompareRow> rows;
   io::Progress progress("compare", job.mappers.size());
+  std::vector<std::string> reasons;
   for (const MapperSpec& spec : job.mappers) {
+    // A mapper that does not apply to this machine or job gets a row saying why.
+    if (std::string why = why_not_applicable(spec, problem); !why.empty()) {
+      rows.push_back({spec.text, {}, 0, why});
+      reasons.push_back(fmt::format("{}: {}", spec.text, why));
+      progress.advance();
+      continue;
+    }
     progress.status(spec.text);
     auto t0 = std::chrono::steady_clock::now();
     Mapping mapping = map_checked(spec, problem);
@@ -148,6 +141,7 @@ int run_compare(const RunConfig& c) {
     rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs});
     progress.advance();
   }
+  if (reasons.size() == rows.size()) fail("compare: no mapper applies ({})", fmt::join(reasons, "; "));
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = {{"machine", machine.description},
                         {"pattern", job.pattern_spec->text},

@@ -50,8 +50,5 @@ int run_list(const RunConfig& config);
 // The catalogs `taskmap list` shows (list_command.cpp), in order.
 const std::vector<const Catalog& (*)()>& listed_catalogs();
 
-// "default,random:seed=3,order:TEDCBA": commas separate mappers except before a "key=value"
-// item that continues the previous mapper's options.
-std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw);
 
 }  // namespace taskmap::cli

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "taskmap/map/mapper.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/problem/problem.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/workload/pattern_spec.h"

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "taskmap/core/error.h"
 #include "taskmap/launch/placement_catalog.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing_catalog.h"
 #include "taskmap/topology/machine_catalog.h"
 #include "taskmap/workload/pattern_catalog.h"
@@ -40,10 +41,9 @@ nlohmann::json entry_json(const CatalogEntry& e) {
 }  // namespace
 
 const std::vector<const Catalog& (*)()>& listed_catalogs() {
-  // `taskmap list X` for each catalog's plural. The mapper catalog joins with one line,
-  // `mapper_catalog,`, once it is a Catalog.
+  // `taskmap list X` for each catalog's plural.
   static const std::vector<const Catalog& (*)()> catalogs = {machine_catalog, routing_catalog, pattern_catalog,
-                                                             placement_format_catalog};
+                                                             mapper_catalog, placement_format_catalog};
   return catalogs;
 }
 

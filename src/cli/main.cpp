@@ -7,6 +7,7 @@
 #include "taskmap/core/catalog.h"
 #include "taskmap/core/error.h"
 #include "taskmap/launch/placement_catalog.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing_catalog.h"
 #include "taskmap/topology/machine_catalog.h"
 #include "taskmap/workload/pattern_catalog.h"
@@ -45,9 +46,8 @@ int main(int argc, char** argv) {
   auto* eval = app.add_subcommand("eval", "Evaluate one mapping: channel loads, MCL, hop-bytes, dilation");
   add_machine(eval);
   add_pattern(eval);
-  eval->add_option("--mapper", config.mapper,
-                   "Mapper: default, order:LETTERS, random[:seed=N], file:PATH, percs-block:level=L, percs-modcolor, "
-                   "percs-transpose:layout=L, rtt-map:f=id|diag[,conc=v2], dragonfly-bsm, dragonfly-bbac");
+  const std::string mapper_help = taskmap::catalog_help(taskmap::mapper_catalog()) + "; pipelines A+B+...";
+  eval->add_option("--mapper", config.mapper, mapper_help);
   eval->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
   add_routing(eval);
   add_format(eval);
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   auto* map = app.add_subcommand("map", "Compute a mapping and write a placement file");
   add_machine(map);
   add_pattern(map);
-  map->add_option("--mapper", config.mapper, "Mapper name")->required();
+  map->add_option("--mapper", config.mapper, mapper_help)->required();
   map->add_option("--out", config.out, "Output file")->required();
   map->add_option("--out-format", config.out_format, taskmap::catalog_help(taskmap::placement_format_catalog()))
       ->default_str("plain");
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");
   add_machine(compare);
   add_pattern(compare);
-  compare->add_option("--mappers", config.mappers, "Comma-separated mapper names")->required();
+  compare->add_option("--mappers", config.mappers, "Comma-separated mappers. " + mapper_help)->required();
   add_routing(compare);
   add_format(compare);
   add_imbalance(compare);
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
       "simgrid", "SimGrid platform, host file and time-independent trace of one iteration, to replay with smpirun");
   add_machine(export_simgrid);
   add_pattern(export_simgrid);
-  export_simgrid->add_option("--mapper", config.mapper, "Mapper name");
+  export_simgrid->add_option("--mapper", config.mapper, mapper_help);
   export_simgrid->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
   export_simgrid->add_option("--routing", config.routing,
                              "Routing (default: the one SimGrid's cluster follows; single path)");
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       "validate", "Replay each mapping under SimGrid: predicted vs simulated time, Spearman rank correlation");
   add_machine(validate_cmd);
   add_pattern(validate_cmd);
-  validate_cmd->add_option("--mappers", config.mappers, "Comma-separated mapper names")->required();
+  validate_cmd->add_option("--mappers", config.mappers, "Comma-separated mappers. " + mapper_help)->required();
   validate_cmd->add_option("--routing", config.routing,
                            "Routing (default: the one SimGrid's cluster follows; single path)");
   add_format(validate_cmd);

@@ -70,6 +70,10 @@ std::string compare_table(const std::vector<CompareRow>& rows) {
                                 "map s");
   for (const auto& r : rows) {
     const Metrics& m = r.metrics;
+    if (!r.skipped.empty()) {
+      out += fmt::format("{:<{}}skipped: {}\n", r.mapper, width, r.skipped);
+      continue;
+    }
     out += fmt::format("{:<{}}{:>12.6g}{:>{}}{:>12.6g}{:>14.6g}{:>10.4f}{:>8}{:>12}{:>10.3f}\n", r.mapper, width, m.mcl,
                        m.bottleneck_class.empty() ? "-" : m.bottleneck_class, class_width, m.throughput, m.hop_bytes,
                        m.avg_dilation, m.max_dilation, m.channels_used, r.seconds);
@@ -80,6 +84,10 @@ std::string compare_table(const std::vector<CompareRow>& rows) {
 nlohmann::json compare_to_json(const std::vector<CompareRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows) {
+    if (!r.skipped.empty()) {
+      out.push_back({{"mapper", r.mapper}, {"skipped", r.skipped}});
+      continue;
+    }
     nlohmann::json j = metrics_to_json(r.metrics);
     j["mapper"] = r.mapper;
     j["mapping_seconds"] = r.seconds;

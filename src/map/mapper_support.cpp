@@ -19,19 +19,19 @@ void check_fits(const Machine& m, const CommGraph& g) {
   }
 }
 
-std::vector<std::uint32_t> task_grid(const MapperSpec& spec, const CommGraph& g, std::size_t min_dims,
+std::vector<std::uint32_t> task_grid(const MapperLabel& label, const CommGraph& g, std::size_t min_dims,
                                      std::size_t max_dims) {
-  std::vector<std::uint32_t> grid = spec.grid.empty() ? g.grid() : spec.grid;
+  std::vector<std::uint32_t> grid = label.grid.empty() ? g.grid() : label.grid;
   if (grid.empty()) {
-    refuse(spec, "the pattern has no task grid; give one with grid=PxQ");
+    refuse(label, "the pattern has no task grid; give one with grid=PxQ");
   }
   std::uint64_t product = 1;
   for (std::uint32_t s : grid) product *= s;
   if (product != g.num_tasks()) {
-    refuse(spec, "grid={} has {} tasks but the pattern has {}", fmt::join(grid, "x"), product, g.num_tasks());
+    refuse(label, "grid={} has {} tasks but the pattern has {}", fmt::join(grid, "x"), product, g.num_tasks());
   }
   if (grid.size() < min_dims || grid.size() > max_dims) {
-    refuse(spec, "needs a {}D task grid, not {}", min_dims == max_dims ? fmt::format("{}", min_dims)
+    refuse(label, "needs a {}D task grid, not {}", min_dims == max_dims ? fmt::format("{}", min_dims)
                                                                        : fmt::format("{}D or {}", min_dims, max_dims),
            fmt::join(grid, "x"));
   }

@@ -12,6 +12,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/launch/placement_catalog.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/routing/routing_catalog.h"
 #include "taskmap/topology/machine_catalog.h"
@@ -229,13 +230,18 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
       {"machines", {"torus", "mesh", "hypercube", "rt", "rtt", "dragonfly", "percs", "fattree", "graph"}},
       {"routings", {"minimal", "dor", "direct", "indirect", "valiant", "ugal", "dmodk", "ecmp"}},
       {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "file"}},
-      {"formats", {"plain", "openmpi-rankfile", "hydra", "slurm", "cray-rank-order", "bgq-mapfile"}}};
+      {"formats", {"plain", "openmpi-rankfile", "hydra", "slurm", "cray-rank-order", "bgq-mapfile"}},
+      // The 21 mappers; pipelines A+B+... make the 22nd way to map.
+      {"mappers", {"default", "order", "random", "cyclic", "file", "percs-block", "percs-modcolor", "percs-transpose",
+                   "rtt-map", "dragonfly-bsm", "dragonfly-bbac", "hilbert", "rubik-tiling", "scotch", "metis",
+                   "greedy", "rb", "timer", "refine-hb", "refine-mcl", "rahtm"}}};
   return names;
 }
 
 const Catalog& catalog_named(const std::string& plural) {
-  // The catalogs `taskmap list` shows (src/cli/list_command.cpp); the mapper catalog joins here too.
-  for (const Catalog* c : {&machine_catalog(), &routing_catalog(), &pattern_catalog(), &placement_format_catalog()}) {
+  // The catalogs `taskmap list` shows (src/cli/list_command.cpp).
+  for (const Catalog* c : {&machine_catalog(), &routing_catalog(), &pattern_catalog(), &placement_format_catalog(),
+                           &mapper_catalog()}) {
     if (c->info().plural == plural) return *c;
   }
   throw std::logic_error("no catalog " + plural);
@@ -289,9 +295,10 @@ TEST(Catalogs, EveryEntryIsInTaskmapListAndHelp) {
   EXPECT_EQ(machines[6]["name"], "percs");
   EXPECT_EQ(machines[6]["params"][2]["name"], "ppn");
   EXPECT_EQ(machines[6]["params"][2]["default"], "4");
-  const auto unknown = test::run_taskmap("list mappers");
+  const auto unknown = test::run_taskmap("list mapers");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_EQ(unknown.err, "taskmap: error: list 'mappers': unknown list; known: machines, routings, patterns, formats\n");
+  EXPECT_EQ(unknown.err,
+            "taskmap: error: list 'mapers': unknown list; known: machines, routings, patterns, mappers, formats\n");
 }
 
 TEST(Docs, GeneratedCatalogDocsAreCurrent) {

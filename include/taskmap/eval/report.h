@@ -16,7 +16,8 @@ std::string metrics_table(const Metrics& m);
 struct CompareRow {
   std::string mapper;
   Metrics metrics;
-  double seconds = 0;  // mapping time
+  double seconds = 0;   // mapping time
+  std::string skipped;  // why the mapper does not apply (then no metrics); empty: it ran
 };
 std::string compare_table(const std::vector<CompareRow>& rows);
 nlohmann::json compare_to_json(const std::vector<CompareRow>& rows);

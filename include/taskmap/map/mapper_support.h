@@ -16,30 +16,35 @@ void check_fits(const Machine& m, const CommGraph& g);
 
 // Fails with "--mapper 'SPEC': PROBLEM".
 template <typename... Args>
-[[noreturn]] void refuse(const MapperSpec& spec, fmt::format_string<Args...> problem, Args&&... args) {
-  fail("--mapper '{}': {}", spec.text, fmt::format(problem, std::forward<Args>(args)...));
+[[noreturn]] void refuse(const MapperLabel& label, fmt::format_string<Args...> problem, Args&&... args) {
+  fail("--mapper '{}': {}", label.text, fmt::format(problem, std::forward<Args>(args)...));
 }
 
-// A mapper configured by its parsed spec (the structured mappers and order:).
-class SpecMapper : public Mapper {
+struct NoOptions {};
+
+// A mapper with its label and its family's options.
+template <typename Options = NoOptions>
+class ConfiguredMapper : public Mapper {
  public:
-  explicit SpecMapper(MapperSpec spec) : spec_(std::move(spec)) {}
+  explicit ConfiguredMapper(MapperLabel label, Options options = {})
+      : label_(std::move(label)), options_(std::move(options)) {}
 
  protected:
-  MapperSpec spec_;
+  MapperLabel label_;
+  Options options_;
 };
 
 // The machine's shape of the family a mapper needs; fails with "needs WHAT, not KIND".
 template <typename Shape>
-const Shape& required_shape(const MapperSpec& spec, const Machine& m, const char* what) {
+const Shape& required_shape(const MapperLabel& label, const Machine& m, const char* what) {
   const auto* shape = std::get_if<Shape>(&m.shape);
-  if (!shape) refuse(spec, "needs {}, not {}", what, m.kind_name());
+  if (!shape) refuse(label, "needs {}, not {}", what, m.kind_name());
   return *shape;
 }
 
 // The task grid a structured mapper works on: grid= if given, else the pattern's own; it must
 // have one of the allowed dimension counts.
-std::vector<std::uint32_t> task_grid(const MapperSpec& spec, const CommGraph& g, std::size_t min_dims,
+std::vector<std::uint32_t> task_grid(const MapperLabel& label, const CommGraph& g, std::size_t min_dims,
                                      std::size_t max_dims);
 
 // Fisher-Yates with an explicit unbiased draw, so a seed gives the same order on every platform.
@@ -54,17 +59,5 @@ void seeded_shuffle(std::vector<T>& items, std::uint64_t seed) {
     std::swap(items[i - 1], items[x % bound]);
   }
 }
-
-std::unique_ptr<Mapper> make_basic_mapper(const MapperSpec& spec);  // default, order, random, cyclic, file
-std::unique_ptr<Mapper> make_percs_mapper(const MapperSpec& spec);
-std::unique_ptr<Mapper> make_rtt_mapper(const MapperSpec& spec);
-std::unique_ptr<Mapper> make_dragonfly_mapper(const MapperSpec& spec);
-std::unique_ptr<Mapper> make_torus_mapper(const MapperSpec& spec);  // hilbert, rubik-tiling
-std::unique_ptr<Mapper> make_rahtm_mapper(const MapperSpec& spec);
-std::unique_ptr<Mapper> make_refining_mapper(const MapperSpec& spec);  // refine-mcl, A+B pipelines
-std::unique_ptr<Mapper> make_scotch_mapper(const MapperSpec& spec);
-std::unique_ptr<Mapper> make_metis_mapper(const MapperSpec& spec);
-std::unique_ptr<Mapper> make_greedy_mapper(const MapperSpec& spec);
-std::unique_ptr<Mapper> make_rb_mapper(const MapperSpec& spec);
 
 }  // namespace taskmap::detail

@@ -1,191 +1,493 @@
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+// The mapper catalog: the one table of mappers, their parameters, references and where they
+// apply; parsing, make_mapper and the applicability checks come from it.
+#include "taskmap/map/catalog/mapper_catalog.h"
 
-#include <algorithm>
-#include <numeric>
-#include <random>
+#include <fmt/format.h>
+
+#include <deque>
+#include <utility>
 
 #include "taskmap/core/error.h"
-#include "taskmap/core/spec.h"
 #include "taskmap/core/text_source.h"
-#include "taskmap/map/mapper_support.h"
-#include "taskmap/map/catalog/mapper_catalog.h"
-#include "taskmap/routing/routing.h"
+#include "taskmap/map/partition/partition_mappers.h"
+#include "taskmap/map/rahtm/rahtm.h"
+#include "taskmap/map/refine/refiners.h"
+#include "taskmap/map/structured/structured_mappers.h"
+#include "taskmap/topology/partial_cube.h"
 
 namespace taskmap {
 namespace {
 
+enum class MapperKind {
+  Default, Order, Random, Cyclic, File,
+  PercsBlock, PercsModColor, PercsTranspose, RttMap, DragonflyBsm, DragonflyBbac, Hilbert, RubikTiling,
+  Scotch, Metis, Greedy, RecursiveBisection,
+  Timer, RefineHopBytes, RefineMcl,
+  Rahtm,
+};
+
+int tag(MapperKind kind) { return static_cast<int>(kind); }
+MapperKind kind_of(const SpecValues& v) { return static_cast<MapperKind>(v.entry().tag); }
+bool is_refiner(MapperKind k) { return k == MapperKind::Timer || k == MapperKind::RefineHopBytes || k == MapperKind::RefineMcl; }
+
+// A default taken from an options struct's initializer, so that it is written once.
+template <typename T>
+std::string_view default_of(T value) {
+  static std::deque<std::string> texts;  // filled while the catalog is built (a function-local static)
+  return texts.emplace_back(fmt::format("{}", value));
+}
+
+// ---- Applicability: "" when the mapper applies to the problem, else why not ----------------
+
+std::string fits(const MappingProblem& p) {
+  if (p.graph().num_tasks() <= p.machine().num_slots()) return "";
+  return fmt::format("it places one task per slot, and the job has {} tasks for {} slots", p.graph().num_tasks(),
+                     p.machine().num_slots());
+}
+std::string on_torus(const MappingProblem& p) {
+  if (!p.machine().torus()) return fmt::format("it needs a torus, mesh or hypercube, not {}", p.machine().kind_name());
+  return fits(p);
+}
+template <typename Shape>
+std::string on_shape(const MappingProblem& p, const char* what) {
+  if (!std::holds_alternative<Shape>(p.machine().shape)) {
+    return fmt::format("it needs {}, not {}", what, p.machine().kind_name());
+  }
+  return fits(p);
+}
+std::string on_percs(const MappingProblem& p) { return on_shape<PercsShape>(p, "a PERCS machine"); }
+std::string on_rtt(const MappingProblem& p) { return on_shape<RectTorusShape>(p, "an rt or rtt machine"); }
+std::string on_dragonfly(const MappingProblem& p) { return on_shape<DragonflyShape>(p, "a Dragonfly"); }
+std::string nodes_on_every_router(const MappingProblem& p) {
+  if (p.machine().num_host_routers() == p.machine().num_routers) return "";
+  return fmt::format("it places tasks on routers, and machine '{}' has routers without nodes (switches)",
+                     p.machine().description);
+}
+std::string on_partial_cube(const MappingProblem& p) {
+  if (std::string why = nodes_on_every_router(p); !why.empty()) return why;
+  try {
+    PartialCube::of_machine(p.machine());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// ---- The table ---------------------------------------------------------------------------------
+
+CatalogParam grid_param() {
+  return {.name = "grid", .type = ParamType::Sizes, .min_count = 1, .max_count = 8, .meaning = "the task grid",
+          .when_absent = "the pattern's own grid"};
+}
+CatalogParam seed_param(std::uint64_t value, const char* meaning) {
+  return {.name = "seed", .type = ParamType::Int, .default_value = default_of(value), .min = 0, .meaning = meaning};
+}
+
+}  // namespace
+
+const Catalog& mapper_catalog() {
+  static const Catalog catalog(
+      {.noun = "mapper",
+       .plural = "mappers",
+       .option = "--mapper",
+       .title = "Mappers",
+       .intro = "Mappers for `--mapper` and `--mappers`. A pipeline `A+B+...` runs A, then each later stage "
+                "improves the result before it; only `timer`, `refine-hb` and `refine-mcl` can follow a `+`. "
+                "Every mapper works under the run's one `--routing`: the routing-aware ones (`refine-mcl`, "
+                "`rahtm`) optimize channel loads under it, an adaptive routing (ugal) under its oblivious split. "
+                "`compare` skips, with the reason, a mapper that does not apply to the machine or job.",
+       .table_file = "src/map/catalog/catalog.cpp"},
+      {
+          {.name = "default",
+           .tag = tag(MapperKind::Default),
+           .summary = "task i on slot i; with more tasks than slots, consecutive blocks of tasks per slot",
+           .example = "default"},
+          {.name = "order",
+           .tag = tag(MapperKind::Order),
+           .summary = "the slots enumerated in a letter order, first letter slowest; T is the slot within a router "
+                      "(order:ABCDET is the default on a 5D torus)",
+           .reference = "[RAHTM §IV]",
+           .applies_to = "torus, mesh, hypercube; tasks <= slots",
+           .applies = on_torus,
+           .example = "order:TEDCBA",
+           .positional = true,
+           .params = {{.name = "letters", .type = ParamType::Letters, .required = true,
+                       .meaning = "each dimension letter and T once"}}},
+          {.name = "random",
+           .tag = tag(MapperKind::Random),
+           .summary = "a uniformly random set of distinct slots, the same for the same seed on every platform",
+           .applies_to = "tasks <= slots",
+           .applies = fits,
+           .example = "random:seed=3",
+           .params = {seed_param(1, "of the draw")}},
+          {.name = "cyclic",
+           .tag = tag(MapperKind::Cyclic),
+           .summary = "task t at position t x stride of the slots, shifted by one per lap; the default stride is "
+                      "Slurm's cyclic distribution (task t on node t mod nodes)",
+           .applies_to = "tasks <= slots",
+           .applies = fits,
+           .example = "cyclic:stride=4",
+           .params = {{.name = "stride", .type = ParamType::Int, .min = 1, .max = 1 << 30,
+                       .meaning = "slots between consecutive tasks; must divide the slot count",
+                       .when_absent = "the machine's slots per node"}}},
+          {.name = "file",
+           .tag = tag(MapperKind::File),
+           .summary = "a placement file: one 'task slot' pair per line (0-based), as `map` writes it",
+           .example = "file:placement.txt",
+           .positional = true,
+           .params = {{.name = "path", .type = ParamType::Path, .required = true, .meaning = "the placement file"}}},
+          {.name = "percs-block",
+           .tag = tag(MapperKind::PercsBlock),
+           .summary = "2x2, 4x8 or 8x16 task blocks onto nodes, drawers or supernodes, in order or at random; "
+                      "inside a block 2x2 quads onto the nodes, a quad's 4 tasks onto a node's 4 slots",
+           .reference = "[PERCS-map §4]",
+           .applies_to = "percs (ppn=4); a 2D task grid",
+           .applies = on_percs,
+           .example = "percs-block:level=drawer,order=random,seed=3",
+           .params = {{.name = "level", .type = ParamType::Choice, .required = true,
+                       .choices = {"node", "drawer", "supernode"}, .meaning = "what one block fills"},
+                      {.name = "order", .type = ParamType::Choice,
+                       .default_value = PercsBlockOptions{}.random_order ? "random" : "seq",
+                       .choices = {"seq", "random"}, .meaning = "blocks in row-major order, or shuffled"},
+                      seed_param(PercsBlockOptions{}.seed, "of order=random"), grid_param()}},
+          {.name = "percs-modcolor",
+           .tag = tag(MapperKind::PercsModColor),
+           .summary = "8x8 blocks coloured by nice permutations (i, 5i+2 mod q), colour = supernode; quads "
+                      "row-major. Needs P a multiple of 32 and Q a power of two >= 64",
+           .reference = "[PERCS-map Lemma 4.1]",
+           .applies_to = "percs (ppn=4); a 2D task grid",
+           .applies = on_percs,
+           .example = "percs-modcolor",
+           .params = {grid_param()}},
+          {.name = "percs-transpose",
+           .tag = tag(MapperKind::PercsTranspose),
+           .summary = "rows (or columns) onto consecutive slots; hybrid keeps together the lines that are not 64 "
+                      "long",
+           .reference = "[PERCS-map §5]",
+           .applies_to = "percs; a 2D task grid",
+           .applies = on_percs,
+           .example = "percs-transpose:layout=row",
+           .params = {{.name = "layout", .type = ParamType::Choice, .default_value = "hybrid",
+                       .choices = {"row", "column", "hybrid"}, .meaning = "which lines stay together"},
+                      grid_param()}},
+          {.name = "rtt-map",
+           .tag = tag(MapperKind::RttMap),
+           .summary = "concentration steps (h2, v2, t2, h4, ...) applied left to right, then id or the diagonal "
+                      "shift f^d(x, y) = (x + y mod 2a, y); the result must be the 2a x a router grid",
+           .reference = "[RTT-map §4]",
+           .applies_to = "rt, rtt; a 2D task grid",
+           .applies = on_rtt,
+           .example = "rtt-map:f=diag,conc=h2t2",
+           .params = {{.name = "f", .type = ParamType::Choice, .default_value = "id", .choices = {"id", "diag"},
+                       .meaning = "the mapping function"},
+                      {.name = "conc", .type = ParamType::String,
+                       .meaning = "concentration steps, e.g. v2 or h2t2 (f_2^t after f_2^h)",
+                       .when_absent = "none"},
+                      grid_param()}},
+          {.name = "dragonfly-bsm",
+           .tag = tag(MapperKind::DragonflyBsm),
+           .summary = "the squarest blocks of one group's slots, row-major to groups; inside, the squarest "
+                      "sub-blocks of one router's slots, row-major to routers",
+           .reference = "[Dragonfly-BAC §4]",
+           .applies_to = "dragonfly; a 2D task grid",
+           .applies = on_dragonfly,
+           .example = "dragonfly-bsm",
+           .params = {grid_param()}},
+          {.name = "dragonfly-bbac",
+           .tag = tag(MapperKind::DragonflyBbac),
+           .summary = "balanced block-cyclic colouring of 2x2 task units onto groups (n or 2n colours on the n x n "
+                      "unit mesh; 3D grids n colours)",
+           .reference = "[Dragonfly-BAC §4]",
+           .applies_to = "dragonfly; a square (or cubic) task grid",
+           .applies = on_dragonfly,
+           .example = "dragonfly-bbac:colors=n",
+           .params = {{.name = "colors", .type = ParamType::Choice, .default_value = "2n", .choices = {"n", "2n"},
+                       .meaning = "colours on the 2D unit mesh"},
+                      grid_param()}},
+          {.name = "hilbert",
+           .tag = tag(MapperKind::Hilbert),
+           .summary = "a Hilbert curve over the largest group of equal power-of-two dimensions, the other "
+                      "dimensions then T inside each curve point",
+           .reference = "[RAHTM §IV]",
+           .applies_to = "torus, mesh, hypercube; tasks <= slots",
+           .applies = on_torus,
+           .example = "hilbert"},
+          {.name = "rubik-tiling",
+           .tag = tag(MapperKind::RubikTiling),
+           .summary = "Rubik-style: the 2D task grid in 4x4 tiles, the torus in 4x2x2 boxes in A, B, E",
+           .reference = "[RAHTM §IV]",
+           .applies_to = "torus with 5 or more dimensions; a 2D task grid",
+           .applies = on_torus,
+           .example = "rubik-tiling:grid=128x128",
+           .params = {grid_param()}},
+          {.name = "scotch",
+           .tag = tag(MapperKind::Scotch),
+           .summary = "the Scotch library's graph mapping onto the router graph (strategy QUALITY, one thread, "
+                      "fixed random state), then tasks onto their routers' slots",
+           .reference = "[Scotch]",
+           .applies_to = "every router holds nodes; any task count",
+           .applies = nodes_on_every_router,
+           .example = "scotch"},
+          {.name = "metis",
+           .tag = tag(MapperKind::Metis),
+           .summary = "METIS k-way parts, one per router, balanced to --imbalance, then the parts onto routers",
+           .reference = "[METIS]",
+           .applies_to = "every router holds nodes; any task count",
+           .applies = nodes_on_every_router,
+           .example = "metis:assign=identity",
+           .params = {{.name = "assign", .type = ParamType::Choice, .default_value = "greedy",
+                       .choices = {"greedy", "identity"},
+                       .meaning = "parts onto routers greedily by traffic, or part i on router i"}}},
+          {.name = "greedy",
+           .tag = tag(MapperKind::Greedy),
+           .summary = "greedy graph embedding: the heaviest unplaced task next to its heaviest placed partner, on "
+                      "the nearest router with room",
+           .reference = "[Greedy-map]",
+           .applies_to = "every router holds nodes; any task count",
+           .applies = nodes_on_every_router,
+           .example = "greedy"},
+          {.name = "rb",
+           .tag = tag(MapperKind::RecursiveBisection),
+           .summary = "recursive bisection of the task graph (METIS) and the machine (box halves, or METIS on the "
+                      "router graph) together, down to single routers",
+           .applies_to = "every router holds nodes; any task count",
+           .applies = nodes_on_every_router,
+           .example = "rb:tries=16",
+           .params = {{.name = "tries", .type = ParamType::Int, .default_value = "1", .min = 1, .max = 1024,
+                       .meaning = "METIS bisections per split, the lowest cut kept"}}},
+          {.name = "timer",
+           .tag = tag(MapperKind::Timer),
+           .summary = "TiMEr's label swapping along random hierarchies lowers hop-bytes; alone it improves "
+                      "scotch's mapping",
+           .reference = "[TiMEr §3-4]",
+           .applies_to = "the router graph is a partial cube (meshes, even tori, hypercubes, trees)",
+           .applies = on_partial_cube,
+           .example = "timer:hierarchies=20",
+           .params = {{.name = "hierarchies", .type = ParamType::Int,
+                       .default_value = default_of(TimerOptions{}.hierarchies), .min = 1, .max = 1 << 20,
+                       .meaning = "N_H, random hierarchies tried"},
+                      seed_param(TimerOptions{}.seed, "of the digit orders and extension labels")}},
+          {.name = "refine-hb",
+           .tag = tag(MapperKind::RefineHopBytes),
+           .summary = "hop-bytes local search: group moves and exchanges, task moves and swaps; alone it starts "
+                      "from default",
+           .applies_to = "every router holds nodes; any task count",
+           .applies = nodes_on_every_router,
+           .example = "refine-hb:rounds=10",
+           .params = {{.name = "rounds", .type = ParamType::Int,
+                       .default_value = default_of(HopBytesRefineOptions{}.rounds), .min = 1, .max = 1 << 20,
+                       .meaning = "passes over the tasks at most"},
+                      seed_param(HopBytesRefineOptions{}.seed, "of the order tasks are visited in")}},
+          {.name = "refine-mcl",
+           .tag = tag(MapperKind::RefineMcl),
+           .summary = "local search on the MCL under the run's routing, then channels at the MCL, then hop-bytes: "
+                      "descent, region moves, iterated local search; alone it starts from default",
+           .applies_to = "any machine, any task count",
+           .example = "refine-mcl:seconds=3,kicks=50",
+           .params = {{.name = "seconds", .type = ParamType::Real, .default_value = default_of(RefineOptions{}.seconds),
+                       .min = 0.001, .max = 86400, .meaning = "wall-clock budget"},
+                      {.name = "candidates", .type = ParamType::Int,
+                       .default_value = default_of(RefineOptions{}.candidates), .min = 1, .max = 1 << 20,
+                       .meaning = "tasks crossing the bottleneck tried per step"},
+                      {.name = "kicks", .type = ParamType::Int, .default_value = default_of(RefineOptions{}.kicks),
+                       .min = 0, .max = 1 << 24, .meaning = "perturbations of the iterated local search (0: none)"},
+                      {.name = "regions", .type = ParamType::Int,
+                       .default_value = default_of(RefineOptions{}.region_steps), .min = 0, .max = 1 << 24,
+                       .meaning = "region phase: steps without a new best before it ends (0: no region phase)"},
+                      seed_param(RefineOptions{}.seed, "of the perturbations")}},
+          {.name = "rahtm",
+           .tag = tag(MapperKind::Rahtm),
+           .summary = "RAHTM: tiling clusters, MILP placement of clusters on 2-ary cubes (COIN-OR CBC), "
+                      "bottom-up merge over all orientations with a beam, under the run's routing",
+           .reference = "[RAHTM §III]",
+           .applies_to = "torus, mesh, hypercube with power-of-two sizes; tasks <= slots",
+           .applies = on_torus,
+           .example = "rahtm:beam=16,threads=2",
+           .params = {{.name = "beam", .type = ParamType::Int, .default_value = default_of(RahtmOptions{}.beam),
+                       .min = 1, .max = 4096, .meaning = "N, partial mappings kept by the merge [RAHTM §III-D]"},
+                      {.name = "milp-seconds", .type = ParamType::Real,
+                       .default_value = default_of(RahtmOptions{}.milp_seconds), .min = 0.001, .max = 3600,
+                       .meaning = "time limit per cube sub-problem (the incumbent is used when it runs out)"},
+                      {.name = "leaf", .type = ParamType::Choice,
+                       .default_value = RahtmOptions{}.leaf == RahtmLeafSolver::Milp ? "milp" : "greedy",
+                       .choices = {"milp", "greedy"}, .meaning = "cube placements by the MILP, or greedily"},
+                      {.name = "threads", .type = ParamType::Int, .default_value = default_of(RahtmOptions{}.threads),
+                       .min = 0, .max = 1024, .meaning = "worker threads (0: one per core); the mapping is the same"},
+                      grid_param()}},
+      });
+  return catalog;
+}
+
+namespace {
+
 // "h2", "v2t2", ...: concentration functions in the order they are applied.
-std::vector<Concentration> parse_concentration(io::SpecReader& r, const std::string& text) {
+std::vector<Concentration> parse_concentration(const SpecValues& v) {
+  const std::string& text = v.get_text("conc");
   std::vector<Concentration> steps;
   std::size_t i = 0;
   while (i < text.size()) {
     const char kind = text[i++];
     if (kind != 'h' && kind != 'v' && kind != 't') {
-      r.fail(fmt::format("conc='{}': '{}' is not h, v or t (write e.g. conc=v2 or conc=h2t2)", text, kind));
+      v.fail(fmt::format("conc='{}': '{}' is not h, v or t (write e.g. conc=v2 or conc=h2t2)", text, kind));
     }
     std::size_t end = i;
     while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
     auto factor = io::parse_int(std::string_view(text).substr(i, end - i));
     if (!factor || *factor < 2 || *factor > 1024) {
-      r.fail(fmt::format("conc='{}': '{}' needs a factor of at least 2 after it", text, kind));
+      v.fail(fmt::format("conc='{}': '{}' needs a factor of at least 2 after it", text, kind));
     }
-    steps.push_back({kind, static_cast<std::uint32_t>(*factor)});
+    steps.push_back(Concentration{kind, static_cast<std::uint32_t>(*factor)});
     i = end;
   }
-  if (steps.empty()) r.fail("conc= is empty");
+  if (steps.empty()) v.fail("conc= is empty");
   return steps;
+}
+
+std::uint64_t seed(const SpecValues& v) { return static_cast<std::uint64_t>(v.get_int("seed")); }
+std::uint32_t count(const SpecValues& v, std::string_view key) { return static_cast<std::uint32_t>(v.get_int(key)); }
+
+// One stage's options, read from its parsed values (the table's defaults where absent).
+std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
+  MapperLabel label{v.text(), {}};
+  if (v.entry().param("grid") && v.given("grid")) label.grid = v.get_sizes("grid");
+  switch (kind_of(v)) {
+    case MapperKind::Default: return make_default_mapper();
+    case MapperKind::Order: return make_order_mapper(std::move(label), v.get_text("letters"));
+    case MapperKind::Random: return make_random_mapper(seed(v));
+    case MapperKind::Cyclic: return make_cyclic_mapper(std::move(label), v.given("stride") ? count(v, "stride") : 0);
+    case MapperKind::File: return make_file_mapper(v.get_text("path"));
+    case MapperKind::PercsBlock:
+      return make_percs_block_mapper(std::move(label), {.level = static_cast<PercsBlockLevel>(v.choice_index("level")),
+                                                        .random_order = v.get_choice("order") == "random",
+                                                        .seed = seed(v)});
+    case MapperKind::PercsModColor: return make_percs_modcolor_mapper(std::move(label));
+    case MapperKind::PercsTranspose:
+      return make_percs_transpose_mapper(std::move(label), static_cast<TransposeLayout>(v.choice_index("layout")));
+    case MapperKind::RttMap:
+      return make_rtt_mapper(std::move(label),
+                             {.function = static_cast<RttFunction>(v.choice_index("f")),
+                              .concentration = v.given("conc") ? parse_concentration(v) : std::vector<Concentration>{}});
+    case MapperKind::DragonflyBsm: return make_dragonfly_bsm_mapper(std::move(label));
+    case MapperKind::DragonflyBbac: return make_dragonfly_bbac_mapper(std::move(label), v.get_choice("colors") == "2n");
+    case MapperKind::Hilbert: return make_hilbert_mapper(std::move(label));
+    case MapperKind::RubikTiling: return make_rubik_tiling_mapper(std::move(label));
+    case MapperKind::Scotch: return make_scotch_mapper(std::move(label));
+    case MapperKind::Metis: return make_metis_mapper(std::move(label), v.get_choice("assign") == "greedy");
+    case MapperKind::Greedy: return make_greedy_mapper(std::move(label));
+    case MapperKind::RecursiveBisection: return make_rb_mapper(std::move(label), count(v, "tries"));
+    // Alone, timer improves Scotch's mapping: TiMEr starts from a partitioner's mapping, and
+    // Scotch's is the best of taskmap's.
+    case MapperKind::Timer:
+      return make_timer_mapper(std::move(label), {.hierarchies = count(v, "hierarchies"), .seed = seed(v)},
+                               make_scotch_mapper({"scotch", {}}));
+    case MapperKind::RefineHopBytes: {
+      HopBytesRefineOptions options;
+      options.rounds = count(v, "rounds");
+      options.seed = seed(v);
+      return make_refine_hb_mapper(std::move(label), options, make_default_mapper());
+    }
+    case MapperKind::RefineMcl: {
+      RefineOptions options;
+      options.seconds = v.get_real("seconds");
+      options.candidates = count(v, "candidates");
+      options.kicks = count(v, "kicks");
+      options.region_steps = count(v, "regions");
+      options.seed = seed(v);
+      return make_refine_mcl_mapper(std::move(label), options, make_default_mapper());
+    }
+    case MapperKind::Rahtm: {
+      RahtmOptions options;
+      options.beam = count(v, "beam");
+      options.milp_seconds = v.get_real("milp-seconds");
+      options.leaf = v.get_choice("leaf") == "greedy" ? RahtmLeafSolver::Greedy : RahtmLeafSolver::Milp;
+      options.threads = count(v, "threads");
+      return make_rahtm_mapper(std::move(label), options);
+    }
+  }
+  v.fail("unhandled mapper");
+}
+
+// A+B+...: each stage improves the result of the one before.
+class PipelineMapper final : public Mapper {
+ public:
+  explicit PipelineMapper(std::vector<std::unique_ptr<Mapper>> stages) : stages_(std::move(stages)) {}
+  Mapping run(const MappingProblem& problem) const override {
+    Mapping m = stages_.front()->run(problem);
+    for (std::size_t i = 1; i < stages_.size(); ++i) m = stages_[i]->improve(problem, std::move(m));
+    return m;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Mapper>> stages_;
+};
+
+// Splits "A+B+C" at the '+' outside quoted values.
+std::vector<std::string_view> pipeline_stages(std::string_view text) {
+  std::vector<std::string_view> stages;
+  bool quoted = false;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\'') quoted = !quoted;
+    if (text[i] == '+' && !quoted) stages.push_back(text.substr(begin, i - begin)), begin = i + 1;
+  }
+  stages.push_back(text.substr(begin));
+  return stages;
 }
 
 }  // namespace
 
 MapperSpec parse_mapper_spec(std::string_view text) {
-  if (text.find('+') != std::string_view::npos) {
-    MapperSpec pipeline;
-    pipeline.text = std::string(text);
-    pipeline.kind = MapperKind::Pipeline;
-    for (std::size_t begin = 0; begin <= text.size();) {
-      const std::size_t end = std::min(text.find('+', begin), text.size());
-      if (end == begin) fail("--mapper '{}': stage {} is empty", text, pipeline.stages.size() + 1);
-      MapperSpec stage = parse_mapper_spec(text.substr(begin, end - begin));
-      const bool refiner = stage.kind == MapperKind::RefineMcl || stage.kind == MapperKind::Timer ||
-                           stage.kind == MapperKind::RefineHopBytes;
-      if (!pipeline.stages.empty() && !refiner) {
-        fail("--mapper '{}': '{}' cannot start from another mapping (after '+' only timer, refine-hb or refine-mcl)",
-             text, stage.text);
-      }
-      pipeline.stages.push_back(std::move(stage));
-      begin = end + 1;
-    }
-    return pipeline;
-  }
-  io::SpecReader r("--mapper", text);
   MapperSpec spec;
   spec.text = std::string(text);
-  const std::string& k = r.kind();
-  if (k == "default") {
-    spec.kind = MapperKind::Default;
-  } else if (k == "order") {
-    spec.kind = MapperKind::Order;
-    if (!r.bare() || r.bare()->empty()) r.fail("missing letter order, e.g. order:TEDCBA");
-    spec.order = *r.bare();
-    for (char c : spec.order) {
-      if (c < 'A' || c > 'Z') r.fail(fmt::format("'{}' is not an upper-case dimension letter", c));
+  const std::vector<std::string_view> stages = pipeline_stages(text);
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    if (stages[i].empty()) fail("--mapper '{}': stage {} is empty", text, i + 1);
+    SpecValues stage = mapper_catalog().parse(stages[i]);
+    if (kind_of(stage) == MapperKind::RttMap && stage.given("conc")) parse_concentration(stage);  // checked now
+    if (i > 0 && !is_refiner(kind_of(stage))) {
+      fail("--mapper '{}': '{}' cannot start from another mapping (after '+' only timer, refine-hb or refine-mcl)", text,
+           stages[i]);
     }
-  } else if (k == "random") {
-    spec.kind = MapperKind::Random;
-    spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
-  } else if (k == "cyclic") {
-    spec.kind = MapperKind::Cyclic;
-    spec.stride = static_cast<std::uint32_t>(r.get_int("stride", 1, 1 << 30).value_or(0));
-  } else if (k == "file") {
-    spec.kind = MapperKind::File;
-    if (!r.bare()) r.fail("missing file name: file:PATH");
-    spec.path = *r.bare();
-  } else if (k == "percs-block") {
-    spec.kind = MapperKind::PercsBlock;
-    auto level = r.get_choice("level", {"node", "drawer", "supernode"});
-    if (!level) r.fail("missing level=node|drawer|supernode");
-    spec.level = static_cast<PercsBlockLevel>(*level);
-    spec.random_order = r.get_choice("order", {"seq", "random"}).value_or(0) == 1;
-    spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
-  } else if (k == "percs-modcolor") {
-    spec.kind = MapperKind::PercsModColor;
-  } else if (k == "percs-transpose") {
-    spec.kind = MapperKind::PercsTranspose;
-    spec.layout = static_cast<TransposeLayout>(r.get_choice("layout", {"row", "column", "hybrid"}).value_or(2));
-  } else if (k == "rtt-map") {
-    spec.kind = MapperKind::RttMap;
-    spec.function = static_cast<RttFunction>(r.get_choice("f", {"id", "diag"}).value_or(0));
-    if (auto conc = r.get_string("conc")) spec.concentration = parse_concentration(r, *conc);
-  } else if (k == "dragonfly-bsm") {
-    spec.kind = MapperKind::DragonflyBsm;
-  } else if (k == "dragonfly-bbac") {
-    spec.kind = MapperKind::DragonflyBbac;
-    spec.double_colors = r.get_choice("colors", {"n", "2n"}).value_or(1) == 1;
-  } else if (k == "rahtm") {
-    spec.kind = MapperKind::Rahtm;
-    spec.beam = static_cast<std::uint32_t>(r.get_int("beam", 1, 4096).value_or(64));
-    spec.milp_seconds = r.get_double("milp-seconds").value_or(0.5);
-    if (!(spec.milp_seconds > 0 && spec.milp_seconds <= 3600)) {
-      r.fail(fmt::format("milp-seconds must be in (0, 3600], not {}", spec.milp_seconds));
-    }
-    spec.greedy_leaves = r.get_choice("leaf", {"milp", "greedy"}).value_or(0) == 1;
-
-  } else if (k == "refine-mcl") {
-    spec.kind = MapperKind::RefineMcl;
-    spec.seconds = r.get_double("seconds").value_or(10);
-    if (!(spec.seconds > 0 && spec.seconds <= 86400)) r.fail(fmt::format("seconds must be in (0, 86400], not {}", spec.seconds));
-    spec.candidates = static_cast<std::uint32_t>(r.get_int("candidates", 1, 1 << 20).value_or(16));
-    spec.kicks = static_cast<std::uint32_t>(r.get_int("kicks", 0, 1 << 24).value_or(200));
-    spec.region_steps = static_cast<std::uint32_t>(r.get_int("regions", 0, 1 << 24).value_or(200));
-    spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
-  } else if (k == "timer") {
-    spec.kind = MapperKind::Timer;
-    spec.hierarchies = static_cast<std::uint32_t>(r.get_int("hierarchies", 1, 1 << 20).value_or(50));
-    spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
-  } else if (k == "refine-hb") {
-    spec.kind = MapperKind::RefineHopBytes;
-    spec.rounds = static_cast<std::uint32_t>(r.get_int("rounds", 1, 1 << 20).value_or(20));
-    spec.seed = static_cast<std::uint64_t>(r.get_int("seed", 0, INT64_MAX).value_or(1));
-  } else if (k == "scotch") {
-    spec.kind = MapperKind::Scotch;
-  } else if (k == "rb") {
-    spec.kind = MapperKind::RecursiveBisection;
-    spec.tries = static_cast<std::uint32_t>(r.get_int("tries", 1, 1024).value_or(1));
-
-  } else if (k == "greedy") {
-    spec.kind = MapperKind::Greedy;
-  } else if (k == "metis") {
-    spec.kind = MapperKind::Metis;
-    spec.greedy_assignment = r.get_choice("assign", {"greedy", "identity"}).value_or(0) == 0;
-  } else if (k == "hilbert") {
-    spec.kind = MapperKind::Hilbert;
-  } else if (k == "rubik-tiling") {
-    spec.kind = MapperKind::RubikTiling;
-  } else {
-    r.fail(fmt::format("unknown mapper '{}' (use default, order:LETTERS, random[:seed=N], cyclic[:stride=S], file:PATH, "
-                       "percs-block, "
-                       "percs-modcolor, percs-transpose, rtt-map, dragonfly-bsm, dragonfly-bbac, rahtm, hilbert, "
-                       "rubik-tiling, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
-                       k));
+    spec.stages.push_back(std::move(stage));
   }
-  if (spec.kind >= MapperKind::PercsBlock && spec.kind != MapperKind::Hilbert) {
-    if (auto grid = r.get_sizes("grid", 1 << 24)) spec.grid = *grid;
-  }
-  if (r.bare() && spec.kind != MapperKind::Order && spec.kind != MapperKind::File) {
-    r.fail(fmt::format("'{}' takes key=value options only", k));
-  }
-  r.finish();
   return spec;
 }
 
 std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
-  switch (spec.kind) {
-    case MapperKind::Default:
-    case MapperKind::Order:
-    case MapperKind::Random:
-    case MapperKind::File:
-    case MapperKind::Cyclic: return detail::make_basic_mapper(spec);
-    case MapperKind::PercsBlock:
-    case MapperKind::PercsModColor:
-    case MapperKind::PercsTranspose: return detail::make_percs_mapper(spec);
-    case MapperKind::RttMap: return detail::make_rtt_mapper(spec);
-    case MapperKind::DragonflyBsm:
-    case MapperKind::DragonflyBbac: return detail::make_dragonfly_mapper(spec);
-    case MapperKind::Rahtm: return detail::make_rahtm_mapper(spec);
-    case MapperKind::Hilbert:
-    case MapperKind::RubikTiling: return detail::make_torus_mapper(spec);
-    case MapperKind::RefineMcl:
-    case MapperKind::Timer:
-    case MapperKind::RefineHopBytes:
-    case MapperKind::Pipeline: return detail::make_refining_mapper(spec);
-    case MapperKind::Scotch: return detail::make_scotch_mapper(spec);
-    case MapperKind::Metis: return detail::make_metis_mapper(spec);
-    case MapperKind::Greedy: return detail::make_greedy_mapper(spec);
-    case MapperKind::RecursiveBisection: return detail::make_rb_mapper(spec);
+  if (spec.stages.size() == 1) return make_stage(spec.stages.front());
+  std::vector<std::unique_ptr<Mapper>> stages;
+  for (const SpecValues& stage : spec.stages) stages.push_back(make_stage(stage));
+  return std::make_unique<PipelineMapper>(std::move(stages));
+}
+
+std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) {
+  std::vector<std::string> out;
+  auto add = [&](std::string piece) {
+    const bool continues = !out.empty() && piece.find('=') != std::string::npos && piece.find(':') == std::string::npos;
+    if (continues) out.back() += "," + piece;
+    else out.push_back(std::move(piece));
+  };
+  for (const std::string& item : raw) {
+    std::string piece;
+    bool quoted = false;  // a quoted value may hold commas: file:'a,b.txt'
+    for (char ch : item) {
+      if (ch == '\'') quoted = !quoted;
+      if (ch == ',' && !quoted) add(std::exchange(piece, {}));
+      else piece += ch;
+    }
+    add(std::move(piece));
   }
-  fail("--mapper '{}': unhandled kind", spec.text);
+  return out;
+}
+
+std::string why_not_applicable(const MapperSpec& spec, const MappingProblem& problem) {
+  // A pipeline's later stages keep the first stage's task counts per slot.
+  for (const SpecValues& stage : spec.stages) {
+    if (std::string why = stage.entry().applies(problem); !why.empty()) {
+      return spec.stages.size() == 1 ? why : fmt::format("{}: {}", stage.entry().name, why);
+    }
+  }
+  return "";
 }
 
 }  // namespace taskmap

@@ -8,20 +8,22 @@
 #include <queue>
 
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/router_placement.h"
 #include "taskmap/topology/distance.h"
 
-namespace taskmap::detail {
+namespace taskmap {
+namespace detail {
 namespace {
 
-class GreedyMapper final : public SpecMapper {
+class GreedyMapper final : public ConfiguredMapper<> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
 
   Mapping run(const MappingProblem& problem) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, spec_.text);
+    require_nodes_on_every_router(machine, label_.text);
     const std::uint32_t n = graph.num_tasks();
     const std::uint64_t capacity = router_capacity(machine, n, problem.imbalance());
     // Undirected traffic per task pair.
@@ -74,7 +76,7 @@ class GreedyMapper final : public SpecMapper {
       if (router_of[t] != kNone || p != pull[t]) continue;  // placed, or a stale entry
       const RouterId from = heaviest_partner[t] == UINT32_MAX ? 0 : router_of[heaviest_partner[t]];
       const RouterId r = nearest_with_room(from);
-      if (r == kNone) refuse(spec_, "the machine has no room left for task {}", t);
+      if (r == kNone) refuse(label_, "the machine has no room left for task {}", t);
       router_of[t] = r;
       ++used[r];
       for (const auto& [u, v] : adj[t]) {
@@ -90,6 +92,10 @@ class GreedyMapper final : public SpecMapper {
 
 }  // namespace
 
-std::unique_ptr<Mapper> make_greedy_mapper(const MapperSpec& spec) { return std::make_unique<GreedyMapper>(spec); }
+}  // namespace detail
 
-}  // namespace taskmap::detail
+std::unique_ptr<Mapper> make_greedy_mapper(MapperLabel label) {
+  return std::make_unique<detail::GreedyMapper>(std::move(label));
+}
+
+}  // namespace taskmap

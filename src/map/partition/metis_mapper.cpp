@@ -10,26 +10,28 @@
 #include <numeric>
 
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/router_placement.h"
 #include "taskmap/topology/distance.h"
 
-namespace taskmap::detail {
+namespace taskmap {
+namespace detail {
 namespace {
 
-class MetisMapper final : public SpecMapper {
+class MetisMapper final : public ConfiguredMapper<bool> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
 
   Mapping run(const MappingProblem& problem) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, spec_.text);
+    require_nodes_on_every_router(machine, label_.text);
     const std::uint32_t n = graph.num_tasks(), parts = machine.num_routers;
     std::vector<RouterId> router_of_task(n, 0);
     if (n > 0 && parts > 1) {
       std::vector<idx_t> part = partition(graph, parts, problem.imbalance());
       const std::vector<RouterId> router_of_part =
-          spec_.greedy_assignment ? greedy_assignment(machine, graph, part) : identity(parts);
+          options_ ? greedy_assignment(machine, graph, part) : identity(parts);
       for (TaskId t = 0; t < n; ++t) router_of_task[t] = router_of_part[part[t]];
     }
     return place_on_routers(machine, graph, std::move(router_of_task), problem.imbalance());
@@ -50,7 +52,7 @@ class MetisMapper final : public SpecMapper {
                                            nullptr, ig.weights.data(), &nparts, nullptr, &balance, options, &cut,
                                            part.data());
     if (status != METIS_OK) {
-      refuse(spec_, "METIS_PartGraphKway failed ({})",
+      refuse(label_, "METIS_PartGraphKway failed ({})",
              status == METIS_ERROR_INPUT ? "erroneous input" : status == METIS_ERROR_MEMORY ? "out of memory" : "error");
     }
     return part;
@@ -120,6 +122,10 @@ class MetisMapper final : public SpecMapper {
 
 }  // namespace
 
-std::unique_ptr<Mapper> make_metis_mapper(const MapperSpec& spec) { return std::make_unique<MetisMapper>(spec); }
+}  // namespace detail
 
-}  // namespace taskmap::detail
+std::unique_ptr<Mapper> make_metis_mapper(MapperLabel label, bool greedy_assignment) {
+  return std::make_unique<detail::MetisMapper>(std::move(label), greedy_assignment);
+}
+
+}  // namespace taskmap

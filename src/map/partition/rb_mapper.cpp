@@ -9,19 +9,21 @@
 #include <numeric>
 
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/router_placement.h"
 
-namespace taskmap::detail {
+namespace taskmap {
+namespace detail {
 namespace {
 
-class RbMapper final : public SpecMapper {
+class RbMapper final : public ConfiguredMapper<std::uint32_t> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
 
   Mapping run(const MappingProblem& problem) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, spec_.text);
+    require_nodes_on_every_router(machine, label_.text);
     std::vector<RouterId> router_of(graph.num_tasks(), 0);
     std::vector<TaskId> tasks(graph.num_tasks());
     std::iota(tasks.begin(), tasks.end(), TaskId{0});
@@ -105,7 +107,7 @@ class RbMapper final : public SpecMapper {
       METIS_SetDefaultOptions(options);
       options[METIS_OPTION_SEED] = 1;
       options[METIS_OPTION_NUMBERING] = 0;
-      options[METIS_OPTION_NCUTS] = static_cast<idx_t>(spec_.tries);
+      options[METIS_OPTION_NCUTS] = static_cast<idx_t>(options_);
       std::vector<idx_t> part(n, 0);
       if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), nullptr, nullptr,
                                    g.weights.data(), &parts, targets, &balance, options, &cut, part.data()) == METIS_OK) {
@@ -120,6 +122,10 @@ class RbMapper final : public SpecMapper {
 
 }  // namespace
 
-std::unique_ptr<Mapper> make_rb_mapper(const MapperSpec& spec) { return std::make_unique<RbMapper>(spec); }
+}  // namespace detail
 
-}  // namespace taskmap::detail
+std::unique_ptr<Mapper> make_rb_mapper(MapperLabel label, std::uint32_t tries) {
+  return std::make_unique<detail::RbMapper>(std::move(label), tries);
+}
+
+}  // namespace taskmap

@@ -17,6 +17,7 @@ extern "C" {
 #include <numeric>
 
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/router_placement.h"
 #include "taskmap/topology/distance.h"
 
@@ -38,24 +39,25 @@ extern "C" void SCOTCH_errorPrint(const char* const format, ...) {
 }
 extern "C" void SCOTCH_errorPrintW(const char* const, ...) {}
 
-namespace taskmap::detail {
+namespace taskmap {
+namespace detail {
 namespace {
 
-class ScotchMapper final : public SpecMapper {
+class ScotchMapper final : public ConfiguredMapper<> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
 
   Mapping run(const MappingProblem& problem) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, spec_.text);
+    require_nodes_on_every_router(machine, label_.text);
     const std::vector<RouterId> router_of_task = scotch_routers(machine, graph, problem.imbalance());
     return place_on_routers(machine, graph, router_of_task, problem.imbalance());
   }
 
  private:
   [[noreturn]] void scotch_failed(const char* call) const {
-    refuse(spec_, "Scotch's {} failed{}{}", call, scotch_message.empty() ? "" : ": ", scotch_message);
+    refuse(label_, "Scotch's {} failed{}{}", call, scotch_message.empty() ? "" : ": ", scotch_message);
   }
 
   std::vector<RouterId> scotch_routers(const Machine& machine, const CommGraph& graph, double imbalance) const {
@@ -163,6 +165,10 @@ class ScotchMapper final : public SpecMapper {
 
 }  // namespace
 
-std::unique_ptr<Mapper> make_scotch_mapper(const MapperSpec& spec) { return std::make_unique<ScotchMapper>(spec); }
+}  // namespace detail
 
-}  // namespace taskmap::detail
+std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label) {
+  return std::make_unique<detail::ScotchMapper>(std::move(label));
+}
+
+}  // namespace taskmap

@@ -8,29 +8,25 @@ namespace taskmap {
 namespace detail {
 namespace {
 
-class RahtmMapper final : public SpecMapper {
+class RahtmMapper final : public ConfiguredMapper<RahtmOptions> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
   Mapping run(const MappingProblem& problem) const override {
     const CommGraph& g = problem.graph();
     check_fits(problem.machine(), g);
-    RahtmOptions options;
-    options.beam = spec_.beam;
-    options.milp_seconds = spec_.milp_seconds;
-    options.leaf = spec_.greedy_leaves ? RahtmLeafSolver::Greedy : RahtmLeafSolver::Milp;
-    options.threads = spec_.threads;
+    const RahtmOptions& options = options_;
     RahtmStats stats;
     Mapping mapping;
     try {
-      if (spec_.grid.empty()) {
+      if (label_.grid.empty()) {
         mapping = rahtm_map(problem, options, &stats);
       } else {
         CommGraph with_grid = g;
-        with_grid.set_grid(task_grid(spec_, g, 1, 8));
+        with_grid.set_grid(task_grid(label_, g, 1, 8));
         mapping = rahtm_map(problem.with_graph(with_grid), options, &stats);
       }
     } catch (const Error& e) {
-      refuse(spec_, "{}", e.what());
+      refuse(label_, "{}", e.what());
     }
     mapping.note = fmt::format("{}; MCL {:.6g} ({} routing)", stats.summary(), stats.final_mcl, problem.routing_name());
     return mapping;
@@ -38,8 +34,10 @@ class RahtmMapper final : public SpecMapper {
 };
 
 }  // namespace
-
-std::unique_ptr<Mapper> make_rahtm_mapper(const MapperSpec& spec) { return std::make_unique<RahtmMapper>(spec); }
-
 }  // namespace detail
+
+std::unique_ptr<Mapper> make_rahtm_mapper(MapperLabel label, RahtmOptions options) {
+  return std::make_unique<detail::RahtmMapper>(std::move(label), options);
+}
+
 }  // namespace taskmap

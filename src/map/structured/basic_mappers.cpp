@@ -6,6 +6,7 @@
 
 #include "taskmap/core/error.h"
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/structured/structured_mappers.h"
 
 namespace taskmap {
 namespace {
@@ -28,18 +29,18 @@ class DefaultMapper final : public Mapper {
   }
 };
 
-class OrderMapper final : public detail::SpecMapper {
+class OrderMapper final : public detail::ConfiguredMapper<std::string> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
   Mapping run(const MappingProblem& problem) const override {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
     check_fits(m, g);
     std::vector<SlotId> order;
     try {
-      order = torus_slot_order(m, spec_.order);
+      order = torus_slot_order(m, options_);
     } catch (const Error& e) {
-      fail("--mapper '{}': {}", spec_.text, e.what());
+      fail("--mapper '{}': {}", label_.text, e.what());
     }
     order.resize(g.num_tasks());
     return Mapping{std::move(order), {}};
@@ -68,15 +69,15 @@ class RandomMapper final : public Mapper {
 // lap. With S the slots per node (the default) this is Slurm's cyclic distribution, task t
 // on node t mod N; with S = k on a one-slot-per-node fat-tree, consecutive tasks go to
 // different leaf switches.
-class CyclicMapper final : public Mapper {
+class CyclicMapper final : public detail::ConfiguredMapper<std::uint32_t> {
  public:
-  explicit CyclicMapper(const MapperSpec& spec) : spec_(spec) {}
+  using ConfiguredMapper::ConfiguredMapper;
   Mapping run(const MappingProblem& problem) const override {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
     check_fits(m, g);
-    const std::uint64_t slots = m.num_slots(), stride = spec_.stride ? spec_.stride : m.slots_per_node;
-    if (slots % stride != 0) detail::refuse(spec_, "stride {} does not divide the machine's {} slots", stride, slots);
+    const std::uint64_t slots = m.num_slots(), stride = options_ ? options_ : m.slots_per_node;
+    if (slots % stride != 0) detail::refuse(label_, "stride {} does not divide the machine's {} slots", stride, slots);
     std::vector<SlotId> out(g.num_tasks());
     for (std::uint64_t t = 0; t < g.num_tasks(); ++t) {
       const std::uint64_t p = t * stride;
@@ -84,9 +85,6 @@ class CyclicMapper final : public Mapper {
     }
     return Mapping{std::move(out), {}};
   }
-
- private:
-  MapperSpec spec_;
 };
 
 class FileMapper final : public Mapper {
@@ -139,16 +137,14 @@ std::vector<SlotId> torus_slot_order(const Machine& machine, const std::string& 
   return order;
 }
 
-std::unique_ptr<Mapper> detail::make_basic_mapper(const MapperSpec& spec) {
-  switch (spec.kind) {
-    case MapperKind::Default: return std::make_unique<DefaultMapper>();
-    case MapperKind::Order: return std::make_unique<OrderMapper>(spec);
-    case MapperKind::Random: return std::make_unique<RandomMapper>(spec.seed);
-    case MapperKind::File: return std::make_unique<FileMapper>(spec.path);
-    case MapperKind::Cyclic: return std::make_unique<CyclicMapper>(spec);
-    default: break;
-  }
-  detail::refuse(spec, "not a basic mapper");
+std::unique_ptr<Mapper> make_default_mapper() { return std::make_unique<DefaultMapper>(); }
+std::unique_ptr<Mapper> make_order_mapper(MapperLabel label, std::string letters) {
+  return std::make_unique<OrderMapper>(std::move(label), std::move(letters));
 }
+std::unique_ptr<Mapper> make_random_mapper(std::uint64_t seed) { return std::make_unique<RandomMapper>(seed); }
+std::unique_ptr<Mapper> make_cyclic_mapper(MapperLabel label, std::uint32_t stride) {
+  return std::make_unique<CyclicMapper>(std::move(label), stride);
+}
+std::unique_ptr<Mapper> make_file_mapper(std::string path) { return std::make_unique<FileMapper>(std::move(path)); }
 
 }  // namespace taskmap

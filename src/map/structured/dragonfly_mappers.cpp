@@ -1,6 +1,7 @@
 // Seed 004 mappings for Dragonfly stencil jobs: the blocked baseline BSM (Bhatele et al.) and
 // B-BAC (2x2 task units coloured by a balanced adjacency colouring, colour = group).
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/structured/structured_mappers.h"
 #include "taskmap/map/structured/coloring.h"
 
 #include <fmt/ranges.h>
@@ -8,11 +9,12 @@
 #include <numeric>
 #include <optional>
 
-namespace taskmap::detail {
+namespace taskmap {
+namespace detail {
 namespace {
 
-const DragonflyShape& dragonfly_shape(const MapperSpec& spec, const Machine& m) {
-  return required_shape<DragonflyShape>(spec, m, "a dragonfly machine");
+const DragonflyShape& dragonfly_shape(const MapperLabel& label, const Machine& m) {
+  return required_shape<DragonflyShape>(label, m, "a dragonfly machine");
 }
 
 // The most square rows x cols rectangle of `area` cells that tiles a P x Q region.
@@ -29,23 +31,23 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> squarest_tile(std::uint32
 // BSM: the grid is cut into the squarest blocks of one group's slots (a*p*ppn tasks), blocks
 // in row-major order to groups 0, 1, ...; each block into the squarest sub-blocks of one
 // router's slots, row-major to the group's routers; tasks row-major within a sub-block.
-class BsmMapper final : public SpecMapper {
+class BsmMapper final : public ConfiguredMapper<> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
   Mapping run(const MappingProblem& problem) const override {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
-    const DragonflyShape& shape = dragonfly_shape(spec_, m);
+    const DragonflyShape& shape = dragonfly_shape(label_, m);
     check_fits(m, g);
-    auto grid = task_grid(spec_, g, 2, 2);
+    auto grid = task_grid(label_, g, 2, 2);
     const std::uint32_t P = grid[0], Q = grid[1];
     const std::uint32_t router_slots = m.nodes_per_router * m.slots_per_node;
     const std::uint32_t group_slots = shape.a * router_slots;
     auto block = squarest_tile(group_slots, P, Q);
-    if (!block) refuse(spec_, "no block of one group's {} slots tiles the {}x{} task grid", group_slots, P, Q);
+    if (!block) refuse(label_, "no block of one group's {} slots tiles the {}x{} task grid", group_slots, P, Q);
     auto sub = squarest_tile(router_slots, block->first, block->second);
     if (!sub) {
-      refuse(spec_, "no sub-block of one router's {} slots tiles the {}x{} group block", router_slots, block->first,
+      refuse(label_, "no sub-block of one router's {} slots tiles the {}x{} group block", router_slots, block->first,
              block->second);
     }
     const auto [R, C] = *block;
@@ -66,28 +68,28 @@ class BsmMapper final : public SpecMapper {
 // B-BAC: 2x2 (3D: 2x2x2) task units coloured on the unit mesh, a colour per group (spread, see
 // below); each group's units in row-major unit order fill its slots router by router, a
 // unit's tasks row-major.
-class BbacMapper final : public SpecMapper {
+class BbacMapper final : public ConfiguredMapper<bool> {  // options: 2n colours (else n)
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
   Mapping run(const MappingProblem& problem) const override {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
-    const DragonflyShape& shape = dragonfly_shape(spec_, m);
+    const DragonflyShape& shape = dragonfly_shape(label_, m);
     check_fits(m, g);
-    auto grid = task_grid(spec_, g, 2, 3);
+    auto grid = task_grid(label_, g, 2, 3);
     const std::uint32_t P = grid[0];
     for (std::uint32_t s : grid) {
-      if (s != P) refuse(spec_, "B-BAC needs a square (or cubic) task grid, not {}", fmt::join(grid, "x"));
+      if (s != P) refuse(label_, "B-BAC needs a square (or cubic) task grid, not {}", fmt::join(grid, "x"));
     }
-    if (P % 2 != 0) refuse(spec_, "B-BAC blocks 2x2 units and needs an even grid side, not {}", P);
+    if (P % 2 != 0) refuse(label_, "B-BAC blocks 2x2 units and needs an even grid side, not {}", P);
     const std::uint32_t n = P / 2;
     const bool three_d = grid.size() == 3;
     // The 3D generalisation colours slices with n colours; colors=2n applies to 2D only.
-    const std::uint32_t colors = three_d ? n : (spec_.double_colors ? 2 * n : n);
-    if (!three_d && spec_.double_colors && n % 2 != 0) {
-      refuse(spec_, "the 2n-colour colouring needs an even unit-mesh side, but {}/2 = {} is odd (use colors=n)", P, n);
+    const std::uint32_t colors = three_d ? n : (options_ ? 2 * n : n);
+    if (!three_d && options_ && n % 2 != 0) {
+      refuse(label_, "the 2n-colour colouring needs an even unit-mesh side, but {}/2 = {} is odd (use colors=n)", P, n);
     }
-    if (colors > shape.g) refuse(spec_, "{} colours need {} groups, the machine has {}", colors, colors, shape.g);
+    if (colors > shape.g) refuse(label_, "{} colours need {} groups, the machine has {}", colors, colors, shape.g);
     const Coloring coloring = three_d ? balanced_adjacency_coloring_3d(n) : balanced_adjacency_coloring(n, colors);
     const std::uint32_t group_slots = shape.a * m.nodes_per_router * m.slots_per_node;
     const std::uint32_t unit_tasks = three_d ? 8 : 4;
@@ -104,7 +106,7 @@ class BbacMapper final : public SpecMapper {
     for (std::uint32_t unit = 0; unit < coloring.size(); ++unit) {
       const std::uint32_t group = static_cast<std::uint32_t>((std::uint64_t(coloring[unit]) * stride) % colors);
       if (filled[group] + unit_tasks > group_slots) {
-        refuse(spec_, "colour {} gets more tasks than a group's {} slots", group, group_slots);
+        refuse(label_, "colour {} gets more tasks than a group's {} slots", group, group_slots);
       }
       // Unit coordinates (row-major) and its 2^d tasks in row-major order.
       std::uint32_t coord[3] = {0, 0, 0}, rest = unit;
@@ -126,10 +128,13 @@ class BbacMapper final : public SpecMapper {
 };
 
 }  // namespace
+}  // namespace detail
 
-std::unique_ptr<Mapper> make_dragonfly_mapper(const MapperSpec& spec) {
-  if (spec.kind == MapperKind::DragonflyBsm) return std::make_unique<BsmMapper>(spec);
-  return std::make_unique<BbacMapper>(spec);
+std::unique_ptr<Mapper> make_dragonfly_bsm_mapper(MapperLabel label) {
+  return std::make_unique<detail::BsmMapper>(std::move(label));
+}
+std::unique_ptr<Mapper> make_dragonfly_bbac_mapper(MapperLabel label, bool double_colors) {
+  return std::make_unique<detail::BbacMapper>(std::move(label), double_colors);
 }
 
-}  // namespace taskmap::detail
+}  // namespace taskmap

@@ -4,39 +4,41 @@
 // y < Q; the machine's routers are (x, y) in 2a x a, router id = x + 2a*y. Tasks that land on
 // one router fill its slots in task order.
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/structured/structured_mappers.h"
 
-namespace taskmap::detail {
+namespace taskmap {
+namespace detail {
 namespace {
 
-class RttMapper final : public SpecMapper {
+class RttMapper final : public ConfiguredMapper<RttMapOptions> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
 
   Mapping run(const MappingProblem& problem) const override {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
-    const auto* shape = &required_shape<RectTorusShape>(spec_, m, "an rt or rtt machine");
+    const auto* shape = &required_shape<RectTorusShape>(label_, m, "an rt or rtt machine");
     check_fits(m, g);
-    auto grid = task_grid(spec_, g, 2, 2);
+    auto grid = task_grid(label_, g, 2, 2);
     std::uint32_t width = grid[0], height = grid[1];
     std::uint32_t per_router = 1;
-    for (const Concentration& step : spec_.concentration) {
+    for (const Concentration& step : options_.concentration) {
       const std::uint32_t c = step.factor;
       const bool ok = step.kind == 'h' ? width % c == 0 : height % c == 0 && (step.kind == 'v' || width % 2 == 0);
       if (!ok) {
-        refuse(spec_, "f_{}^{} does not divide the {}x{} grid{}", c, step.kind, width, height,
+        refuse(label_, "f_{}^{} does not divide the {}x{} grid{}", c, step.kind, width, height,
                step.kind == 't' ? " (it needs the height divisible by c and an even width)" : "");
       }
       (step.kind == 'h' ? width : height) /= c;
       per_router *= c;
     }
     if (width != shape->width() || height != shape->height()) {
-      refuse(spec_, "the concentrated grid is {}x{} but the machine has {}x{} routers", width, height,
+      refuse(label_, "the concentrated grid is {}x{} but the machine has {}x{} routers", width, height,
              shape->width(), shape->height());
     }
     const std::uint32_t capacity = m.nodes_per_router * m.slots_per_node;
     if (per_router > capacity) {
-      refuse(spec_, "concentration {} puts more tasks on a router than its {} slots", per_router, capacity);
+      refuse(label_, "concentration {} puts more tasks on a router than its {} slots", per_router, capacity);
     }
     std::vector<std::uint32_t> filled(m.num_routers, 0);
     Mapping map;
@@ -53,7 +55,7 @@ class RttMapper final : public SpecMapper {
   // The router (x, y) of logical task (x, y) on the W x H logical grid.
   std::pair<std::uint32_t, std::uint32_t> place(std::uint32_t x, std::uint32_t y, std::uint32_t W,
                                                 std::uint32_t H) const {
-    for (const Concentration& step : spec_.concentration) {
+    for (const Concentration& step : options_.concentration) {
       const std::uint32_t c = step.factor;
       if (step.kind == 'h') {
         x /= c;
@@ -68,13 +70,16 @@ class RttMapper final : public SpecMapper {
         H = n;
       }
     }
-    if (spec_.function == RttFunction::DiagonalShift) x = (x + y) % W;  // f^d(x, y) = (x + y mod m, y)
+    if (options_.function == RttFunction::DiagonalShift) x = (x + y) % W;  // f^d(x, y) = (x + y mod m, y)
     return {x, y};
   }
 };
 
 }  // namespace
+}  // namespace detail
 
-std::unique_ptr<Mapper> make_rtt_mapper(const MapperSpec& spec) { return std::make_unique<RttMapper>(spec); }
+std::unique_ptr<Mapper> make_rtt_mapper(MapperLabel label, RttMapOptions options) {
+  return std::make_unique<detail::RttMapper>(std::move(label), std::move(options));
+}
 
-}  // namespace taskmap::detail
+}  // namespace taskmap

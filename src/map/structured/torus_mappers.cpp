@@ -6,6 +6,7 @@
 #include <map>
 
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/structured/structured_mappers.h"
 
 namespace taskmap {
 namespace detail {
@@ -41,21 +42,21 @@ std::vector<std::uint32_t> hilbert_point(std::uint64_t index, std::size_t n, std
 
 // Hilbert order over the largest group of equal power-of-two dimensions (BG/Q's A-D), the
 // other dimensions then T in order inside each curve point (§IV: "ET order for the rest").
-class HilbertMapper final : public SpecMapper {
+class HilbertMapper final : public ConfiguredMapper<> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
   Mapping run(const MappingProblem& problem) const override {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
     check_fits(m, g);
-    const TorusShape& t = required_shape<TorusShape>(spec_, m, "a torus, mesh or hypercube");
+    const TorusShape& t = required_shape<TorusShape>(label_, m, "a torus, mesh or hypercube");
     std::map<std::uint32_t, std::vector<std::size_t>, std::greater<>> by_size;
     for (std::size_t d = 0; d < t.dims(); ++d)
       if (t.sizes[d] > 1 && (t.sizes[d] & (t.sizes[d] - 1)) == 0) by_size[t.sizes[d]].push_back(d);
     std::vector<std::size_t> curve;
     for (const auto& [size, dims] : by_size)
       if (dims.size() > curve.size()) curve = dims;
-    if (curve.empty()) refuse(spec_, "needs a dimension whose size is a power of two");
+    if (curve.empty()) refuse(label_, "needs a dimension whose size is a power of two");
     std::vector<std::size_t> rest;
     for (std::size_t d = 0; d < t.dims(); ++d)
       if (std::find(curve.begin(), curve.end(), d) == curve.end()) rest.push_back(d);
@@ -91,20 +92,20 @@ class HilbertMapper final : public SpecMapper {
 // Rubik-style hierarchical tiling (§IV): the 2D task grid is cut into 4x4 tiles, the torus
 // into 4x2x2 boxes in A, B and E; tile i fills slot layer i % L of box i / L (L = slots per
 // router), task (r, c) of a tile on A offset r and (B, E) offset (c / 2, c % 2).
-class RubikTilingMapper final : public SpecMapper {
+class RubikTilingMapper final : public ConfiguredMapper<> {
  public:
-  using SpecMapper::SpecMapper;
+  using ConfiguredMapper::ConfiguredMapper;
   Mapping run(const MappingProblem& problem) const override {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
     check_fits(m, g);
-    const TorusShape& t = required_shape<TorusShape>(spec_, m, "a torus with dimensions A, B and E");
-    if (t.dims() < 5) refuse(spec_, "needs a torus with dimensions A, B and E (5 or more), not {}", m.description);
+    const TorusShape& t = required_shape<TorusShape>(label_, m, "a torus with dimensions A, B and E");
+    if (t.dims() < 5) refuse(label_, "needs a torus with dimensions A, B and E (5 or more), not {}", m.description);
     if (t.sizes[0] % 4 || t.sizes[1] % 2 || t.sizes[4] % 2) {
-      refuse(spec_, "needs A divisible by 4 and B and E by 2 for its 4x2x2 boxes, not {}", m.description);
+      refuse(label_, "needs A divisible by 4 and B and E by 2 for its 4x2x2 boxes, not {}", m.description);
     }
-    const auto grid = task_grid(spec_, g, 2, 2);
-    if (grid[0] % 4 || grid[1] % 4) refuse(spec_, "needs a task grid divisible by 4x4 tiles, not {}x{}", grid[0], grid[1]);
+    const auto grid = task_grid(label_, g, 2, 2);
+    if (grid[0] % 4 || grid[1] % 4) refuse(label_, "needs a task grid divisible by 4x4 tiles, not {}x{}", grid[0], grid[1]);
     const std::uint32_t per_router = m.nodes_per_router * m.slots_per_node;
     // Boxes in row-major order over (A/4, B/2, C, D, ..., E/2, ...).
     std::vector<std::uint32_t> box_grid = t.sizes, box_extent(t.dims(), 1);
@@ -132,15 +133,13 @@ class RubikTilingMapper final : public SpecMapper {
 };
 
 }  // namespace
+}  // namespace detail
 
-std::unique_ptr<Mapper> make_torus_mapper(const MapperSpec& spec) {
-  switch (spec.kind) {
-    case MapperKind::Hilbert: return std::make_unique<HilbertMapper>(spec);
-    case MapperKind::RubikTiling: return std::make_unique<RubikTilingMapper>(spec);
-    default: break;
-  }
-  refuse(spec, "not a torus mapper");
+std::unique_ptr<Mapper> make_hilbert_mapper(MapperLabel label) {
+  return std::make_unique<detail::HilbertMapper>(std::move(label));
+}
+std::unique_ptr<Mapper> make_rubik_tiling_mapper(MapperLabel label) {
+  return std::make_unique<detail::RubikTilingMapper>(std::move(label));
 }
 
-}  // namespace detail
 }  // namespace taskmap

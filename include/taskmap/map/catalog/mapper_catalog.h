@@ -1,13 +1,33 @@
 #pragma once
-// Every mapper by name: parses a mapper spec string and builds the mapper it names.
+// Every mapper by name: the mapper catalog (its table is src/map/catalog/catalog.cpp, its
+// reference docs/mappers.md), parsing of mapper specs and pipelines A+B+..., the mapper a spec
+// names, and whether it applies to a problem.
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "taskmap/core/catalog.h"
 #include "taskmap/map/mapper.h"
 
 namespace taskmap {
 
+// Entries' checks take a MappingProblem.
+const Catalog& mapper_catalog();
+
+// A parsed mapper spec: one stage, or a pipeline of several.
+struct MapperSpec {
+  std::string text;
+  std::vector<SpecValues> stages;
+};
+
+// Throws Error naming --mapper and the spec on any problem.
 MapperSpec parse_mapper_spec(std::string_view text);
 std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec);
+// `--mappers a,b,c` (each argument may hold several): commas separate mappers, except before a
+// "key=value" item, which continues the mapper before it, and inside a quoted value.
+std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw);
+// "" when every stage applies to the problem's machine and job, else the reason.
+std::string why_not_applicable(const MapperSpec& spec, const MappingProblem& problem);
 
 }  // namespace taskmap

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "taskmap/map/mapper.h"
 #include "taskmap/problem/problem.h"
 
 namespace taskmap {
@@ -41,6 +44,9 @@ struct RahtmStats {
 // §III-D). Throws Error when the machine cannot be decomposed (not a torus, sizes not powers
 // of two, too many equal dimensions) or the solver fails.
 Mapping rahtm_map(const MappingProblem& problem, const RahtmOptions& options, RahtmStats* stats = nullptr);
+
+// RAHTM as a mapper; its note gives the solver statistics and the MCL under the problem's routing.
+std::unique_ptr<Mapper> make_rahtm_mapper(MapperLabel label, RahtmOptions options);
 
 // One top-down sub-problem: n = 2^dims clusters onto the corners of a 2-ary dims-cube.
 struct CubeProblem {

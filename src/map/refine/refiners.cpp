@@ -1,31 +1,29 @@
-// Mappers that improve a placement: timer, refine-hb, refine-mcl, and pipelines A+B+...
-// running each stage on the result of the one before.
+// The refiners as mappers: refine-mcl, refine-hb and timer improve a placement, the one of the
+// stage before them in a pipeline A+B, or alone that of their start mapper.
 #include <fmt/format.h>
 
 #include <optional>
 
-#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/map/mapper_support.h"
-#include "taskmap/map/router_placement.h"
 #include "taskmap/map/refine/refine_hop_bytes.h"
 #include "taskmap/map/refine/refine_mcl.h"
+#include "taskmap/map/refine/refiners.h"
 #include "taskmap/map/refine/timer.h"
-#include "taskmap/routing/routing.h"
+#include "taskmap/map/router_placement.h"
 
 namespace taskmap {
-
 namespace detail {
 namespace {
 
 // A refiner alone improves the mapping of its start mapper; its note follows the notes of
 // the stages before it, one line each.
-class Refiner : public SpecMapper {
+template <typename Options>
+class Refiner : public ConfiguredMapper<Options> {
  public:
-  Refiner(MapperSpec spec, const char* start) : SpecMapper(std::move(spec)), start_(start) {}
+  Refiner(MapperLabel label, Options options, std::unique_ptr<Mapper> start)
+      : ConfiguredMapper<Options>(std::move(label), std::move(options)), start_(std::move(start)) {}
 
-  Mapping run(const MappingProblem& problem) const override {
-    return improve(problem, make_mapper(parse_mapper_spec(start_))->run(problem));
-  }
+  Mapping run(const MappingProblem& problem) const override { return this->improve(problem, start_->run(problem)); }
 
  protected:
   static std::string noted(const std::string& earlier, const std::string& line) {
@@ -33,20 +31,15 @@ class Refiner : public SpecMapper {
   }
 
  private:
-  const char* start_;
+  std::unique_ptr<Mapper> start_;
 };
 
-class RefineMclMapper final : public Refiner {
+class RefineMclMapper final : public Refiner<RefineOptions> {
  public:
-  explicit RefineMclMapper(const MapperSpec& spec) : Refiner(spec, "default") {}
+  using Refiner::Refiner;
 
   Mapping improve(const MappingProblem& problem, Mapping start) const override {
-    RefineOptions options;
-    options.seconds = spec_.seconds;
-    options.candidates = spec_.candidates;
-    options.kicks = spec_.kicks;
-    options.region_steps = spec_.region_steps;
-    options.seed = spec_.seed;
+    RefineOptions options = options_;
     options.per_slot = problem.tasks_per_slot();
     RefineStats stats;
     const std::string earlier = start.note;
@@ -64,17 +57,15 @@ class RefineMclMapper final : public Refiner {
   }
 };
 
-class RefineHopBytesMapper final : public Refiner {
+class RefineHopBytesMapper final : public Refiner<HopBytesRefineOptions> {
  public:
-  explicit RefineHopBytesMapper(const MapperSpec& spec) : Refiner(spec, "default") {}
+  using Refiner::Refiner;
 
   Mapping improve(const MappingProblem& problem, Mapping start) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, spec_.text);
-    HopBytesRefineOptions options;
-    options.rounds = spec_.rounds;
-    options.seed = spec_.seed;
+    require_nodes_on_every_router(machine, label_.text);
+    HopBytesRefineOptions options = options_;
     options.per_slot = problem.tasks_per_slot();
     HopBytesRefineStats stats;
     const std::string earlier = start.note;
@@ -87,25 +78,21 @@ class RefineHopBytesMapper final : public Refiner {
   }
 };
 
-// Alone, timer improves Scotch's mapping: the paper starts from a partitioner's mapping and
-// Scotch's is the best of taskmap's.
-class TimerMapper final : public Refiner {
+class TimerMapper final : public Refiner<TimerOptions> {
  public:
-  explicit TimerMapper(const MapperSpec& spec) : Refiner(spec, "scotch") {}
+  using Refiner::Refiner;
 
   Mapping improve(const MappingProblem& problem, Mapping start) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, spec_.text);
+    require_nodes_on_every_router(machine, label_.text);
     std::optional<PartialCube> cube;
     try {
       cube = PartialCube::of_machine(machine);
     } catch (const Error& e) {
-      refuse(spec_, "{}", e.what());
+      refuse(label_, "{}", e.what());
     }
-    TimerOptions options;
-    options.hierarchies = spec_.hierarchies;
-    options.seed = spec_.seed;
+    const TimerOptions& options = options_;
     TimerStats stats;
     const std::string earlier = start.note;
     Mapping result = timer_enhance(machine, *cube, graph, std::move(start), options, &stats);
@@ -118,29 +105,18 @@ class TimerMapper final : public Refiner {
   }
 };
 
-class PipelineMapper final : public Mapper {
- public:
-  explicit PipelineMapper(const MapperSpec& spec) {
-    for (const MapperSpec& stage : spec.stages) stages_.push_back(make_mapper(stage));
-  }
-  Mapping run(const MappingProblem& problem) const override {
-    Mapping m = stages_.front()->run(problem);
-    for (std::size_t i = 1; i < stages_.size(); ++i) m = stages_[i]->improve(problem, std::move(m));
-    return m;
-  }
-
- private:
-  std::vector<std::unique_ptr<Mapper>> stages_;
-};
-
 }  // namespace
+}  // namespace detail
 
-std::unique_ptr<Mapper> make_refining_mapper(const MapperSpec& spec) {
-  if (spec.kind == MapperKind::Pipeline) return std::make_unique<PipelineMapper>(spec);
-  if (spec.kind == MapperKind::Timer) return std::make_unique<TimerMapper>(spec);
-  if (spec.kind == MapperKind::RefineHopBytes) return std::make_unique<RefineHopBytesMapper>(spec);
-  return std::make_unique<RefineMclMapper>(spec);
+std::unique_ptr<Mapper> make_refine_mcl_mapper(MapperLabel label, RefineOptions options, std::unique_ptr<Mapper> start) {
+  return std::make_unique<detail::RefineMclMapper>(std::move(label), options, std::move(start));
+}
+std::unique_ptr<Mapper> make_refine_hb_mapper(MapperLabel label, HopBytesRefineOptions options,
+                                              std::unique_ptr<Mapper> start) {
+  return std::make_unique<detail::RefineHopBytesMapper>(std::move(label), options, std::move(start));
+}
+std::unique_ptr<Mapper> make_timer_mapper(MapperLabel label, TimerOptions options, std::unique_ptr<Mapper> start) {
+  return std::make_unique<detail::TimerMapper>(std::move(label), options, std::move(start));
 }
 
-}  // namespace detail
 }  // namespace taskmap
