@@ -32,6 +32,8 @@ MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& m
 }
 
 Mapping map_checked(const MapperSpec& spec, const MappingProblem& problem) {
+  // The catalog's check names the reason before any work.
+  if (std::string why = why_not_applicable(spec, problem); !why.empty()) fail("--mapper '{}': {}", spec.text, why);
   Mapping m = make_mapper(spec)->run(problem);
   validate_mapping(m, problem.machine(), problem.graph().num_tasks(), spec.text, problem.tasks_per_slot());
   return m;

@@ -41,8 +41,9 @@ std::string_view default_of(T value) {
 
 std::string fits(const MappingProblem& p) {
   if (p.graph().num_tasks() <= p.machine().num_slots()) return "";
-  return fmt::format("it places one task per slot, and the job has {} tasks for {} slots", p.graph().num_tasks(),
-                     p.machine().num_slots());
+  return fmt::format("it places one task per slot, and the job has {} tasks for {} slots (several tasks per slot: "
+                     "default, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
+                     p.graph().num_tasks(), p.machine().num_slots());
 }
 std::string on_torus(const MappingProblem& p) {
   if (!p.machine().torus()) return fmt::format("it needs a torus, mesh or hypercube, not {}", p.machine().kind_name());
