@@ -23,12 +23,12 @@ cases=(
   "hypercube:d=6|transpose:8x8||$general,timer"
   "torus:8x8|halo2d:20x20||default,scotch,metis,greedy,rb,scotch+timer,scotch+refine-hb"
   "dragonfly:p=2,a=4,h=2|halo2d:8x9||default,dragonfly-bsm,$refine,scotch"
-  "dragonfly:p=4,a=4,h=2|halo2d:12x12||default,dragonfly-bbac,dragonfly-bbac:colors=n"
+  "dragonfly:p=4,a=6,h=3|halo2d:12x12||default,dragonfly-bbac,dragonfly-bbac:colors=n"
   "dragonfly:p=2,a=4,h=2|halo2d:8x9|valiant|default,dragonfly-bsm,$refine"
   "dragonfly:p=2,a=4,h=2|halo2d:8x9|ugal|default,dragonfly-bsm,$refine"
   "percs:ns=32,nd=4|transpose:64x64||default,percs-transpose:layout=row,percs-transpose:layout=hybrid"
   "percs:ns=32,nd=4|halo2d:64x64|indirect|default,percs-block:level=drawer,percs-modcolor"
-  "rtt:a=8,c=2|localmix:16x16,alpha=0.5||default,rtt-map:f=diag,rtt-map:f=id,conc=v2,$refine"
+  "rtt:a=8,c=2|localmix:16x16,alpha=0.5||default,rtt-map:f=diag,conc=v2,rtt-map:f=id,conc=v2,$refine"
   "fattree:k=4,n=3|halo2d:8x8||default,cyclic:stride=4,$refine"
 )
 if [ -d "$data/apps" ]; then
