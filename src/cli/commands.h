@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "taskmap/problem/problem.h"
+
 namespace taskmap {
 class Catalog;
 }
@@ -20,7 +22,7 @@ struct RunConfig {
   std::string mapping_file;           // eval (instead of mapper)
   std::vector<std::string> mappers;   // compare
   std::string routing;                // empty: machine default
-  double imbalance = 0.03;            // eval, map, compare: balance of many-to-one mappings
+  double imbalance = MappingProblem::kDefaultImbalance;  // balance of many-to-one mappings
   std::string format = "table";
   std::string loads_csv;              // eval: per-channel loads
   std::string report;                 // eval: HTML report path

@@ -1,5 +1,6 @@
 // taskmap: routing-aware task mapping on HPC interconnects (thin CLI over the library).
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <iostream>
 
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
   auto add_imbalance = [&](CLI::App* cmd) {
     cmd->add_option("--imbalance", config.imbalance,
                     "With more tasks than slots: a slot holds at most ceil((1+EPS) x tasks/slots) tasks")
-        ->default_str("0.03");
+        ->default_str(fmt::format("{}", taskmap::MappingProblem::kDefaultImbalance));
   };
   auto add_format = [&](CLI::App* cmd) {
     cmd->add_option("--format", config.format, "Output: table or json")->default_str("table");
