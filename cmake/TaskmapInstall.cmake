@@ -1,0 +1,39 @@
+# Install rules: the taskmap command, the module libraries with their headers (installed by
+# taskmap_module), the profiler, the docs, a CMake package (find_package(taskmap) ->
+# taskmap::taskmap) and a pkg-config file (taskmap.pc).
+include(CMakePackageConfigHelpers)
+
+get_property(TASKMAP_MODULE_TARGETS GLOBAL PROPERTY TASKMAP_MODULES)
+set(TASKMAP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/taskmap)
+
+install(TARGETS taskmap RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS ${TASKMAP_MODULE_TARGETS} taskmap_lib EXPORT taskmap-targets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET taskmap-profile)
+  # Loaded with LD_PRELOAD, not linked: outside the export set.
+  install(TARGETS taskmap-profile LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+file(GLOB TASKMAP_DOCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/*.md)
+install(FILES ${TASKMAP_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+install(EXPORT taskmap-targets NAMESPACE taskmap:: DESTINATION ${TASKMAP_CMAKE_DIR})
+configure_package_config_file(cmake/taskmap-config.cmake.in ${CMAKE_BINARY_DIR}/taskmap-config.cmake
+  INSTALL_DESTINATION ${TASKMAP_CMAKE_DIR})
+# 0.x: a minor version may break the API.
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/taskmap-config-version.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/taskmap-config.cmake ${CMAKE_BINARY_DIR}/taskmap-config-version.cmake
+  cmake/TaskmapLinkDeps.cmake DESTINATION ${TASKMAP_CMAKE_DIR})
+
+# pkg-config: modules in static link order (each before the modules it uses, the reverse of
+# their declaration order), the prefix relative to the .pc file so the install relocates.
+set(TASKMAP_PC_LIBS "")
+foreach(target ${TASKMAP_MODULE_TARGETS})
+  set(TASKMAP_PC_LIBS "-l${target} ${TASKMAP_PC_LIBS}")
+endforeach()
+string(STRIP "${TASKMAP_PC_LIBS}" TASKMAP_PC_LIBS)
+file(RELATIVE_PATH TASKMAP_PC_PREFIX_FROM_PCDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" TASKMAP_PC_PREFIX_FROM_PCDIR "${TASKMAP_PC_PREFIX_FROM_PCDIR}")
+configure_file(cmake/taskmap.pc.in ${CMAKE_BINARY_DIR}/taskmap.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/taskmap.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,31 @@
+# The libraries taskmap's modules link privately that ship no CMake package: Scotch, METIS
+# (Debian libscotch-dev, libmetis-dev) and COIN-OR CBC (coinor-libcbc-dev, through
+# pkg-config). Included by CMakeLists.txt and, installed beside it, by taskmap-config.cmake:
+# the module libraries are static, so a consumer links these as well. Defines the imported
+# targets taskmap_deps::scotch, taskmap_deps::metis and taskmap_deps::cbc; what it cannot
+# find it lists in TASKMAP_LINK_DEPS_MISSING.
+set(TASKMAP_LINK_DEPS_MISSING "")
+
+find_library(TASKMAP_SCOTCH_LIBRARY scotch)
+find_library(TASKMAP_METIS_LIBRARY metis)
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(TASKMAP_CBC QUIET IMPORTED_TARGET cbc)
+endif()
+
+foreach(dep scotch metis)
+  string(TOUPPER ${dep} DEP)
+  if(NOT TASKMAP_${DEP}_LIBRARY)
+    list(APPEND TASKMAP_LINK_DEPS_MISSING "${dep} (Debian lib${dep}-dev)")
+  elseif(NOT TARGET taskmap_deps::${dep})
+    add_library(taskmap_deps::${dep} UNKNOWN IMPORTED)
+    set_target_properties(taskmap_deps::${dep} PROPERTIES IMPORTED_LOCATION "${TASKMAP_${DEP}_LIBRARY}")
+  endif()
+endforeach()
+
+if(NOT TASKMAP_CBC_FOUND)
+  list(APPEND TASKMAP_LINK_DEPS_MISSING "cbc through pkg-config (Debian coinor-libcbc-dev, pkgconf)")
+elseif(NOT TARGET taskmap_deps::cbc)
+  add_library(taskmap_deps::cbc INTERFACE IMPORTED)
+  set_target_properties(taskmap_deps::cbc PROPERTIES INTERFACE_LINK_LIBRARIES PkgConfig::TASKMAP_CBC)
+endif()
