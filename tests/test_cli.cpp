@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -216,6 +218,32 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
 TEST(Cli, UnwritableOutputIsReportedWithoutPartialFile) {
   auto r = run_taskmap("map --machine torus:4x4 --pattern halo2d:4x4 --mapper default --out /nonexistent-dir/x.txt");
   expect_one_line_error(r, "/nonexistent-dir/x.txt: cannot write");
+}
+
+// The version is project()'s, read here from CMakeLists.txt; a git checkout adds its
+// `git describe --always --dirty`, which must name a commit of that checkout.
+TEST(Cli, VersionIsTheProjectVersionAndTheGitCommit) {
+  std::ifstream cmakelists(std::string(TASKMAP_SOURCE_DIR) + "/CMakeLists.txt");
+  std::stringstream text;
+  text << cmakelists.rdbuf();
+  std::smatch project;
+  const std::string cmake = text.str();
+  ASSERT_TRUE(std::regex_search(cmake, project, std::regex(R"(project\(taskmap VERSION ([0-9.]+))")));
+  const std::string version = project[1];
+
+  auto r = run_taskmap("--version");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch line;
+  ASSERT_TRUE(std::regex_match(r.out, line, std::regex(R"(taskmap ([0-9.]+)( \(git (.+)\))?\n)"))) << r.out;
+  EXPECT_EQ(line[1], version);
+  const std::string git = fmt::format("git -C {} ", TASKMAP_SOURCE_DIR);
+  if (test::run_command(git + "rev-parse --git-dir").exit_code != 0) return;  // not a checkout
+  ASSERT_TRUE(line[2].matched) << "built from a git checkout, but no git description: " << r.out;
+  // describe --always gives HASH or TAG-N-gHASH, with -dirty after either.
+  std::smatch hash;
+  const std::string describe = line[3];
+  ASSERT_TRUE(std::regex_match(describe, hash, std::regex(R"((?:.*-g)?([0-9a-f]{7,40})(-dirty)?)"))) << describe;
+  EXPECT_EQ(test::run_command(git + "cat-file -e " + std::string(hash[1]) + "^{commit}").exit_code, 0) << describe;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "version.h"
 #include "taskmap/core/catalog.h"
 #include "taskmap/core/error.h"
 #include "taskmap/launch/placement_catalog.h"
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   CLI::App app{"taskmap: routing-aware task mapping on HPC interconnects"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
+  app.set_version_flag("--version", taskmap::cli::version_line(), "Print the version and exit");
 
   auto add_machine = [&](CLI::App* cmd) {
     cmd->add_option("--machine", config.machine, taskmap::catalog_help(taskmap::machine_catalog()))->required();
@@ -136,6 +138,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "taskmap: error: " << e.what() << " (see taskmap --help)\n";
