@@ -4,10 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 
@@ -215,9 +214,44 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
   }
 }
 
+// An output path under a regular file cannot be written, even by root.
 TEST(Cli, UnwritableOutputIsReportedWithoutPartialFile) {
-  auto r = run_taskmap("map --machine torus:4x4 --pattern halo2d:4x4 --mapper default --out /nonexistent-dir/x.txt");
-  expect_one_line_error(r, "/nonexistent-dir/x.txt: cannot write");
+  const std::string regular = temp_path("regular-file");
+  std::ofstream(regular) << "not a directory\n";
+  const std::string out = regular + "/out.txt";
+  auto r = run_taskmap("map --machine torus:4x4 --pattern halo2d:4x4 --mapper default --out " + out);
+  EXPECT_EQ(r.exit_code, 1);
+  expect_one_line_error(r, out + ": cannot write");
+  EXPECT_TRUE(std::filesystem::is_regular_file(regular));
+  EXPECT_EQ(std::filesystem::file_size(regular), 16u);
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(name == std::filesystem::path(regular).filename() ||
+                name.find(std::filesystem::path(regular).filename().string()) == std::string::npos)
+        << "left behind: " << name;
+  }
+  std::filesystem::remove(regular);
+}
+
+// Structured mappers refuse grids they cannot map with one line naming the constraint.
+TEST(Cli, StructuredMappersRefuseImpossibleGridsInOneLine) {
+  auto mod = test::run_taskmap("eval --machine percs:ns=32,nd=4 --pattern halo2d:128x32 --mapper percs-modcolor");
+  EXPECT_EQ(mod.exit_code, 1);
+  EXPECT_EQ(mod.err,
+            "taskmap: error: --mapper 'percs-modcolor': mod-colouring needs P a multiple of 32 and Q a power of two "
+            ">= 64, not 128x32\n");
+  const auto out = std::filesystem::temp_directory_path() / ("taskmap_bbac_" + std::to_string(::getpid()));
+  auto bbac = test::run_taskmap("map --machine dragonfly:p=4,a=8,h=4 --pattern halo2d:16x32 --mapper dragonfly-bbac --out " +
+                                out.string());
+  EXPECT_EQ(bbac.exit_code, 1);
+  EXPECT_NE(bbac.err.find("B-BAC needs a square (or cubic) task grid, not 16x32"), std::string::npos) << bbac.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  auto nogrid = test::run_taskmap("eval --machine rt:a=2 --pattern alltoall:8 --mapper rtt-map:f=diag");
+  EXPECT_NE(nogrid.err.find("the pattern has no task grid; give one with grid=PxQ"), std::string::npos) << nogrid.err;
+  auto withgrid = test::run_taskmap("eval --machine rt:a=2 --pattern alltoall:8 --mapper rtt-map:f=diag,grid=4x2");
+  EXPECT_EQ(withgrid.exit_code, 0) << withgrid.err;
+  auto level = test::run_taskmap("eval --machine percs:ns=16,nd=4 --pattern halo2d:32x64 --mapper percs-block:level=rack");
+  EXPECT_NE(level.err.find("unknown level 'rack'; known: node, drawer, supernode"), std::string::npos) << level.err;
 }
 
 // The version is project()'s, read here from CMakeLists.txt; a git checkout adds its

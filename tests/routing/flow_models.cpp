@@ -1,15 +1,20 @@
 // Routing flow models: hand-derived channel loads for every machine and routing.
 #include <gtest/gtest.h>
 
-#include "taskmap/map/catalog/mapper_catalog.h"
+#include <algorithm>
+#include <queue>
+#include <set>
+#include <unistd.h>
+
 #include "taskmap/core/error.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/map/structured/coloring.h"
 #include "taskmap/topology/rect_torus_geometry.h"
+#include "taskmap/workload/generators.h"
 #include "test_support.h"
 
 namespace taskmap {
 namespace {
-
-using test::run_mapper;
 
 using test::route_loads;
 
@@ -218,12 +223,6 @@ TEST(RoutingNames, UnknownNamesAreRejected) {
   EXPECT_EQ(parse_routing_spec("dor:BAC").dimension_order, "BAC");
 }
 
-}  // namespace
-}  // namespace taskmap
-
-namespace taskmap {
-namespace {
-
 // fattree:k=2,n=2: nodes 0..3 (routers 0..3), leaf switches 4 (nodes 0, 1) and 5 (nodes 2,
 // 3), top switches 6 and 7. From node 0 to node 3 = digits (1, 1): up to leaf 4, then to the
 // top switch whose digit 1 is digit 0 of the destination (1): switch 7; down to the leaf
@@ -260,16 +259,29 @@ TEST(FatTree, AllToAllLoadsEveryUpLinkEvenly) {
   EXPECT_EQ(e.metrics.by_class[1].name, "l2");
 }
 
-TEST(Mappers, CyclicIsSlurmsCyclicDistribution) {
-  // torus:2x2,ppn=2: 4 nodes of 2 slots. Cyclic puts task t on node t mod 4, core t / 4.
-  const Machine m = make_machine("torus:2x2,ppn=2");
-  const CommGraph g = CommGraph::from_edges(8, {});
-  const Mapping c = run_mapper("cyclic", m, g);
-  EXPECT_EQ(c.slot_of_task, (std::vector<SlotId>{0, 2, 4, 6, 1, 3, 5, 7}));
-  // stride=4 on 8 slots: 0, 4, then the second lap shifted by one: 1, 5, ...
-  const Mapping s = run_mapper("cyclic:stride=4", m, g);
-  EXPECT_EQ(s.slot_of_task, (std::vector<SlotId>{0, 4, 1, 5, 2, 6, 3, 7}));
-  EXPECT_THROW(run_mapper("cyclic:stride=3", m, g), Error);
+TEST(UgalRouting, SecondFlowAvoidsTheLoadedGlobalLink) {
+  // dragonfly (1,2,1): 3 groups of 2 routers. Group 0's router 0 owns the cable to group 1,
+  // router 1 the one to group 2; in group 1 router 3 holds the cable to group 0, in group 2
+  // router 4 the one to group 0 and router 5 the one to group 1 (consecutive wiring).
+  const Machine m = make_machine("dragonfly:p=1,a=2,h=1");
+  const CommGraph g = CommGraph::from_edges(6, {{0, 2, 1.0}, {1, 3, 1.0}});
+  Mapping identity{{0, 1, 2, 3, 4, 5}, {}};
+  const auto& s = std::get<DragonflyShape>(m.shape);
+  auto loads_of = [&](const char* routing) {
+    auto r = make_routing(m, parse_routing_spec(routing));
+    std::vector<double> loads;
+    Evaluator(m, *r).evaluate(g, identity, &loads);
+    return loads;
+  };
+  const auto minimal = loads_of("minimal");
+  EXPECT_DOUBLE_EQ(minimal[s.global_of[0 * 3 + 1]], 2.0);
+  // UGAL: 0 -> 2 goes minimally on an idle network; 1 -> 3 then sees hops x load 2 x 1 on
+  // its minimal path against 5 x 0 through group 2, and takes group 2.
+  const auto ugal = loads_of("ugal");
+  EXPECT_DOUBLE_EQ(ugal[s.global_of[0 * 3 + 1]], 1.0);
+  EXPECT_DOUBLE_EQ(ugal[s.global_of[0 * 3 + 2]], 1.0);
+  EXPECT_DOUBLE_EQ(ugal[s.global_of[2 * 3 + 1]], 1.0);
+  EXPECT_THROW(make_routing(make_machine("torus:4x4"), parse_routing_spec("ugal")), Error);
 }
 
 }  // namespace

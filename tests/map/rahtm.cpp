@@ -1,59 +1,21 @@
-// RAHTM (seed 001): NAS pattern generators, the cube MILP, the hierarchical mapper and the
-// comparison mappers of §IV.
+// RAHTM: the cube MILP, the hierarchical mapper, and the comparison mappers (Hilbert, Rubik
+// tiling).
+#include <gtest/gtest.h>
+
 #include <set>
 
-#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/core/error.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/map/rahtm/rahtm.h"
+#include "taskmap/topology/distance.h"
 #include "taskmap/workload/generators.h"
 #include "taskmap/workload/readers.h"
-#include "taskmap/topology/distance.h"
 #include "test_support.h"
 
 namespace taskmap {
 namespace {
 
 using test::run_mapper;
-
-std::set<std::pair<TaskId, TaskId>> pairs_of(const CommGraph& g) {
-  std::set<std::pair<TaskId, TaskId>> pairs;
-  for (TaskId a = 0; a < g.num_tasks(); ++a)
-    for (TaskId b : g.targets(a)) pairs.insert({a, b});
-  return pairs;
-}
-
-TEST(NpbPatterns, CgPairsEqualTheMeasuredMatrixAt64Ranks) {
-  const std::string path = test::shared_data("apps/maplib-64/cg/comm_matrix.p2p.size.csv");
-  TASKMAP_REQUIRE_SHARED_DATA(path);
-  const CommGraph measured = read_pattern_file(path, PatternFormat::Dense, 0);
-  const CommGraph generated = make_npb_cg(64);
-  ASSERT_EQ(measured.num_tasks(), 64u);
-  EXPECT_EQ(pairs_of(generated), pairs_of(measured));
-  EXPECT_EQ(generated.grid(), (std::vector<std::uint32_t>{8, 8}));
-}
-
-TEST(NpbPatterns, CgOnANonSquareGridHasHandDerivedPartners) {
-  // 32 ranks: 4 rows x 8 columns. Rank 9 = (row 1, column 1): row partners columns 1^4, 1^2,
-  // 1^1 = ranks 13, 11, 8; transpose 2 * ((9/2 % 4) * 4 + 9/2/4) + 9 % 2 = 3.
-  const CommGraph g = make_npb_cg(32);
-  EXPECT_EQ(g.grid(), (std::vector<std::uint32_t>{4, 8}));
-  const auto t = g.targets(9);
-  EXPECT_EQ(std::vector<TaskId>(t.begin(), t.end()), (std::vector<TaskId>{3, 8, 11, 13}));
-  EXPECT_THROW(make_npb_cg(48), Error);
-}
-
-TEST(NpbPatterns, MultiPartitionNeighboursAndMessageSizes) {
-  // p = 4, rank 5 = (i 1, j 1): successors (2,1) (1,2) (0,2) = 6, 9, 8; predecessors
-  // (0,1) (1,0) (2,0) = 4, 1, 2. BT: 10 + 30 to successors, 10 + 5 to predecessors.
-  const CommGraph bt = make_npb_multipartition(16, NpbSolver::BT);
-  for (TaskId s : {6u, 9u, 8u}) EXPECT_DOUBLE_EQ(bt.volume(5, s), 40);
-  for (TaskId p : {4u, 1u, 2u}) EXPECT_DOUBLE_EQ(bt.volume(5, p), 15);
-  EXPECT_EQ(bt.targets(5).size(), 6u);
-  const CommGraph sp = make_npb_multipartition(16, NpbSolver::SP);
-  EXPECT_DOUBLE_EQ(sp.volume(5, 6), 32);
-  EXPECT_DOUBLE_EQ(sp.volume(5, 4), 20);
-  EXPECT_THROW(make_npb_multipartition(32, NpbSolver::SP), Error);
-}
 
 // Seed 001 Figure 1: four processes on a 2x2 network, a heavy flow P1 -> P2 (4 units) and a
 // light ring P0 -> P1 -> ... (1 unit). Adjacent P1, P2 load one channel with 4; on the

@@ -1,4 +1,4 @@
-// Pattern generators and readers, including malformed inputs.
+// Pattern readers and names, including malformed inputs.
 #include <gtest/gtest.h>
 
 #include "taskmap/core/error.h"
@@ -16,51 +16,6 @@ std::string error_of(const std::string& spec) {
     return e.what();
   }
   return "no error";
-}
-
-TEST(Generators, PeriodicHaloSendsOneUnitPerTask) {
-  CommGraph g = pattern("halo2d:4x6");
-  EXPECT_EQ(g.num_tasks(), 24u);
-  EXPECT_EQ(g.num_edges(), 96u);
-  EXPECT_DOUBLE_EQ(g.volume(0, 1), 0.25);
-  EXPECT_DOUBLE_EQ(g.volume(0, 5), 0.25);   // west wrap
-  EXPECT_DOUBLE_EQ(g.volume(0, 18), 0.25);  // north wrap
-  EXPECT_DOUBLE_EQ(g.total_volume(), 24.0);
-}
-
-TEST(Generators, NonPeriodicHaloDropsBorderEdges) {
-  CommGraph g = pattern("halo2d:3x3,periodic=false");
-  // 12 undirected edges in a 3x3 grid, both directions.
-  EXPECT_EQ(g.num_edges(), 24u);
-  EXPECT_DOUBLE_EQ(g.volume(0, 2), 0.0);
-  CommGraph nine = pattern("halo2d:3x3,points=9,periodic=false");
-  EXPECT_EQ(nine.num_edges(), 24u + 16u);  // plus 2 diagonals in each of the 4 unit squares, both ways
-  EXPECT_DOUBLE_EQ(nine.volume(0, 4), 1.0 / 8);
-}
-
-TEST(Generators, Halo3dNeighbourCounts) {
-  CommGraph seven = pattern("halo3d:4x4x4");
-  EXPECT_EQ(seven.num_edges(), 64u * 6);
-  CommGraph full = pattern("halo3d:4x4x4,points=27");
-  EXPECT_EQ(full.num_edges(), 64u * 26);
-  EXPECT_DOUBLE_EQ(full.volume(0, 21), 1.0 / 26);  // (1,1,1)
-  EXPECT_NEAR(full.total_volume(), 64.0, 1e-9);
-}
-
-TEST(Generators, TransposeWeightsOfSeed000) {
-  // 32 rows x 64 columns: 1/128 to each task of the row, 1/64 to each of the column.
-  CommGraph g = pattern("transpose:32x64");
-  EXPECT_DOUBLE_EQ(g.volume(0, 5), 1.0 / 128);
-  EXPECT_DOUBLE_EQ(g.volume(0, 64 * 7), 1.0 / 64);
-  EXPECT_DOUBLE_EQ(g.volume(0, 65), 0.0);
-  // Self shares are left out: each task sends 1 - 1/128 - 1/64.
-  EXPECT_NEAR(g.total_volume(), 2048.0 * (1 - 1.0 / 128 - 1.0 / 64), 1e-9);
-}
-
-TEST(Generators, AllToAll) {
-  CommGraph g = pattern("alltoall:5");
-  EXPECT_EQ(g.num_edges(), 20u);
-  EXPECT_DOUBLE_EQ(g.volume(3, 1), 0.25);
 }
 
 TEST(Readers, MetisWithEdgeWeights) {
@@ -123,7 +78,7 @@ TEST(Readers, MeasuredMatricesOfMapLib) {
   EXPECT_DOUBLE_EQ(amg.volume(0, 1), 17737128);
 }
 
-TEST(Readers, CompressedMetisGraphOfSeed002) {
+TEST(Readers, GzippedMetisGraphOfPgpGiantCompo) {
   const std::string path = test::shared_data("graphs/PGPgiantcompo.graph.gz");
   TASKMAP_REQUIRE_SHARED_DATA(path);
   CommGraph g = pattern("file:" + path);

@@ -1,0 +1,55 @@
+// Text inputs: compressed files read transparently, line cursors that name the source and the
+// line, strict number fields.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+TEST(TextInput, XzAndGzipFilesReadLikeThePlainFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("taskmap_core_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string plain = (dir / "edges.txt").string();
+  std::ofstream(plain) << "0 1 2.5\n# comment\n1 0 2.5\n";
+  ASSERT_EQ(test::run_command("xz -k " + plain + " && gzip -k " + plain).exit_code, 0);
+  const std::string text = io::read_text_file(plain);
+  EXPECT_EQ(text, "0 1 2.5\n# comment\n1 0 2.5\n");
+  EXPECT_EQ(io::read_text_file(plain + ".xz"), text);
+  EXPECT_EQ(io::read_text_file(plain + ".gz"), text);
+  std::filesystem::remove_all(dir);
+  EXPECT_THROW(io::read_text_file(plain), Error);
+}
+
+TEST(TextInput, LineCursorSkipsCommentsAndNamesTheLine) {
+  io::LineCursor cursor("input.txt", "# header\n\n0 1\n% other comment\n2 x\n");
+  EXPECT_EQ(cursor.next_content_line(), "0 1");
+  EXPECT_EQ(cursor.line_number(), 3u);
+  EXPECT_EQ(cursor.next_content_line(), "2 x");
+  try {
+    cursor.fail_here("'x' is not a task id");
+    FAIL() << "fail_here returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "input.txt:5: 'x' is not a task id");
+  }
+  EXPECT_EQ(cursor.next_content_line(), std::nullopt);
+}
+
+TEST(TextInput, FieldsAndStrictNumbers) {
+  EXPECT_EQ(io::split_fields(" 1\t2  3 "), (std::vector<std::string_view>{"1", "2", "3"}));
+  EXPECT_EQ(io::split_fields("1,2, 3", true), (std::vector<std::string_view>{"1", "2", "3"}));
+  EXPECT_EQ(io::parse_int("42"), 42);
+  EXPECT_EQ(io::parse_int("42x"), std::nullopt);
+  EXPECT_EQ(io::parse_int("4.2"), std::nullopt);
+  EXPECT_DOUBLE_EQ(*io::parse_double("1e-3"), 1e-3);
+  EXPECT_EQ(io::parse_double("1.5.2"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace taskmap
