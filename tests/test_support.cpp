@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <gtest/gtest-spi.h>
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -31,4 +33,23 @@ CommandResult run_command(const std::string& command) {
   return r;
 }
 
+}  // namespace taskmap::test
+
+// The suite's own rule: missing shared data fails the test under CI=true.
+
+namespace taskmap::test {
+namespace {
+
+TEST(TestSupport, MissingSharedDataFailsUnderCi) {
+  const char* before = std::getenv("CI");
+  const std::string saved = before ? before : "";
+  ::setenv("CI", "true", 1);
+  EXPECT_FATAL_FAILURE(TASKMAP_REQUIRE_SHARED_DATA("/nonexistent/shared/data/x.mtx"),
+                       "shared data not found: /nonexistent/shared/data/x.mtx (CI=true");
+  ::setenv("CI", "false", 1);
+  EXPECT_FALSE(in_ci());
+  if (before) ::setenv("CI", saved.c_str(), 1); else ::unsetenv("CI");
+}
+
+}  // namespace
 }  // namespace taskmap::test

@@ -2,7 +2,9 @@
 // Shared helpers for the test suite: paths to inputs and a way to run the taskmap binary.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <map>
@@ -19,11 +21,22 @@ namespace taskmap::test {
 inline std::string instance(const std::string& name) { return std::string(TASKMAP_TEST_INSTANCES) + "/" + name; }
 inline std::string shared_data(const std::string& name) { return std::string(TASKMAP_SHARED_DATA) + "/" + name; }
 
-// Skips the current test (with the reason) when ../shared/data is not beside the checkout.
-#define TASKMAP_REQUIRE_SHARED_DATA(path)                                                         \
-  do {                                                                                            \
-    if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data not found: " << (path)      \
-                                                     << " (the real-data tests need ../shared/data)"; \
+// True when the environment variable CI is "true" (.ci/run sets it): tests must not skip.
+inline bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string_view(ci) == "true";
+}
+
+// When ../shared/data is not beside the checkout, the current test skips with the reason, or
+// fails with it under CI=true.
+#define TASKMAP_REQUIRE_SHARED_DATA(path)                                                                  \
+  do {                                                                                                     \
+    if (!std::filesystem::exists(path)) {                                                                  \
+      if (::taskmap::test::in_ci())                                                                        \
+        GTEST_FAIL() << "shared data not found: " << (path)                                                \
+                     << " (CI=true: the real-data tests must run; put ../shared/data beside the checkout)"; \
+      GTEST_SKIP() << "shared data not found: " << (path) << " (the real-data tests need ../shared/data)";  \
+    }                                                                                                      \
   } while (0)
 
 // Channel loads of one flow of unit volume, summed per channel id.
