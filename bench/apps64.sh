@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5's application point: the measured 64-rank AMG and CG matrices (../shared/data/apps/
+# The application point: the measured 64-rank AMG and CG matrices (../shared/data/apps/
 # maplib-64) one rank per node on torus:4x4x4 and mesh:4x4x4 (minimal routing). Runs every
 # other mapper, then refine-mcl from the rank order, from scotch and from the best other
 # mapper, with and without its region phase, and prints per instance the best other mapper's

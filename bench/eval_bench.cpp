@@ -1,4 +1,4 @@
-// Evaluator speed (issue 2 acceptance 5): halo3d:32x32x16,points=27 (16,384 tasks) on
+// Evaluator speed: halo3d:32x32x16,points=27 (16,384 tasks) on
 // torus:4x4x4x4x2,ppn=32 with minimal and dor routing. Reports channel-load updates per
 // second next to wall time per evaluation.
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5's comparison on general graphs (many tasks per processing element): Scotch's own
+# The comparison on general graphs (many tasks per processing element): Scotch's own
 # scotch_gmap (Debian package scotch) against taskmap's mappers on the same instances, each
 # mapping evaluated by `taskmap eval` (minimal routing). Prints hop-bytes, MCL and mapping time
 # per method with ratios to scotch_gmap measured in the same run. scotch_gmap seeds its random

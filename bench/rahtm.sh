@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# RAHTM against seed 001's comparison mappings (§IV) at 16,384 ranks, minimal routing (the
+# RAHTM against the comparison mappings of [RAHTM §IV] at 16,384 ranks, minimal routing (the
 # even split over minimal paths). Prints each mapper's MCL, its ratio to ABCDET (the default),
 # hop-bytes and mapping time, plus RAHTM's solver statistics.
 # Usage: bash bench/rahtm.sh [path/to/taskmap] [extra rahtm options, e.g. beam=8]
-# Targets (issue 4): RAHTM's MCL <= 0.8 x ABCDET's on CG, BT and SP, never above the best
+# Targets: RAHTM's MCL <= 0.8 x ABCDET's on CG, BT and SP, never above the best
 # dimension order, under 60 s per mapping on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."

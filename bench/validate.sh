@@ -3,7 +3,7 @@
 # pattern, `taskmap validate` replays one iteration of every mapping under smpirun and sets
 # SimGrid's simulated time beside taskmap's prediction (MCL x bytes / link bandwidth + the
 # longest path's latency, under the single-path routing SimGrid follows). Prints the tables,
-# then per machine the Spearman rank correlation over all its rows (the target: >= 0.9)
+# then per machine the Spearman rank correlation over all its rows (target: >= 0.9)
 # and over each pattern's rows, and the simulated / predicted ratios; the same for taskmap's
 # max-min fluid model (max_min_s), which refines the MCL bound.
 # Usage: bash bench/validate.sh [path/to/taskmap] [refine-mcl seconds, default 3]

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   add_imbalance(validate_cmd);
   validate_cmd->add_option("--keep", config.keep, "Keep each mapping's SimGrid export in this new directory");
 
-  auto* reproduce = app.add_subcommand("reproduce", "Regenerate a seed paper's table or figure, paper beside taskmap");
+  auto* reproduce = app.add_subcommand("reproduce", "Regenerate a reference paper's table or figure, paper beside taskmap");
   reproduce->add_option("name", config.reproduce_name, "Table or figure, e.g. percs-table1 (see --list)");
   reproduce->add_flag("--list", config.list, "List the reproducible tables and figures");
   reproduce->add_option("--format", config.format, "Output: table, json or csv")->default_str("table");

@@ -1,4 +1,4 @@
-// `taskmap reproduce NAME | --list`: a seed paper's table or figure, paper beside taskmap.
+// `taskmap reproduce NAME | --list`: a reference paper's table or figure, paper beside taskmap.
 #include <fmt/format.h>
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// Seed 004 Figure 4: BSM against B-BAC on every Figure 3 system, under minimal and UGAL-like
+// [Dragonfly-BAC Figure 4]: BSM against B-BAC on every Figure 3 system, under minimal and UGAL-like
 // routing. The paper simulates packets; taskmap predicts the time of one halo round from the
 // MCL: each boundary exchange sends 30 packets each way and the pattern's per-neighbour
 // volume is 1/4, so a round takes 120 x MCL packet times on unit-bandwidth links.

@@ -1,4 +1,4 @@
-// Seed 000 Tables 1-4: throughput tau = 4/MCL of each mapping on PERCS (ns, nd) with the
+// [PERCS-map Tables 1-4]: throughput tau = 4/MCL of each mapping on PERCS (ns, nd) with the
 // bottleneck link class. Tables 1 and 2 mark LR bottlenecks with (*) and D otherwise; the
 // random blocking columns are the mean over seeds 1..10.
 #include <fmt/format.h>

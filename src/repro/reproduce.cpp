@@ -42,14 +42,14 @@ Cell& add_cell(Table& table, std::string row, std::string column) {
 
 std::vector<Entry> reproduction_list() {
   return {
-      {"percs-table1", "seed 000 Table 1: Halo, ns = 32, nd = 1..16, direct routing, every mapping"},
-      {"percs-table2", "seed 000 Table 2: Halo, ns = 16..128, nd = 4, direct routing, every mapping"},
-      {"percs-table3", "seed 000 Table 3: Halo, ns = 32, nd = 1..16, indirect routing, blocking mappings"},
-      {"percs-table4", "seed 000 Table 4: Transpose 64x64, ns = 32, direct routing, SN SEQ and hybrid"},
-      {"rtt-table1", "seed 003 Table 1: exact diameter and average distances of RT(a), RTT(a), a = 4..32"},
-      {"rtt-fig5", "seed 003 Figure 5: throughput and average distance vs alpha, 8x4 logical torus on RT(4)/RTT(4)"},
-      {"rtt-fig6", "seed 003 Figure 6: the same with concentration c = 2, 8x8 logical torus on RT(4)/RTT(4)"},
-      {"dragonfly-fig4", "seed 004 Figure 4: BSM vs B-BAC, minimal and UGAL-like routing, every Figure 3 size"},
+      {"percs-table1", "[PERCS-map Table 1]: Halo, ns = 32, nd = 1..16, direct routing, every mapping"},
+      {"percs-table2", "[PERCS-map Table 2]: Halo, ns = 16..128, nd = 4, direct routing, every mapping"},
+      {"percs-table3", "[PERCS-map Table 3]: Halo, ns = 32, nd = 1..16, indirect routing, blocking mappings"},
+      {"percs-table4", "[PERCS-map Table 4]: Transpose 64x64, ns = 32, direct routing, SN SEQ and hybrid"},
+      {"rtt-table1", "[RTT-map Table 1]: exact diameter and average distances of RT(a), RTT(a), a = 4..32"},
+      {"rtt-fig5", "[RTT-map Figure 5]: throughput and average distance vs alpha, 8x4 logical torus on RT(4)/RTT(4)"},
+      {"rtt-fig6", "[RTT-map Figure 6]: the same with concentration c = 2, 8x8 logical torus on RT(4)/RTT(4)"},
+      {"dragonfly-fig4", "[Dragonfly-BAC Figure 4]: BSM vs B-BAC, minimal and UGAL-like routing, every Figure 3 size"},
   };
 }
 

@@ -1,4 +1,4 @@
-// Seed 003: Table 1 (distance properties of RT(a) and RTT(a)) and Figures 5 and 6 (maximum
+// [RTT-map]: Table 1 (distance properties of RT(a) and RTT(a)) and Figures 5 and 6 (maximum
 // throughput and average distance against the share alpha of local traffic), computed from
 // taskmap's routing and channel loads beside the paper's closed forms.
 #include <fmt/format.h>

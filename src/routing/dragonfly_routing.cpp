@@ -1,4 +1,4 @@
-// Dragonfly routings (seed 004): minimal = local, global, local; Valiant = a minimal route to
+// Dragonfly routings [Dragonfly-BAC]: minimal = local, global, local; Valiant = a minimal route to
 // an intermediate group and a minimal route on to the destination, split evenly over every
 // intermediate group (all groups but source and destination; for traffic inside one group,
 // all groups but that one). UGAL-like (flow level, after UGAL-L of Kim et al.): each router

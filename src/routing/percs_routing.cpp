@@ -1,4 +1,4 @@
-// PERCS routing (seed 000, DESIGN.md §4). Inside a supernode traffic is striped over the 8
+// PERCS routing [PERCS-map §4.1, §5.1]. Inside a supernode traffic is striped over the 8
 // bounce nodes of the source's drawer (L-L paths, 1/8 each, self-loops used when the bounce
 // node is source or destination). Between supernodes: direct = the n_d L-D-L paths over the
 // bundle between the two supernodes; indirect = one L-D-L-D-L path per D link leaving the

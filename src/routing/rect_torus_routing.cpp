@@ -1,4 +1,4 @@
-// RT(a)/RTT(a) routing (seed 003): the routing record of Algorithms 1/2, followed either in
+// RT(a)/RTT(a) routing [RTT-map]: the routing record of Algorithms 1/2, followed either in
 // dimension order (x first) or spread over all orderings of its unit steps. When several
 // records have the same minimal length the flow is split evenly among them.
 #include "lattice_walk.h"

@@ -1,4 +1,4 @@
-// Recognition and labelling follow seed 002 §3: bipartiteness, then one Djoković class per
+// Recognition and labelling follow [TiMEr §3]: bipartiteness, then one Djoković class per
 // not yet classified edge {x, y} (the edges with one end closer to x and the other closer to
 // y), failing on overlap; bit j of a vertex says whether it is closer to y than to x. The
 // resulting labels are checked against BFS distances, which makes the test exact.

@@ -1,5 +1,5 @@
 // Communication structure of the NAS Parallel Benchmarks CG, BT and SP (MPI versions),
-// as RAHTM (seed 001) profiles them. Sources: NPB 3.3 MPI, CG/cg.f (setup_submatrix_info:
+// as RAHTM [RAHTM] profiles them. Sources: NPB 3.3 MPI, CG/cg.f (setup_submatrix_info:
 // process grid, reduce_exch_proc, exch_proc) and BT|SP/make_set.f (successor/predecessor on
 // the multi-partition grid), x_solve.f (message sizes of the solve sweeps).
 #include <fmt/format.h>

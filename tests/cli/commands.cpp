@@ -87,7 +87,7 @@ TEST(Cli, InfoReportsStructure) {
   EXPECT_EQ(j["diameter"], 3);
   EXPECT_EQ(j["default_routing"], "direct");
   EXPECT_TRUE(j["partial_cube_dims"].is_null());  // PERCS has triangles (all-to-all drawers)
-  // An 8x8x8 torus is a partial cube with 4 Djoković classes per ring of 8 (seed 002 §2).
+  // An 8x8x8 torus is a partial cube with 4 Djoković classes per ring of 8 [TiMEr §2].
   auto torus = nlohmann::json::parse(run_taskmap("info --machine torus:8x8x8 --format json").out);
   EXPECT_EQ(torus["partial_cube_dims"], 12);
 }

@@ -1,4 +1,4 @@
-// Seed 000 (PERCS) Tables 1-4: the default (sequential) mapping's throughput tau = 4/t with
+// [PERCS-map Tables 1-4]: the default (sequential) mapping's throughput tau = 4/t with
 // its bottleneck class, under direct and indirect routing. The paper rounds half to even.
 #include <gtest/gtest.h>
 

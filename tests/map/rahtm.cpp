@@ -17,7 +17,7 @@ namespace {
 
 using test::run_mapper;
 
-// Seed 001 Figure 1: four processes on a 2x2 network, a heavy flow P1 -> P2 (4 units) and a
+// [RAHTM Figure 1]: four processes on a 2x2 network, a heavy flow P1 -> P2 (4 units) and a
 // light ring P0 -> P1 -> ... (1 unit). Adjacent P1, P2 load one channel with 4; on the
 // diagonal the heavy flow splits 2 + 2 and the ring's diagonal flow P3 -> P0 must cross one
 // of those channels on either path, so the best split gives 2.5 (1.25 with double-wide links).

@@ -108,7 +108,7 @@ TEST(RectTorus, AlgorithmRecordsAreMinimalAndReachTheDestination) {
 }
 
 TEST(RectTorus, DiametersOfRttTable1) {
-  // Table 1 (seed 003): k = 3a/2 for RT(a), k = a for RTT(a).
+  // [RTT-map Table 1]: k = 3a/2 for RT(a), k = a for RTT(a).
   for (std::uint32_t a : {4u, 8u}) {
     EXPECT_EQ(topology_stats(make_machine(fmt::format("rt:a={}", a))).diameter, 3 * a / 2);
     EXPECT_EQ(topology_stats(make_machine(fmt::format("rtt:a={}", a))).diameter, a);

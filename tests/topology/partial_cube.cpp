@@ -11,7 +11,7 @@
 namespace taskmap {
 namespace {
 
-// Partial cubes (seed 002 §2-3): the labels' Hamming distances must equal the hop distances
+// Partial cubes [TiMEr §2-3]: the labels' Hamming distances must equal the hop distances
 // HopDistance computes in closed form, with one label bit per Djoković class.
 TEST(PartialCube, LabelsReproduceHopDistancesOnMeshesToriAndHypercubes) {
   const std::pair<const char*, std::uint32_t> cases[] = {

@@ -1,6 +1,6 @@
 #pragma once
 // Evaluator: turns (CommGraph, Mapping, Machine, Routing) into per-channel loads and the
-// metrics of DESIGN.md §3.
+// metrics (README.md, Metrics).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,7 +31,7 @@ struct Metrics {
   std::vector<ClassMetrics> by_class;
   // Per-node throughput: the rate at which every node can inject its tasks' traffic (each
   // task scaled to send its pattern volume per time unit) before the busiest channel
-  // saturates: slots_per_node / MCL. PERCS's tau = 4/t (seed 000 §3). 0 if MCL is 0.
+  // saturates: slots_per_node / MCL. PERCS's tau = 4/t [PERCS-map §3]. 0 if MCL is 0.
   double throughput = 0;
   double hop_bytes = 0;                // sum of volume x hop distance
   double avg_dilation = 0;             // volume-weighted mean hop distance of communicating pairs

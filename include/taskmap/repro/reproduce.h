@@ -1,5 +1,5 @@
 #pragma once
-// `taskmap reproduce NAME`: regenerates a seed paper's table or figure from taskmap's model
+// `taskmap reproduce NAME`: regenerates a reference paper's table or figure from taskmap's model
 // and puts the paper's value beside taskmap's in every cell.
 #include <string>
 #include <vector>

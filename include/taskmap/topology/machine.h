@@ -41,7 +41,7 @@ struct TorusShape {
   }
 };
 
-// RT(a) / RTT(a) of seed 003 over the 2a x a rectangle; router id = x + 2a*y.
+// RT(a) / RTT(a) of [RTT-map] over the 2a x a rectangle; router id = x + 2a*y.
 struct RectTorusShape {
   std::uint32_t a = 0;
   bool twisted = false;
@@ -62,7 +62,7 @@ struct DragonflyShape {
   RouterId router(std::uint32_t group, std::uint32_t index) const { return group * a + index; }
 };
 
-// PERCS (n_s, n_d) of seed 000 §2: router = hub chip = node; id = supernode * 32 + node.
+// PERCS (n_s, n_d) of [PERCS-map §2]: router = hub chip = node; id = supernode * 32 + node.
 struct PercsShape {
   std::uint32_t ns = 0, nd = 0, bucket_size = 0, h = 0;
   static constexpr std::uint32_t kNodes = 32;

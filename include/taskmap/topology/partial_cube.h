@@ -1,5 +1,5 @@
 #pragma once
-// Partial cubes (seed 002 §2-3): graphs whose vertices can be labelled with bit vectors so
+// Partial cubes [TiMEr §2-3]: graphs whose vertices can be labelled with bit vectors so
 // that the hop distance of two vertices is the Hamming distance of their labels. Meshes,
 // tori with even sizes, hypercubes and trees are partial cubes; TiMEr works on the labels.
 #include <cstdint>

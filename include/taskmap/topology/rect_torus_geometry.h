@@ -1,5 +1,5 @@
 #pragma once
-// Geometry of RT(a)/RTT(a) (seed 003): reducing points into the 2a x a rectangle and the
+// Geometry of RT(a)/RTT(a) [RTT-map]: reducing points into the 2a x a rectangle and the
 // routing records (minimal offsets) between two nodes.
 #include <cstdint>
 #include <vector>

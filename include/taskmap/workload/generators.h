@@ -1,6 +1,6 @@
 #pragma once
 // Synthetic communication patterns. Volumes: every task sends one unit in total in the
-// periodic case (seed 000 §3): 1/(points-1) to each halo neighbour; for transpose 1/(2Q) to
+// periodic case [PERCS-map §3]: 1/(points-1) to each halo neighbour; for transpose 1/(2Q) to
 // each task of its row and 1/(2P) to each task of its column (self included, which is free);
 // for all-to-all 1/(N-1) to every other task.
 #include <cstdint>
@@ -15,7 +15,7 @@ CommGraph make_halo2d(std::uint32_t rows, std::uint32_t cols, std::uint32_t poin
 CommGraph make_halo3d(std::uint32_t nx, std::uint32_t ny, std::uint32_t nz, std::uint32_t points, bool periodic);
 CommGraph make_transpose(std::uint32_t rows, std::uint32_t cols);
 CommGraph make_alltoall(std::uint32_t n);
-// Seed 003's local/global mix on a periodic P x Q grid: alpha/4 to each of the 4 torus
+// The local/global mix of [RTT-map] on a periodic P x Q grid: alpha/4 to each of the 4 torus
 // neighbours (summed when a neighbour repeats on a side of size <= 2) and (1 - alpha)/N to
 // every task, itself included, so each task sends exactly one unit.
 CommGraph make_localmix(std::uint32_t rows, std::uint32_t cols, double alpha);

@@ -1,5 +1,5 @@
 #pragma once
-// RAHTM clustering by tiling (seed 001 §III-B): group a level's elements into tiles of a fixed
+// RAHTM clustering by tiling [RAHTM §III-B]: group a level's elements into tiles of a fixed
 // size over their grid, choosing the tile shape with the least inter-tile traffic.
 #include <cstdint>
 #include <string>

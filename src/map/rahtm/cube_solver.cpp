@@ -1,4 +1,4 @@
-// RAHTM's top-down sub-problem: clusters onto the corners of a 2-ary n-cube (seed 001 §III-C).
+// RAHTM's top-down sub-problem: clusters onto the corners of a 2-ary n-cube [RAHTM §III-C].
 #include <CbcModel.hpp>
 #include <CoinMessageHandler.hpp>
 #include <OsiClpSolverInterface.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// RAHTM merging (seed 001 §III-D): the child blocks of one tree node are re-oriented (every
+// RAHTM merging [RAHTM §III-D]: the child blocks of one tree node are re-oriented (every
 // rotation and reflection of the block) and combined greedily, heaviest pairwise MCL first,
 // keeping a beam of the best N partial mappings. MCL is evaluated on the real machine with
 // the flow split evenly over all minimal paths.

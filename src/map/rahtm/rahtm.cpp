@@ -1,4 +1,4 @@
-// RAHTM driver (seed 001 §III): decomposition of the torus into uniform parts and 2-ary
+// RAHTM driver [RAHTM §III]: decomposition of the torus into uniform parts and 2-ary
 // sub-cubes, clustering by tiling, top-down cube placement, bottom-up merging.
 #include "taskmap/map/rahtm/rahtm.h"
 

@@ -12,7 +12,7 @@ namespace {
 
 bool power_of_two(std::uint32_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
-// One line or cycle of seed 004's construction: cells in path order (row-major indices, row 0
+// One line or cycle of [Dragonfly-BAC]'s construction: cells in path order (row-major indices, row 0
 // = the reference row) and, for cycles, which of the four legs between reflections each is on.
 struct MeshPath {
   bool cycle = false;

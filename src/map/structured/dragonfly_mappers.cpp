@@ -1,4 +1,4 @@
-// Seed 004 mappings for Dragonfly stencil jobs: the blocked baseline BSM (Bhatele et al.) and
+// Dragonfly stencil mappings [Dragonfly-BAC]: the blocked baseline BSM (Bhatele et al.) and
 // B-BAC (2x2 task units coloured by a balanced adjacency colouring, colour = group).
 #include "taskmap/map/mapper_support.h"
 #include "taskmap/map/structured/structured_mappers.h"

@@ -1,4 +1,4 @@
-// Seed 000 mappings for PERCS: blocking (Bhatele et al.), mod-colouring (Lemma 4.1) and the
+// [PERCS-map] mappings for PERCS: blocking (Bhatele et al.), mod-colouring (Lemma 4.1) and the
 // row-wise / column-wise / hybrid Transpose mappings. Tasks live on a P x Q grid
 // (task = row * Q + column); supernode s holds nodes s*32 .. s*32+31, node k holds slots
 // 4k .. 4k+3 (ppn = 4).
@@ -20,7 +20,7 @@ const PercsShape& percs_shape(const MapperLabel& label, const Machine& m) {
 SlotId quad_slot(NodeId node, std::uint32_t r, std::uint32_t c) { return node * 4 + (r % 2) * 2 + c % 2; }
 
 // Block size of each level and its processor block: a 2x2 block per node, 4x8 per drawer,
-// 8x16 per supernode (seed 000 §4.3).
+// 8x16 per supernode [PERCS-map §4.3].
 struct BlockLevel {
   std::uint32_t rows, cols, nodes;
 };

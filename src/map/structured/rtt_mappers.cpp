@@ -1,4 +1,4 @@
-// Seed 003 mappings of a logical 2D torus onto RT(a) / RTT(a): concentration functions
+// [RTT-map] mappings of a logical 2D torus onto RT(a) / RTT(a): concentration functions
 // f_c^h, f_c^v, f_c^t applied left to right, then the mapping function id or the diagonal
 // shift f^d. The logical P x Q grid is the paper's rectangle with x < P (the first size) and
 // y < Q; the machine's routers are (x, y) in 2a x a, router id = x + 2a*y. Tasks that land on

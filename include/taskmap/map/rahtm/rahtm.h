@@ -1,5 +1,5 @@
 #pragma once
-// RAHTM (seed 001): routing-aware hierarchical mapping on tori. Tasks are clustered by tiling
+// RAHTM [RAHTM]: routing-aware hierarchical mapping on tori. Tasks are clustered by tiling
 // (concentration first), clusters are placed top-down onto 2-ary n-cubes by the MILP of the
 // paper's Table II (solved with COIN-OR CBC), and the resulting blocks are merged bottom-up
 // over all their rotations and reflections with a beam of the best N partial mappings.

@@ -1,5 +1,5 @@
 #pragma once
-// TiMEr (seed 002 §4-6): improves the hop-bytes of a mapping onto a partial cube by swapping
+// TiMEr [TiMEr §4-6]: improves the hop-bytes of a mapping onto a partial cube by swapping
 // the labels of tasks along many random hierarchies of the label digits.
 //
 // Every task gets the label l_p(router) . l_e, its router's partial-cube label followed by an

@@ -9,7 +9,7 @@ namespace taskmap {
 
 using Coloring = std::vector<std::uint32_t>;
 
-// Seed 000 Lemma 4.1 / Appendix A: a perfect colouring of the periodic p x q grid with pq/2
+// [PERCS-map Lemma 4.1, Appendix A]: a perfect colouring of the periodic p x q grid with pq/2
 // colours, each used twice. Rows 2j and 2j+1 take colour group j (colours jq .. jq+q-1) in the
 // nice pair of permutations sigma1(i) = i, sigma2(i) = 5i + 2 mod q. Needs p a multiple of 4
 // and q >= 8 a power of two; throws naming the constraint otherwise.
@@ -20,11 +20,11 @@ struct ColoringCheck {
   std::string problem;  // the first violation found, "" when ok
 };
 
-// Perfect (seed 000 §4.3): on the periodic p x q grid, for every colour the 4f neighbours of
+// Perfect [PERCS-map §4.3]: on the periodic p x q grid, for every colour the 4f neighbours of
 // its f cells are pairwise distinct and differ from the colour itself.
 ColoringCheck check_perfect_coloring(const Coloring& colors, std::uint32_t p, std::uint32_t q);
 
-// Seed 004 §2: balanced adjacency colouring of the n x n mesh by lines and cycles copied
+// [Dragonfly-BAC §2]: balanced adjacency colouring of the n x n mesh by lines and cycles copied
 // from the reference (top) row. colors = n (any n >= 2: every pair adjacent exactly 4 times)
 // or 2n (n even: 4 colours per cycle, one pair per half of it, 2 per line; every pair
 // adjacent at most once). Throws for other combinations.
