@@ -138,7 +138,7 @@ int run_compare(const RunConfig& c) {
     double secs = seconds_since(t0);
     progress.erase();
     if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-    rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs});
+    rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs, {}});
     progress.advance();
   }
   if (reasons.size() == rows.size()) fail("compare: no mapper applies ({})", fmt::join(reasons, "; "));

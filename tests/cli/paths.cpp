@@ -72,7 +72,7 @@ TEST_F(CliPaths, OutMappingAndFileMapperTakeAnyPath) {
 TEST_F(CliPaths, MissingFilesAreNamedWithTheirExactPath) {
   const std::string job = "eval --machine torus:4x4 --pattern halo2d:4x4 ";
   const std::string missing = (dir_ / "run=1" / "a,b c.txt").string();
-  for (const std::string args : {"--mapping " + shell_quoted(missing),
+  for (const std::string& args : {"--mapping " + shell_quoted(missing),
                                  "--mapper " + shell_quoted("file:" + io::quote_spec_value(missing))}) {
     SCOPED_TRACE(args);
     const auto r = test::run_taskmap(job + args);
