@@ -179,5 +179,26 @@ TEST(MapperCatalog, EverySpecInTheDocsParses) {
   EXPECT_GE(inline_specs, 50u) << "the docs name specs inline";
 }
 
+// Every reference key a catalog cites ("[RAHTM §III-D]", "[RAHTM]; RT/RTT [RTT-map]") has its
+// full citation in docs/references.md.
+TEST(MapperCatalog, EveryCitedKeyHasItsCitation) {
+  std::ifstream in(std::filesystem::path(TASKMAP_SOURCE_DIR) / "docs" / "references.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::regex key(R"(\[([A-Za-z][A-Za-z-]*)[\] ])");
+  std::size_t cited = 0;
+  for (const Catalog* c : {&machine_catalog(), &routing_catalog(), &pattern_catalog(), &placement_format_catalog(),
+                           &mapper_catalog()}) {
+    for (const CatalogEntry& e : c->entries()) {
+      const std::string ref(e.reference);
+      for (auto it = std::sregex_iterator(ref.begin(), ref.end(), key); it != std::sregex_iterator(); ++it) {
+        EXPECT_NE(text.str().find("**[" + (*it)[1].str() + "]**"), std::string::npos) << e.name << ": " << ref;
+        ++cited;
+      }
+    }
+  }
+  EXPECT_GE(cited, 15u);
+}
+
 }  // namespace
 }  // namespace taskmap
