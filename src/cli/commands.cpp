@@ -54,8 +54,12 @@ int run_eval(const RunConfig& c) {
   std::optional<MapperSpec> baseline;
   if (!c.report.empty()) {
     baseline = parse_mapper_spec(c.baseline);
-    if (!c.report.ends_with(".html")) fail("--report {}: the report is an HTML page; name it *.html", c.report);
+    if (!c.report.ends_with(".html") && !io::is_stdout_path(c.report)) {
+      fail("--report {}: the report is an HTML page; name it *.html (or - for standard output)", c.report);
+    }
+    io::check_output_path(c.report, io::OutputKind::File, "--report");
   }
+  if (!c.loads_csv.empty()) io::check_output_path(c.loads_csv, io::OutputKind::File, "--loads-csv");
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
@@ -79,7 +83,9 @@ int run_eval(const RunConfig& c) {
     columns[1] = {mapping_name, m, loads};
     io::write_file_atomically(
         c.report, html_report(machine, {job.pattern_spec->text, routing_name, graph.num_tasks()}, columns));
-    std::cerr << fmt::format("wrote {} ({} beside {})\n", c.report, mapping_name, baseline->text);
+    if (!io::is_stdout_path(c.report)) {
+      std::cerr << fmt::format("wrote {} ({} beside {})\n", c.report, mapping_name, baseline->text);
+    }
   }
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = metrics_to_json(m);
@@ -102,6 +108,7 @@ int run_map(const RunConfig& c) {
   job.placement = parse_placement_format(c.out_format);
   const HostNames hosts = c.hosts_file.empty() ? HostNames::with_prefix(c.host_prefix) : HostNames::from_file(c.hosts_file);
   if (job.mappers.size() != 1) fail("map: give one --mapper");
+  io::check_output_path(c.out, io::OutputKind::File, "--out");
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine);
@@ -109,7 +116,9 @@ int run_map(const RunConfig& c) {
   Mapping mapping = map_checked(job.mappers.front(), problem);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, hosts));
-  std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
+  if (!io::is_stdout_path(c.out)) {
+    std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
+  }
   return 0;
 }
 

@@ -38,6 +38,7 @@ int run_reproduce(const RunConfig& c) {
   if (c.format != "table" && c.format != "json" && c.format != "csv") {
     fail("--format '{}' is not table, json or csv", c.format);
   }
+  if (!c.out.empty()) io::check_output_path(c.out, io::OutputKind::Directory, "--out");
   const repro::Reproduction r = repro::reproduce(c.reproduce_name);
 
   // Everything is computed before any file is written.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "taskmap/eval/max_min.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/core/temp_files.h"
 #include "taskmap/validate/simgrid.h"
 
 namespace taskmap::cli {
@@ -37,6 +39,7 @@ int run_export_simgrid(const RunConfig& c) {
   Job job = validate(c, true);
   if (job.mappers.empty() == c.mapping_file.empty()) fail("export simgrid: give exactly one of --mapper and --mapping");
   const SimGridOptions options = simgrid_options(c);
+  check_simgrid_export_dir(c.out, "--out");
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing = routing_of(job, machine);
@@ -55,6 +58,7 @@ int run_validate(const RunConfig& c) {
   Job job = validate(c, true);
   if (job.mappers.empty()) fail("validate: --mappers names no mapper");
   const SimGridOptions options = simgrid_options(c);
+  if (!c.keep.empty()) check_simgrid_export_dir(c.keep, "--keep");
   Machine machine = build_machine(job.machine_spec);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing_spec = routing_of(job, machine);
@@ -63,8 +67,9 @@ int run_validate(const RunConfig& c) {
   namespace fs = std::filesystem;
   const fs::path work = c.keep.empty() ? fs::temp_directory_path() / fmt::format("taskmap-validate-{}", ::getpid())
                                        : fs::path(c.keep);
-  if (!c.keep.empty() && fs::exists(work) && !fs::is_empty(work)) fail("--keep {}: exists and is not empty", c.keep);
   fs::create_directories(work);
+  std::optional<io::TempPathGuard> remove_on_signal;  // the scratch directory, not --keep's
+  if (c.keep.empty()) remove_on_signal.emplace(work.string(), true);
   struct Row {
     std::string mapping, platform;
     double mcl, predicted, max_min, simulated;

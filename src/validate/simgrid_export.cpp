@@ -1,13 +1,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include <unistd.h>
 
+#include "taskmap/core/atomic_file.h"
 #include "taskmap/core/error.h"
+#include "taskmap/core/temp_files.h"
 #include "taskmap/validate/simgrid.h"
 
 namespace taskmap {
@@ -167,14 +171,22 @@ SimGridExport export_simgrid(const Machine& m, const RoutingSpec& spec, const Co
   return e;
 }
 
+void check_simgrid_export_dir(const std::string& dir, std::string_view option) {
+  io::check_output_path(dir, io::OutputKind::Directory, option);
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_empty(dir, ec)) {
+    fail("{} {}: exists and is not an empty directory", option, dir);
+  }
+}
+
 std::string write_simgrid_export(const SimGridExport& e, const std::string& dir) {
   namespace fs = std::filesystem;
+  check_simgrid_export_dir(dir);
   std::error_code ec;
-  if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec))) {
-    fail("--out {}: exists and is not an empty directory", dir);
-  }
   const fs::path temp = fmt::format("{}.tmp-{}", dir, ::getpid());
   fs::remove_all(temp, ec);
+  // Removed with what it holds if the run is interrupted.
+  const io::TempPathGuard guard(temp.string(), true);
   if (!fs::create_directories(temp / "trace", ec)) fail("--out {}: cannot create ({})", dir, ec.message());
   const std::string command = fmt::format(
       "${{SMPIRUN:-smpirun}} -np {} -platform platform.xml -hostfile hostfile.txt -replay traces.txt {}", e.ranks,
@@ -183,7 +195,8 @@ std::string write_simgrid_export(const SimGridExport& e, const std::string& dir)
     auto write = [&](const fs::path& path, const std::string& text) {
       std::ofstream out(path, std::ios::binary);
       out << text;
-      if (!out) fail("--out {}: cannot write {}", dir, path.filename().string());
+      out.close();
+      if (!out) fail("--out {}: cannot write {} ({})", dir, path.filename().string(), std::strerror(errno));
     };
     write(temp / "platform.xml", e.platform_xml);
     write(temp / "hostfile.txt", e.hostfile);

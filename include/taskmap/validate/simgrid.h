@@ -5,6 +5,7 @@
 // replayed by `smpirun -replay`, and the simulated time is set beside taskmap's MCL bound.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "taskmap/problem/mapping.h"
@@ -44,6 +45,10 @@ SimGridExport export_simgrid(const Machine& machine, const RoutingSpec& routing_
 // and run.sh into `dir`, built in a temporary directory and renamed: `dir` must not exist
 // or be empty. Returns the smpirun command line (also in run.sh).
 std::string write_simgrid_export(const SimGridExport& e, const std::string& dir);
+
+// Fails with one line "OPTION DIR: reason" unless `dir` can take an export (checked before
+// any work): a new directory that can be created, or an empty one; "-" is refused.
+void check_simgrid_export_dir(const std::string& dir, std::string_view option = "--out");
 
 // smpirun's arguments beyond -np/-platform/-hostfile/-replay: SimGrid's plain max-min fluid
 // model (CM02, no TCP factors, no cross traffic) so it shares bandwidth like a flow model.
