@@ -46,7 +46,12 @@ Machine read_graph_machine(const std::string& path, std::uint32_t nodes_per_rout
       if (!bw || *bw <= 0) cur.fail_here(fmt::format("bandwidth '{}' is not a positive number", f[2]));
       if (class_ids.count(f[1])) cur.fail_here(fmt::format("class '{}' defined twice", f[1]));
       if (links > 0) cur.fail_here("classes must be defined before the first link");
-      class_ids.emplace(std::string(f[1]), m.add_class(std::string(f[1]), *bw));
+      if (m.classes.size() >= Machine::kMaxLinkClasses) {
+        cur.fail_here(fmt::format("class '{}': a machine has at most {} link classes", f[1], Machine::kMaxLinkClasses));
+      }
+      // Names are checked against class_ids above; add_class would compare with every class.
+      m.classes.push_back(LinkClass{std::string(f[1]), *bw});
+      class_ids.emplace(std::string(f[1]), static_cast<std::uint16_t>(m.classes.size() - 1));
     } else if (key == "link" || key == "channel") {
       if (f.size() != 3 && f.size() != 4) cur.fail_here(fmt::format("expected '{} U V [CLASS]'", key));
       if (m.classes.empty()) class_ids.emplace("link", m.add_class("link", 1.0));

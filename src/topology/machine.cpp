@@ -23,6 +23,9 @@ ChannelId Machine::add_channel(RouterId src, RouterId dst, std::uint16_t link_cl
 
 std::uint16_t Machine::add_class(std::string name, double bandwidth) {
   if (!(bandwidth > 0)) fail("link class '{}': bandwidth must be positive", name);
+  if (classes.size() >= kMaxLinkClasses) {
+    fail("link class '{}': a machine has at most {} link classes", name, kMaxLinkClasses);
+  }
   for (std::size_t i = 0; i < classes.size(); ++i) {
     if (classes[i].name == name) fail("link class '{}' defined twice", name);
   }

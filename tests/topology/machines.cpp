@@ -1,6 +1,11 @@
 // Machines: channel structure, the wiring rules of each family, distances, machine files.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "taskmap/core/error.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/topology/partial_cube.h"
@@ -217,6 +222,35 @@ TEST(GraphMachine, MalformedFilesNameFileAndLine) {
   EXPECT_EQ(message("bad_router.topo"), test::instance("bad/bad_router.topo") + ":3: router id 5 is out of range [0, 3)");
   EXPECT_EQ(message("no_routers.topo"), test::instance("bad/no_routers.topo") + ":1: expected 'routers N' as the first line");
   EXPECT_NE(message("missing.topo").find("cannot open"), std::string::npos);
+}
+
+// Channel::link_class has 16 bits: the 65,536th class is the last one a file may define, and
+// one more is refused with its line rather than wrapped to class 0.
+TEST(GraphMachine, RefusesMoreLinkClassesThanTheIdHolds) {
+  const auto path = std::filesystem::temp_directory_path() / ("taskmap_classes_" + std::to_string(::getpid()) + ".topo");
+  auto write = [&](std::size_t classes) {
+    std::ofstream out(path);
+    out << "routers 2\n";
+    for (std::size_t c = 0; c < classes; ++c) out << "class c" << c << " 1\n";
+    out << "link 0 1 c" << classes - 1 << "\n";
+  };
+  write(65536);
+  const Machine last = make_machine("graph:" + path.string());
+  ASSERT_EQ(last.classes.size(), 65536u);
+  ASSERT_EQ(last.channels.size(), 2u);
+  EXPECT_EQ(last.channels[0].link_class, 65535u);
+  EXPECT_EQ(last.classes[last.channels[0].link_class].name, "c65535");
+
+  write(65537);
+  std::string message = "no error";
+  try {
+    make_machine("graph:" + path.string());
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  // "routers" is line 1, class c65536 line 65538.
+  EXPECT_EQ(message, path.string() + ":65538: class 'c65536': a machine has at most 65536 link classes");
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // Machine: routers joined by directed channels (each of a named link class with one
 // bandwidth), compute nodes attached to routers, slots (cores) on nodes. The kind-specific
 // shape (torus dimensions, Dragonfly wiring, PERCS buckets, ...) rides along for routing.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -129,7 +130,11 @@ class Machine {
 
   // Appends a channel and returns its id.
   ChannelId add_channel(RouterId src, RouterId dst, std::uint16_t link_class);
+  // Fails on a bad bandwidth, a name defined twice, or a class beyond kMaxLinkClasses.
   std::uint16_t add_class(std::string name, double bandwidth);
+
+  // Channel::link_class is 16 bits wide.
+  static constexpr std::size_t kMaxLinkClasses = std::size_t{1} << 16;
 };
 
 }  // namespace taskmap
