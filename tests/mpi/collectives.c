@@ -1,4 +1,4 @@
-/* Collectives with sizes the profiler test (tests/test_profile.cpp) knows by hand; no
+/* Collectives with sizes the profiler test (tests/launch/profiler.cpp) knows by hand; no
  * point-to-point calls. Run with 4 ranks. */
 #include <mpi.h>
 

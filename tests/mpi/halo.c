@@ -1,4 +1,4 @@
-/* A small MPI program for the profiler's end-to-end test (tests/test_profile.cpp): every
+/* A small MPI program for the profiler's end-to-end test (tests/launch/profiler.cpp): every
  * kind of point-to-point send the profiler counts, with sizes the test knows by hand.
  * Run with 4 ranks. With the argument --where, each rank also prints where it runs:
  * "rank R host H cpus C1 C2 ..." (its host name and the CPUs it is bound to). */
@@ -31,8 +31,9 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1 && strcmp(argv[1], "--where") == 0) print_where(rank);
   const int right = (rank + 1) % size, left = (rank + size - 1) % size, across = (rank + 2) % size;
-  double out_r[100] = {0}, out_l[50] = {0}, in_r[100], in_l[50];
-  /* 3 halo exchanges: 100 doubles to the right, 50 to the left (non-blocking). */
+  /* 3 halo exchanges: 100 doubles to the right, 50 to the left (non-blocking). So 100 come
+   * from the left and 50 from the right: each receive buffer holds what it receives. */
+  double out_r[100] = {0}, out_l[50] = {0}, in_l[100], in_r[50];
   for (int iter = 0; iter < 3; ++iter) {
     MPI_Request req[4];
     MPI_Irecv(in_l, 100, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &req[0]);
