@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collective_algorithms.h"
@@ -320,6 +321,60 @@ TEST(Profiler, ProfileMapAndRelaunchWithTheRankfile) {
       }
     }
   }
+  std::filesystem::remove_all(dir);
+}
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// An output under a regular file cannot be created: rank 0 says so once at MPI_Init and the
+// job fails instead of running unprofiled and exiting 0.
+TEST(Profiler, AnUnwritableOutputStopsTheJobAtInit) {
+  TASKMAP_REQUIRE_MPIRUN();
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("taskmap_profile_file_" + std::to_string(::getpid()))).string();
+  { std::ofstream(file) << "a regular file\n"; }
+  const std::string out = file + "/profile.txt";
+  const test::CommandResult r = run_profiled(TASKMAP_MPI_HALO, out);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(occurrences(r.err, "taskmap-profile: TASKMAP_PROFILE_OUT=" + out +
+                                   ": cannot write the profile there (Not a directory)\n"),
+            1u)
+      << r.err;
+  EXPECT_EQ(occurrences(r.err, "taskmap-profile:"), 1u) << r.err;
+  EXPECT_EQ(std::filesystem::file_size(file), 15u);
+  std::filesystem::remove(file);
+}
+
+// /dev/full passes the check at MPI_Init (it is writable) and fails the write at
+// MPI_Finalize: one line, a failed job, and the device left as it was.
+TEST(Profiler, AFailedWriteAtFinalizeIsReported) {
+  TASKMAP_REQUIRE_MPIRUN();
+  const test::CommandResult r = run_profiled(TASKMAP_MPI_HALO, "/dev/full");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(occurrences(r.err, "taskmap-profile: cannot write the profile /dev/full (No space left on device)\n"), 1u)
+      << r.err;
+  EXPECT_EQ(occurrences(r.err, "taskmap-profile:"), 1u) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::lstat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full was replaced";
+}
+
+// A symbolic link's target gets the profile; the link stays.
+TEST(Profiler, ASymlinkedOutputKeepsTheLink) {
+  TASKMAP_REQUIRE_MPIRUN();
+  const auto dir = std::filesystem::temp_directory_path() / ("taskmap_profile_link_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_symlink("target.txt", dir / "link.txt");
+  const test::CommandResult r = run_profiled(TASKMAP_MPI_HALO, (dir / "link.txt").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.txt"));
+  // Rank 0 sends 2440 bytes in 4 messages to rank 1 (see the first test).
+  EXPECT_EQ((read_matrix((dir / "target.txt").string())[{0, 1}]), (std::pair<unsigned long long, unsigned long long>{2440, 4}));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 2);
   std::filesystem::remove_all(dir);
 }
 #else

@@ -3,8 +3,10 @@
 // point-to-point send (blocking, non-blocking, persistent, sendrecv), with ranks in
 // MPI_COMM_WORLD, and at MPI_Finalize rank 0 writes them to $TASKMAP_PROFILE_OUT (default
 // taskmap-profile.txt) as "src dst bytes messages" lines, which `taskmap --pattern file:PATH`
-// reads. The file is written to a temporary name and renamed, so a crashed run leaves none;
-// its last line "# end of taskmap-profile: L lines" lets the reader spot a cut copy.
+// reads. The file is written to a temporary name and renamed, so a crashed run leaves none
+// (a device or FIFO is written in place; a symbolic link's target is replaced). An output
+// that cannot be written stops the job with one line: at MPI_Init when its directory is
+// missing or not writable, at MPI_Finalize when the write fails. Its last line "# end of taskmap-profile: L lines" lets the reader spot a cut copy.
 //
 // Collectives are recorded on request, as the point-to-point messages of a named algorithm
 // (TASKMAP_PROFILE_COLLECTIVES, see collective_algorithms.h): MPI libraries run collectives
@@ -13,14 +15,17 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collective_algorithms.h"
@@ -52,6 +57,52 @@ Profile& profile() {
   return p;
 }
 
+std::string profile_path() {
+  const char* env = std::getenv("TASKMAP_PROFILE_OUT");
+  return env && *env ? env : "taskmap-profile.txt";
+}
+
+// `path` with symbolic links followed to the last one's target (which is replaced, the link
+// stays).
+std::string resolved(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    char target[4096];
+    const ssize_t n = ::readlink(p.c_str(), target, sizeof target);
+    if (n < 0 || n == static_cast<ssize_t>(sizeof target)) break;
+    std::string link(target, static_cast<std::size_t>(n));
+    if (link[0] == '/') p = link;
+    else {
+      const std::size_t slash = p.rfind('/');
+      p = slash == std::string::npos ? link : p.substr(0, slash + 1) + link;
+    }
+  }
+  return p;
+}
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Why the profile cannot be written to `path` ("" when it can): checked at MPI_Init, so a
+// run is not profiled for nothing.
+std::string unwritable(const std::string& path) {
+  const std::string target = resolved(path);
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return std::strerror(EISDIR);
+    if (::access(target.c_str(), W_OK) != 0) return std::strerror(errno);
+    if (!S_ISREG(st.st_mode)) return "";  // a device or FIFO, written in place
+  }
+  const std::string dir = directory_of(target);
+  if (::stat(dir.c_str(), &st) != 0) return std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return std::strerror(ENOTDIR);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
+  return "";
+}
+
 void start() {
   Profile& p = profile();
   if (p.ready) return;
@@ -64,6 +115,15 @@ void start() {
     // A profile silently missing the traffic the user asked for would mislead the mapping.
     if (p.world_rank == 0) std::fprintf(stderr, "taskmap-profile: TASKMAP_PROFILE_COLLECTIVES: %s\n", error.c_str());
     PMPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (p.world_rank == 0) {
+    const std::string path = profile_path();
+    const std::string why = unwritable(path);
+    if (!why.empty()) {
+      std::fprintf(stderr, "taskmap-profile: TASKMAP_PROFILE_OUT=%s: cannot write the profile there (%s)\n",
+                   path.c_str(), why.c_str());
+      PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
   }
   p.ready = true;
 }
@@ -169,14 +229,21 @@ void write_profile() {
   PMPI_Gatherv(mine.data(), length, MPI_UNSIGNED_LONG_LONG, all.data(), lengths.data(), offsets.data(),
                MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   if (p.world_rank != 0) return;
-  const char* env = std::getenv("TASKMAP_PROFILE_OUT");
-  const std::string path = env && *env ? env : "taskmap-profile.txt";
-  const std::string temporary = path + ".tmp" + std::to_string(static_cast<long>(getpid()));
+  const std::string path = profile_path();
+  const std::string target = resolved(path);
+  // A regular file (or a new one) is written to a temporary and renamed over it; a device or
+  // a FIFO is written in place, since a rename would replace the node.
+  struct stat st {};
+  const bool in_place = ::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+  const std::string temporary = in_place ? target : target + ".tmp" + std::to_string(static_cast<long>(getpid()));
+  // The job is aborted rather than reported a success without its profile.
+  auto cannot_write = [&](int error) {
+    std::fprintf(stderr, "taskmap-profile: cannot write the profile %s (%s)\n", path.c_str(), std::strerror(error));
+    if (!in_place) std::remove(temporary.c_str());
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+  };
   std::FILE* out = std::fopen(temporary.c_str(), "w");
-  if (!out) {
-    std::fprintf(stderr, "taskmap-profile: cannot write %s\n", temporary.c_str());
-    return;
-  }
+  if (!out) return cannot_write(errno);
   std::fprintf(out, "# taskmap-profile: %d ranks (MPI_COMM_WORLD); src dst bytes messages\n", p.world_size);
   std::fprintf(out, "# collectives: %s\n", taskmap::profile::describe(p.collectives).c_str());
   int lines = 1;
@@ -189,11 +256,10 @@ void write_profile() {
       std::fprintf(out, "%zu %llu %llu %llu\n", r, row[0], row[1], row[2]);
     }
   std::fprintf(out, "# end of taskmap-profile: %d lines\n", lines);
-  const bool ok = std::fflush(out) == 0 && !std::ferror(out);
-  if (std::fclose(out) != 0 || !ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::fprintf(stderr, "taskmap-profile: cannot write %s\n", path.c_str());
-    std::remove(temporary.c_str());
-  }
+  int error = std::fflush(out) == 0 && !std::ferror(out) ? 0 : (errno ? errno : EIO);
+  if (std::fclose(out) != 0 && error == 0) error = errno;
+  if (error == 0 && !in_place && std::rename(temporary.c_str(), target.c_str()) != 0) error = errno;
+  if (error != 0) cannot_write(error);
 }
 
 }  // namespace
