@@ -21,6 +21,10 @@ class CommGraph {
   // Sums duplicate (src, dst) pairs and drops zero volumes. Throws on ids >= num_tasks or
   // negative volumes.
   static CommGraph from_edges(std::uint32_t num_tasks, std::vector<CommEdge> edges);
+  // Peak bytes of a run on a graph of `tasks` tasks built from an edge list of `flows` entries:
+  // the edge list, the CSR built from it, and what a run keeps per task. Saturates at
+  // UINT64_MAX. Readers and generators check it against memory_limit() before allocating.
+  static std::uint64_t estimated_bytes(std::uint64_t tasks, std::uint64_t flows);
 
   std::uint32_t num_tasks() const { return num_tasks_; }
   std::size_t num_edges() const { return targets_.size(); }
