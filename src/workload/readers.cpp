@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/core/text_source.h"
 
 namespace taskmap {
@@ -28,9 +29,33 @@ double volume_field(const LineCursor& cur, std::string_view f) {
 constexpr std::int64_t kMaxTasks = 1 << 30;
 
 TaskId task_field(const LineCursor& cur, std::string_view f, std::int64_t base, std::int64_t n) {
-  std::int64_t v = int_field(cur, f, "task id") - base;
-  if (v < 0 || v >= n) cur.fail_here(fmt::format("task id {} is out of range [{}, {})", v + base, base, n + base));
-  return static_cast<TaskId>(v);
+  const std::int64_t id = int_field(cur, f, "task id");
+  // Compared before subtracting: id - base overflows for ids near INT64_MIN.
+  if (id < base || id - base >= n) cur.fail_here(fmt::format("task id {} is out of range [{}, {})", id, base, n + base));
+  return static_cast<TaskId>(id - base);
+}
+
+// Task counts a file states in one header field or one id are held to what its content can
+// justify, before anything is allocated for them: beyond kTaskFloor, at most two tasks per
+// entry (a line names at most a source and a destination).
+constexpr std::uint64_t kTaskFloor = std::uint64_t(1) << 20;
+
+std::string place(const LineCursor& cur, std::size_t line) { return fmt::format("{}:{}", cur.source(), line); }
+
+// Refuses `tasks` tasks (from `what`, e.g. "task id 1073741823", found at `where`) with
+// `flows` edge-list entries when they need more than memory_limit().
+void check_task_memory(const std::string& where, const std::string& what, std::uint64_t tasks, std::uint64_t flows) {
+  check_memory(fmt::format("{}: {}", where, what), CommGraph::estimated_bytes(tasks, flows), fmt::format("{} tasks", tasks));
+}
+
+// Refuses `tasks` tasks from `what` when they exceed kTaskFloor and the two per entry that
+// `entries` entries can name (sparse ids: a few tasks with huge ids).
+void check_task_justified(const std::string& where, const std::string& what, std::uint64_t tasks, std::uint64_t entries,
+                          std::string_view entry_noun, std::string_view remedy) {
+  const std::uint64_t named = saturating_mul(entries, 2);
+  if (tasks <= std::max(named, kTaskFloor)) return;
+  fail("{}: {} makes {} tasks, but the file's {} {} name at most {}{}{}", where, what, tasks, entries, entry_noun, named,
+       remedy.empty() ? "" : "; ", remedy);
 }
 
 std::string strip_compression(std::string name) {
@@ -93,6 +118,12 @@ CommGraph read_metis(const std::string& path) {
   const std::int64_t n = int_field(cur, h[0], "vertex count"), m = int_field(cur, h[1], "edge count");
   if (n <= 0 || n > kMaxTasks) cur.fail_here(fmt::format("vertex count {} is out of range", n));
   if (m < 0) cur.fail_here(fmt::format("edge count {} is negative", m));
+  // A simple graph on n vertices has at most n(n-1)/2 edges (n <= 2^30: no overflow).
+  if (static_cast<std::uint64_t>(m) > static_cast<std::uint64_t>(n) * (n - 1) / 2) {
+    cur.fail_here(fmt::format("edge count {} is too large: {} vertices have at most {} edges", m, n, n * (n - 1) / 2));
+  }
+  const std::size_t header_line = cur.line_number();
+  check_task_memory(place(cur, header_line), fmt::format("vertex count {}", n), static_cast<std::uint64_t>(n), 0);
   std::string fmt_digits = h.size() >= 3 ? std::string(h[2]) : "0";
   if (fmt_digits.size() > 3 || fmt_digits.find_first_not_of("01") != std::string::npos) {
     cur.fail_here(fmt::format("fmt '{}' must be up to three 0/1 digits", fmt_digits));
@@ -121,10 +152,13 @@ CommGraph read_metis(const std::string& path) {
     }
   }
   if (cur.next_content_line("%")) cur.fail_here(fmt::format("more than the {} vertex lines the header announces", n));
-  if (entries != 2 * m) {
-    fail("{}: header announces {} edges but the adjacency lists hold {} entries (expected {})", path, m, entries,
-         2 * m);
+  // Each edge is listed at both of its ends; entries / 2 cannot overflow where 2 * m can.
+  if (entries % 2 != 0 || entries / 2 != m) {
+    fail("{}: header announces {} edges but the adjacency lists hold {} entries, not twice the edge count (each edge "
+         "is listed at both of its ends)",
+         place(cur, header_line), m, entries);
   }
+  check_task_memory(place(cur, header_line), fmt::format("vertex count {}", n), static_cast<std::uint64_t>(n), edges.size());
   return CommGraph::from_edges(static_cast<std::uint32_t>(n), std::move(edges));
 }
 
@@ -156,6 +190,9 @@ CommGraph read_matrix_market(const std::string& path) {
   const std::int64_t rows = int_field(cur, s[0], "row count"), cols = int_field(cur, s[1], "column count");
   if (rows != cols) cur.fail_here(fmt::format("matrix is {}x{}; a communication matrix must be square", rows, cols));
   if (rows <= 0 || rows > kMaxTasks) cur.fail_here(fmt::format("size {} is out of range", rows));
+  const std::size_t size_line_number = cur.line_number();
+  const std::string size_what = fmt::format("size {}", rows);
+  check_task_memory(place(cur, size_line_number), size_what, static_cast<std::uint64_t>(rows), 0);
   std::vector<CommEdge> edges;
   const bool symmetric = symmetry == "symmetric";
   if (layout == "coordinate") {
@@ -171,6 +208,8 @@ CommGraph read_matrix_market(const std::string& path) {
       edges.push_back({i, j, v});
       if (symmetric && i != j) edges.push_back({j, i, v});
     }
+    check_task_justified(place(cur, size_line_number), size_what, static_cast<std::uint64_t>(rows),
+                         static_cast<std::uint64_t>(std::max<std::int64_t>(nnz, 0)), "entries", "");
   } else {
     for (std::int64_t j = 0; j < cols; ++j) {
       for (std::int64_t i = symmetric ? j : 0; i < rows; ++i) {
@@ -185,6 +224,7 @@ CommGraph read_matrix_market(const std::string& path) {
     }
   }
   if (cur.next_content_line("%")) cur.fail_here("more entries than the size line announces");
+  check_task_memory(place(cur, size_line_number), size_what, static_cast<std::uint64_t>(rows), edges.size());
   return CommGraph::from_edges(static_cast<std::uint32_t>(rows), std::move(edges));
 }
 
@@ -200,6 +240,8 @@ CommGraph read_scotch_grf(const std::string& path) {
   if (c.size() != 2) cur.fail_here("expected 'vertices arcs'");
   const std::int64_t n = int_field(cur, c[0], "vertex count"), arcs = int_field(cur, c[1], "arc count");
   if (n <= 0 || n > kMaxTasks) cur.fail_here(fmt::format("vertex count {} is out of range", n));
+  const std::string counts_place = place(cur, cur.line_number()), n_what = fmt::format("vertex count {}", n);
+  check_task_memory(counts_place, n_what, static_cast<std::uint64_t>(n), 0);
   auto flags_line = cur.next_content_line("#");
   if (!flags_line) cur.fail_at_end("missing 'baseval flags' line");
   auto fl = io::split_fields(*flags_line);
@@ -230,6 +272,7 @@ CommGraph read_scotch_grf(const std::string& path) {
     }
   }
   if (seen_arcs != arcs) fail("{}: header announces {} arcs but the vertex lines hold {}", path, arcs, seen_arcs);
+  check_task_memory(counts_place, n_what, static_cast<std::uint64_t>(n), edges.size());
   return CommGraph::from_edges(static_cast<std::uint32_t>(n), std::move(edges));
 }
 
@@ -247,6 +290,8 @@ CommGraph read_profile(const std::string& path, std::string text) {
   const auto h = io::split_fields(*header);
   std::optional<std::int64_t> ranks = h.size() >= 3 ? io::parse_int(h[2]) : std::nullopt;
   if (!ranks || *ranks <= 0 || *ranks > kMaxTasks) cur.fail_here("expected '# taskmap-profile: N ranks ...'");
+  const std::string header_place = place(cur, cur.line_number()), ranks_what = fmt::format("rank count {}", *ranks);
+  check_task_memory(header_place, ranks_what, static_cast<std::uint64_t>(*ranks), 0);
   std::vector<CommEdge> edges;
   std::int64_t data_lines = 0;
   std::optional<std::int64_t> announced;
@@ -275,7 +320,28 @@ CommGraph read_profile(const std::string& path, std::string text) {
   if (*announced != data_lines) {
     fail("{}: truncated profile: its end line announces {} lines but it holds {}", path, *announced, data_lines);
   }
+  check_task_justified(header_place, ranks_what, static_cast<std::uint64_t>(*ranks), static_cast<std::uint64_t>(data_lines),
+                       "lines", "");
+  check_task_memory(header_place, ranks_what, static_cast<std::uint64_t>(*ranks), edges.size());
   return CommGraph::from_edges(static_cast<std::uint32_t>(*ranks), std::move(edges));
+}
+
+// The graph of a file whose task count is its largest id + 1 (found on line max_id_line), or
+// min_tasks (tasks=N) when more. An id alone justifies its count only within what the entries
+// can name; tasks=N is the user's word and is held to memory only.
+CommGraph graph_of_ids(const std::string& path, std::int64_t max_id, std::size_t max_id_line, std::uint32_t min_tasks,
+                       std::vector<CommEdge> edges, std::string_view id_noun, std::string_view entry_noun) {
+  const std::uint64_t by_ids = static_cast<std::uint64_t>(max_id) + 1;
+  const std::string id_place = fmt::format("{}:{}", path, max_id_line);
+  if (by_ids > min_tasks) {
+    check_task_justified(id_place, fmt::format("{} {}", id_noun, max_id), by_ids, edges.size(), entry_noun,
+                         "number the tasks densely from 0, or give tasks=N for a job with ranks that never communicate");
+  }
+  const std::uint64_t n = std::max<std::uint64_t>(by_ids, min_tasks);
+  check_task_memory(by_ids >= min_tasks ? id_place : path,
+                    by_ids >= min_tasks ? fmt::format("{} {}", id_noun, max_id) : fmt::format("tasks={}", min_tasks), n,
+                    edges.size());
+  return CommGraph::from_edges(static_cast<std::uint32_t>(n), std::move(edges));
 }
 
 }  // namespace
@@ -290,6 +356,7 @@ CommGraph read_edge_list(const std::string& path, std::uint32_t min_tasks) {
   LineCursor cur(path, std::move(text));
   std::vector<CommEdge> edges;
   std::int64_t max_id = -1;
+  std::size_t max_id_line = 0;
   while (auto line = cur.next_content_line("#%")) {
     auto f = io::split_fields(*line, true);
     if (f.size() != 3 && f.size() != 4) cur.fail_here("expected 'src dst volume [messages]'");
@@ -300,12 +367,15 @@ CommGraph read_edge_list(const std::string& path, std::uint32_t min_tasks) {
       std::int64_t msgs = int_field(cur, f[3], "message count");
       if (msgs < 0) cur.fail_here("message count is negative");
     }
-    max_id = std::max({max_id, s, d});
+    if (std::max(s, d) > max_id) {
+      max_id = std::max(s, d);
+      max_id_line = cur.line_number();
+      check_task_memory(place(cur, max_id_line), fmt::format("task id {}", max_id), max_id + 1, edges.size() + 1);
+    }
     edges.push_back({static_cast<TaskId>(s), static_cast<TaskId>(d), v});
   }
   if (edges.empty()) fail("{}: no communication edges", path);
-  const auto n = std::max<std::uint32_t>(static_cast<std::uint32_t>(max_id + 1), min_tasks);
-  return CommGraph::from_edges(n, std::move(edges));
+  return graph_of_ids(path, max_id, max_id_line, min_tasks, std::move(edges), "task id", "lines");
 }
 
 CommGraph read_dense_matrix(const std::string& path) {
@@ -333,6 +403,7 @@ HopbyteTrace read_hopbyte_trace(const std::string& path, std::uint32_t min_tasks
   HopbyteTrace trace;
   std::vector<CommEdge> edges;
   std::int64_t max_id = -1;
+  std::size_t max_id_line = 0;
   while (auto line = cur.next_content_line("#")) {
     auto f = io::split_fields(*line);
     if (f.size() != 4) cur.fail_here("expected 'src dst bytes hops'");
@@ -341,13 +412,16 @@ HopbyteTrace read_hopbyte_trace(const std::string& path, std::uint32_t min_tasks
     double bytes = volume_field(cur, f[2]);
     std::int64_t hops = int_field(cur, f[3], "hop count");
     if (hops < 0) cur.fail_here("hop count is negative");
-    max_id = std::max({max_id, s, d});
+    if (std::max(s, d) > max_id) {
+      max_id = std::max(s, d);
+      max_id_line = cur.line_number();
+      check_task_memory(place(cur, max_id_line), fmt::format("rank {}", max_id), max_id + 1, edges.size() + 1);
+    }
     trace.records.push_back({static_cast<TaskId>(s), static_cast<TaskId>(d), bytes, static_cast<std::uint32_t>(hops)});
     edges.push_back({static_cast<TaskId>(s), static_cast<TaskId>(d), bytes});
   }
   if (edges.empty()) fail("{}: no records", path);
-  const auto n = std::max<std::uint32_t>(static_cast<std::uint32_t>(max_id + 1), min_tasks);
-  trace.graph = CommGraph::from_edges(n, std::move(edges));
+  trace.graph = graph_of_ids(path, max_id, max_id_line, min_tasks, std::move(edges), "rank", "records");
   return trace;
 }
 
