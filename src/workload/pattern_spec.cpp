@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/workload/generators.h"
 #include "taskmap/workload/pattern_catalog.h"
 
@@ -54,6 +55,8 @@ CommGraph build_pattern(const PatternSpec& spec) {
       case PatternKind::NpbSp: return make_npb_multipartition(spec.dims[0], NpbSolver::SP);
       case PatternKind::File: return read_pattern_file(spec.path, spec.format, spec.min_tasks);
     }
+  } catch (const LimitError&) {
+    throw;  // names the pattern already: "halo3d:1000x1000x1000 needs about ..."
   } catch (const Error& e) {
     if (spec.kind == PatternKind::File) throw;
     fail("--pattern '{}': {}", spec.text, e.what());
