@@ -38,6 +38,7 @@ struct RunConfig {
   std::string reproduce_name;         // reproduce
   bool list = false;                  // reproduce --list
   std::string list_what;              // list: a catalog's plural ("machines", ...)
+  std::string max_memory;             // commands reading a pattern: memory_limit() ("16G"); empty: the default
 };
 
 int run_info(const RunConfig& config);

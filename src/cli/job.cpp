@@ -2,6 +2,7 @@
 
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 
 namespace taskmap::cli {
 
@@ -16,6 +17,12 @@ OutputFormat parse_format(const std::string& f) {
 }  // namespace
 
 Job validate(const RunConfig& c, bool needs_pattern) {
+  // First: the limit holds for everything read after it.
+  if (!c.max_memory.empty()) {
+    auto bytes = parse_byte_size(c.max_memory);
+    if (!bytes) fail("--max-memory '{}': expected a size such as 16G, 512M, 1024K or a byte count", c.max_memory);
+    set_memory_limit(*bytes);
+  }
   Job job;
   job.format = parse_format(c.format);
   job.machine_spec = parse_machine_spec(c.machine);

@@ -8,6 +8,7 @@
 #include "version.h"
 #include "taskmap/core/catalog.h"
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/launch/placement_catalog.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing_catalog.h"
@@ -27,6 +28,9 @@ int main(int argc, char** argv) {
   };
   auto add_pattern = [&](CLI::App* cmd) {
     cmd->add_option("--pattern", config.pattern, taskmap::catalog_help(taskmap::pattern_catalog()))->required();
+    cmd->add_option("--max-memory", config.max_memory,
+                    "Refuse a pattern whose graph would need more memory than SIZE (16G, 512M, 1024K or bytes)")
+        ->default_str("80% of the smaller of the physical memory and the cgroup limit");
   };
   auto add_routing = [&](CLI::App* cmd) {
     cmd->add_option("--routing", config.routing,

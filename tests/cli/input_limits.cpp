@@ -1,0 +1,58 @@
+// Inputs too large for the run, from a file header, an id or a pattern's sizes: exit 1, one
+// line naming the file and line (or the pattern), and no output file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+TEST(CliInputLimits, OneLineNoOutputForEachOversizedInput) {
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("taskmap_limits_" + std::to_string(::getpid()) + ".txt")).string();
+  auto bad = [](const std::string& f) { return test::instance("bad/" + f); };
+  // pattern, what the line names
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"file:" + bad("metis_min_id.graph"), bad("metis_min_id.graph") + ":2: task id -9223372036854775808"},
+      {"file:" + bad("metis_huge_edge_count.graph"), bad("metis_huge_edge_count.graph") + ":1: edge count"},
+      {"file:" + bad("edges_huge_id.txt"), bad("edges_huge_id.txt") + ":1: task id 1073741823 needs about 16 GiB"},
+      {"file:" + bad("edges_sparse_ids.txt"), bad("edges_sparse_ids.txt") + ":2: task id 5000000 makes 5000001 tasks"},
+      {"file:" + bad("mtx_huge_size.mtx"), bad("mtx_huge_size.mtx") + ":2: size 1073741824 needs about"},
+      {"file:" + bad("huge_ids.hopbyte.txt"), bad("huge_ids.hopbyte.txt") + ":1: rank 1073741823 needs about"},
+      {"file:" + bad("profile_huge_ranks.txt"), bad("profile_huge_ranks.txt") + ":1: rank count 1073741824 needs"},
+      {"halo3d:16777216x16777216x16777216", "halo3d:16777216x16777216x16777216 has more than 2147483647 tasks"},
+      {"halo3d:1000x1000x1000", "halo3d:1000x1000x1000 needs about 194 GiB for 6e9 flows; limit 1 GiB (--max-memory)"},
+      {"localmix:1000x1000,alpha=0.5", "localmix:1000x1000,alpha=0.5 needs about 29 TiB"},
+      {"alltoall:16384", "alltoall:16384 needs about 8 GiB"},
+      {"npb-cg:16777216", "npb-cg:16777216 needs about 6.8 GiB"},
+  };
+  for (const auto& [pattern, needle] : cases) {
+    auto r = test::run_taskmap("map --machine torus:4 --mapper default --max-memory 1G --out " + out + " --pattern '" +
+                               pattern + "'");
+    EXPECT_EQ(r.exit_code, 1) << pattern;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("taskmap: error: " + needle, 0), 0u) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << pattern;
+    std::filesystem::remove(out);
+  }
+}
+
+TEST(CliInputLimits, MaxMemoryTakesSizesAndRefusesOthers) {
+  auto r = test::run_taskmap("eval --machine torus:4 --pattern halo2d:2x2 --mapper default --max-memory 512M");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // 4096 tasks x 126 flows need 15.8 MiB: refused under 8 MiB (8192K), accepted under 32 MiB.
+  auto low = test::run_taskmap("eval --machine torus:4 --pattern transpose:64x64 --mapper default --max-memory 8192K");
+  EXPECT_EQ(low.exit_code, 1);
+  EXPECT_EQ(low.err, "taskmap: error: transpose:64x64 needs about 16 MiB for 516096 flows; limit 8 MiB (--max-memory)\n");
+  auto high = test::run_taskmap("eval --machine torus:4 --pattern transpose:64x64 --mapper default --max-memory 33554432");
+  EXPECT_EQ(high.exit_code, 0) << high.err;
+  auto bad = test::run_taskmap("eval --machine torus:4 --pattern halo2d:2x2 --mapper default --max-memory 12Q");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err,
+            "taskmap: error: --max-memory '12Q': expected a size such as 16G, 512M, 1024K or a byte count\n");
+}
+
+}  // namespace
+}  // namespace taskmap
