@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The installed taskmap as a consumer sees it (CTest tests Install.*).
 # Usage: run.sh STEP BUILD_DIR PREFIX [EXPECTED_MCL]
+# TASKMAP_CONSUMER_FLAGS: compiler flags the consumer needs too (a sanitized build's).
 #   install       cmake --install BUILD_DIR into a fresh PREFIX; check what landed there
 #   find-package  configure, build and run this folder's program with find_package(taskmap)
 #   pkg-config    build main.cpp with `pkg-config --cflags --libs taskmap` and run it
@@ -35,7 +36,8 @@ case $step in
     ;;
   find-package)
     rm -rf "$work"
-    cmake -S "$here" -B "$work" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+    cmake -S "$here" -B "$work" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+      -DCMAKE_CXX_FLAGS="${TASKMAP_CONSUMER_FLAGS:-}" >/dev/null
     grep -q "^taskmap_DIR:PATH=$prefix/" "$work/CMakeCache.txt" || fail "find_package did not find taskmap in $prefix"
     cmake --build "$work" -j1 >/dev/null
     check_output "$work/consumer"
@@ -47,7 +49,7 @@ case $step in
     [[ $(pkg-config --modversion taskmap) == "$(sed -n 's/^Version: //p' "$PKG_CONFIG_PATH/taskmap.pc")" ]] || fail "pkg-config"
     # The program before the libraries: static archives resolve what was asked before them.
     # shellcheck disable=SC2046
-    c++ -std=c++20 -O1 "$here/main.cpp" -o "$work/consumer" $(pkg-config --cflags --libs taskmap)
+    c++ -std=c++20 -O1 ${TASKMAP_CONSUMER_FLAGS:-} "$here/main.cpp" -o "$work/consumer" $(pkg-config --cflags --libs taskmap)
     check_output "$work/consumer"
     ;;
   headers)

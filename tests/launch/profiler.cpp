@@ -102,7 +102,7 @@ std::string mpirun4(const std::string& options) {
 
 // `program` under the profiler, its profile written to `out`.
 test::CommandResult run_profiled(const std::string& program, const std::string& out, const std::string& options = "") {
-  return test::run_command(mpirun4(options + " -x LD_PRELOAD=" + TASKMAP_PROFILE_LIB + " -x TASKMAP_PROFILE_OUT=" + out) +
+  return test::run_command(mpirun4(options + " -x LD_PRELOAD=" + TASKMAP_PRELOAD + " -x TASKMAP_PROFILE_OUT=" + out) +
                            program);
 }
 
