@@ -50,13 +50,13 @@ inline std::map<ChannelId, double> route_loads(const Routing& routing, RouterId 
 
 // Runs the mapper named by `spec` on the machine under its default routing, with the balance
 // `imbalance` when tasks outnumber slots.
-inline Mapping run_mapper(const std::string& spec, const Machine& machine, const CommGraph& graph,
-                          double imbalance = MappingProblem::kDefaultImbalance) {
-  return make_mapper(parse_mapper_spec(spec))->run(MappingProblem(machine, graph, "", imbalance));
-}
-
 inline Mapping run_mapper_on(const MappingProblem& problem, const std::string& spec) {
   return make_mapper(parse_mapper_spec(spec))->run(problem);
+}
+
+inline Mapping run_mapper(const std::string& spec, const Machine& machine, const CommGraph& graph,
+                          double imbalance = MappingProblem::kDefaultImbalance) {
+  return run_mapper_on(MappingProblem(machine, graph, "", imbalance), spec);
 }
 
 struct Evaluated {

@@ -86,6 +86,18 @@ std::vector<SpecItem> lex_spec_items(std::string_view items, const SpecLexRules&
   }
 }
 
+std::vector<std::string_view> split_outside_quotes(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  bool quoted = false;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\'') quoted = !quoted;
+    if (text[i] == separator && !quoted) parts.push_back(text.substr(begin, i - begin)), begin = i + 1;
+  }
+  parts.push_back(text.substr(begin));
+  return parts;
+}
+
 std::string quote_spec_value(std::string_view value) {
   if (!value.empty() && value.find_first_of(",'=") == std::string_view::npos) return std::string(value);
   std::string out = "'";

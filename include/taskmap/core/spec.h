@@ -49,7 +49,9 @@ std::vector<SpecItem> lex_spec_items(std::string_view items, const SpecLexRules&
 // Reads a quoted value starting at text[pos] == '\'': returns it unquoted and moves pos past
 // the closing quote.
 std::string read_quoted(std::string_view text, std::size_t& pos);
-// The inverse: the value quoted for a spec string when it needs it (a quote, a comma, or a
+// `text` split at every `separator` outside quoted values ("A+B", "a,'b,c'" -> a | 'b,c').
+std::vector<std::string_view> split_outside_quotes(std::string_view text, char separator);
+// The inverse of read_quoted: the value quoted for a spec string when it needs it (a quote, a comma, or a
 // leading quote), else as it is.
 std::string quote_spec_value(std::string_view value);
 // "@FILE" arguments: the path is the whole rest of the argument, taken literally (commas,

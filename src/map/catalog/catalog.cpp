@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include <deque>
-#include <utility>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/spec.h"
 #include "taskmap/core/text_source.h"
 #include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/rahtm/rahtm.h"
@@ -422,25 +422,12 @@ class PipelineMapper final : public Mapper {
   std::vector<std::unique_ptr<Mapper>> stages_;
 };
 
-// Splits "A+B+C" at the '+' outside quoted values.
-std::vector<std::string_view> pipeline_stages(std::string_view text) {
-  std::vector<std::string_view> stages;
-  bool quoted = false;
-  std::size_t begin = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\'') quoted = !quoted;
-    if (text[i] == '+' && !quoted) stages.push_back(text.substr(begin, i - begin)), begin = i + 1;
-  }
-  stages.push_back(text.substr(begin));
-  return stages;
-}
-
 }  // namespace
 
 MapperSpec parse_mapper_spec(std::string_view text) {
   MapperSpec spec;
   spec.text = std::string(text);
-  const std::vector<std::string_view> stages = pipeline_stages(text);
+  const std::vector<std::string_view> stages = io::split_outside_quotes(text, '+');
   for (std::size_t i = 0; i < stages.size(); ++i) {
     if (stages[i].empty()) fail("--mapper '{}': stage {} is empty", text, i + 1);
     SpecValues stage = mapper_catalog().parse(stages[i]);
@@ -469,14 +456,7 @@ std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) 
     else out.push_back(std::move(piece));
   };
   for (const std::string& item : raw) {
-    std::string piece;
-    bool quoted = false;  // a quoted value may hold commas: file:'a,b.txt'
-    for (char ch : item) {
-      if (ch == '\'') quoted = !quoted;
-      if (ch == ',' && !quoted) add(std::exchange(piece, {}));
-      else piece += ch;
-    }
-    add(std::move(piece));
+    for (std::string_view piece : io::split_outside_quotes(item, ',')) add(std::string(piece));
   }
   return out;
 }
