@@ -1,0 +1,78 @@
+#pragma once
+// Fabric: a cluster's network as its files describe it (Slurm topology.conf/yaml,
+// ibnetdiscover, Cray Aries wiring): named switches, named hosts, the cables between them.
+// Readers fill it and only check what the file says; build_fabric_machine turns it into a
+// Machine. Real files are messy: readers accept what a site has, report each oddity once
+// through `warn` and refuse only what has no meaning (an Error "FILE:LINE: problem").
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "taskmap/topology/machine.h"
+
+namespace taskmap {
+
+// Receives one line per oddity (already prefixed with the file name); the CLI prints it on
+// stderr as "taskmap: warning: ...". Readers call it at most once per kind of oddity, with a
+// count when it repeats ("3 hosts named from their GUID: ...").
+using WarningSink = std::function<void(const std::string&)>;
+
+struct Fabric {
+  std::string source;  // the file it was read from, for messages
+
+  std::vector<std::string> switches;  // switch names, unique
+  std::vector<std::string> hosts;     // host (node) names, unique
+
+  // A host's network port cabled to a switch: one per HCA port in use. Several for one host
+  // (multi-rail) are allowed, to one switch or to several.
+  struct HostPort {
+    std::uint32_t host = 0;
+    std::uint32_t sw = 0;
+    double gbps = 0;  // data rate; 0 when the file does not say
+  };
+  // One cable between two switches; parallel cables appear once each.
+  struct Cable {
+    std::uint32_t a = 0, b = 0;
+    double gbps = 0;
+  };
+  std::vector<HostPort> host_ports;
+  std::vector<Cable> cables;
+
+  // Switches the file declares as the top of a tree (a Slurm tree's roots); empty when the
+  // file does not say (then up*/down* takes the switches farthest from the hosts).
+  std::vector<std::uint32_t> top_switches;
+
+  // Nodes attached directly to a switch router rather than through a port of their own
+  // (a Slurm block, an Aries router's 4 nodes): when true, every host has exactly one
+  // HostPort and the host is placed on that switch with no injection channel.
+  bool hosts_on_switches = false;
+};
+
+struct FabricOptions {
+  std::uint32_t slots_per_node = 1;  // until a node model or an allocation says otherwise
+  double default_gbps = 0;           // for ports and cables whose rate is unknown; 0: 1.0 relative
+  std::string description;           // the machine spec text
+};
+
+// Routers 0 .. hosts-1 are the hosts' own (one node each; their channels to their switches are
+// of the classes "inject" (host -> switch) and "eject", one channel per HostPort, so traffic of
+// a multi-rail host splits over its rails); the switches follow. Bandwidths are relative to the
+// fabric's most common switch-to-switch rate (1.0); one link class per distinct rate. With
+// hosts_on_switches, the switch routers hold the hosts and there are no injection channels.
+// Throws Error when a host has no port, a port or cable names an unknown index, or the
+// switches are not connected.
+Machine build_fabric_machine(const Fabric& fabric, const FabricOptions& options);
+
+// Readers (one file format each). `map_file`, when not empty, renames GUIDs to host names
+// (lines "host: 0xGUID" or "H-GUID host"); see docs/clusters.md.
+Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& warn);
+Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, const WarningSink& warn);
+Fabric read_aries_links(const std::string& links_path, const std::string& nodes_path, const WarningSink& warn);
+
+// Data rate of an InfiniBand link "4xEDR", "1xSDR", "4xNDR", "4xFDR10" in Gb/s (signalling
+// rate times width, as the specifications name them: SDR 2.5, DDR 5, QDR 10, FDR10 10.3125,
+// FDR 14.0625, EDR 25.78125, HDR 53.125, NDR 106.25 per lane); nullopt when not recognised.
+double infiniband_gbps(std::string_view width_speed);
+
+}  // namespace taskmap

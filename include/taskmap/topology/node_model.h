@@ -1,0 +1,34 @@
+#pragma once
+// NodeModel: the inside of one compute node as a tree of levels (package, NUMA node, L3
+// group, core, hardware thread), read from hwloc XML. Its slots are the cores (or, with
+// slots=pu, the hardware threads) that the allowed cpuset holds, in hwloc's logical order.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace taskmap {
+
+struct NodeModel {
+  std::string source;               // the file, for messages
+  std::vector<std::string> levels;  // outermost first, e.g. {"package", "numa", "l3", "core"}
+  // For each slot, its index at each level (path[slot][level]), numbered node-wide: two slots
+  // share level L when their indices at L are equal.
+  std::vector<std::vector<std::uint32_t>> path;
+  std::vector<std::uint32_t> logical_core;  // per slot: the core's hwloc logical index (Open MPI rankfile slot=)
+  std::vector<std::uint32_t> os_cpu;        // per slot: first PU's OS index (Slurm --cpu-bind=map_cpu)
+
+  std::uint32_t num_slots() const { return static_cast<std::uint32_t>(path.size()); }
+  // Cost of a hop between two slots of one node: the number of levels below the deepest level
+  // they share (0 for the same slot; levels.size() when they share only the node).
+  std::uint32_t distance(std::uint32_t a, std::uint32_t b) const;
+  // A flat node of n slots: no levels, every pair at distance 1.
+  static NodeModel flat(std::uint32_t n);
+};
+
+enum class SlotUnit { Core, Pu };
+
+// Reads hwloc XML (v1 or v2) with the hwloc library. Throws Error naming the file and hwloc's
+// reason when the library cannot load it (e.g. a topology diff, or a newer format).
+NodeModel read_hwloc_node(const std::string& path, SlotUnit unit);
+
+}  // namespace taskmap
