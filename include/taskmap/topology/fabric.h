@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "taskmap/topology/machine.h"
@@ -72,7 +73,7 @@ Fabric read_aries_links(const std::string& links_path, const std::string& nodes_
 
 // Data rate of an InfiniBand link "4xEDR", "1xSDR", "4xNDR", "4xFDR10" in Gb/s (signalling
 // rate times width, as the specifications name them: SDR 2.5, DDR 5, QDR 10, FDR10 10.3125,
-// FDR 14.0625, EDR 25.78125, HDR 53.125, NDR 106.25 per lane); nullopt when not recognised.
+// FDR 14.0625, EDR 25.78125, HDR 53.125, NDR 106.25 per lane); 0 when not recognised.
 double infiniband_gbps(std::string_view width_speed);
 
 }  // namespace taskmap
