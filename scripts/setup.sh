@@ -13,6 +13,7 @@ packages=(
   libscotch-dev scotch libmetis-dev
   libopenmpi-dev openmpi-bin
   libsimgrid-dev
+  libhwloc-dev libyaml-cpp-dev
 )
 if [ "${1:-}" = "--extras" ]; then
   packages+=(lammps lammps-examples hpcc chromium)
