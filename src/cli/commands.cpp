@@ -30,11 +30,30 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// One line each on stderr: the chosen mapping and the launchers' defaults (block in host-name
+// order, round robin), so that the user sees what the mapping gained.
+void print_gain(const MappingProblem& problem, const std::string& chosen, const Mapping& mapping) {
+  const Evaluator evaluator(problem);
+  auto line = [&](const std::string& name, const Mapping& m) {
+    const Metrics x = evaluator.evaluate(problem.graph(), m);
+    std::string mcl = fmt::format("MCL {:.6g}", x.mcl);
+    if (x.mcl_network != x.mcl) mcl += fmt::format(" (network links {:.6g})", x.mcl_network);
+    std::cerr << fmt::format("{:<32} {}, hop-bytes {:.6g}, node hop-bytes {:.6g}\n", name + ":", mcl, x.hop_bytes,
+                             x.node_hop_bytes);
+  };
+  line(chosen, mapping);
+  for (const char* baseline : {"hostname-order", "cyclic"}) {
+    const MapperSpec spec = parse_mapper_spec(baseline);
+    if (!why_not_applicable(spec, problem).empty()) continue;
+    line(fmt::format("{} (launcher default)", baseline), make_mapper(spec)->run(problem));
+  }
+}
+
 }  // namespace
 
 int run_info(const RunConfig& c) {
   Job job = validate(c, false);
-  Machine machine = build_machine(job.machine_spec);
+  Machine machine = job_machine(job, c);
   MachineInfo info;
   routing_for(machine, job, &info.routing);
   info.stats = topology_stats(machine);
@@ -60,7 +79,7 @@ int run_eval(const RunConfig& c) {
     io::check_output_path(c.report, io::OutputKind::File, "--report");
   }
   if (!c.loads_csv.empty()) io::check_output_path(c.loads_csv, io::OutputKind::File, "--loads-csv");
-  Machine machine = build_machine(job.machine_spec);
+  Machine machine = job_machine(job, c);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
   const std::string& routing_name = problem.routing_name();
@@ -109,7 +128,7 @@ int run_map(const RunConfig& c) {
   const HostNames hosts = c.hosts_file.empty() ? HostNames::with_prefix(c.host_prefix) : HostNames::from_file(c.hosts_file);
   if (job.mappers.size() != 1) fail("map: give one --mapper");
   io::check_output_path(c.out, io::OutputKind::File, "--out");
-  Machine machine = build_machine(job.machine_spec);
+  Machine machine = job_machine(job, c);
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine);
   const MappingProblem problem = make_problem(job, c, machine, graph);
@@ -119,13 +138,14 @@ int run_map(const RunConfig& c) {
   if (!io::is_stdout_path(c.out)) {
     std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
   }
+  print_gain(problem, job.mappers.front().text, mapping);
   return 0;
 }
 
 int run_compare(const RunConfig& c) {
   Job job = validate(c, true);
   if (job.mappers.empty()) fail("compare: --mappers names no mapper");
-  Machine machine = build_machine(job.machine_spec);
+  Machine machine = job_machine(job, c);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
   const std::string& routing_name = problem.routing_name();

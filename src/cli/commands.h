@@ -17,6 +17,8 @@ enum class OutputFormat { Table, Json };
 // One configuration object per run: filled by the option parser, validated before any work.
 struct RunConfig {
   std::string machine;
+  std::string nodes;                  // --nodes: host list or @FILE; empty: the scheduler's environment
+  std::string node_topology;          // --node-topology hwloc:FILE
   std::string pattern;
   std::string mapper;                 // eval, map
   std::string mapping_file;           // eval (instead of mapper)

@@ -1,5 +1,9 @@
 #include "job.h"
 
+#include <fmt/format.h>
+
+#include <iostream>
+
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
@@ -26,12 +30,28 @@ Job validate(const RunConfig& c, bool needs_pattern) {
   Job job;
   job.format = parse_format(c.format);
   job.machine_spec = parse_machine_spec(c.machine);
+  if (!c.nodes.empty()) job.allocation = parse_nodes_argument(c.nodes);
   if (needs_pattern) job.pattern_spec = parse_pattern_spec(c.pattern);
   if (!c.routing.empty()) job.routing_spec = parse_routing_spec(c.routing);
   if (!(c.imbalance >= 0 && c.imbalance < 1)) fail("--imbalance {}: must be in [0, 1)", c.imbalance);
   if (!c.mapper.empty()) job.mappers.push_back(parse_mapper_spec(c.mapper));
   for (const auto& m : split_mapper_list(c.mappers)) job.mappers.push_back(parse_mapper_spec(m));
   return job;
+}
+
+Machine job_machine(Job& job, const RunConfig& c) {
+  auto warn = [](const std::string& line) { std::cerr << "taskmap: warning: " << line << "\n"; };
+  Machine machine = build_machine(job.machine_spec, warn);
+  if (!c.node_topology.empty()) machine = with_node_model(std::move(machine), read_node_topology(c.node_topology, SlotUnit::Core));
+  // Synthetic machines have no host names: the scheduler's environment is not theirs.
+  if (!job.allocation && machine.named_nodes()) job.allocation = allocation_from_environment();
+  if (!job.allocation) return machine;
+  Machine allocated = allocate(machine, *job.allocation);
+  std::uint32_t nodes = 0;
+  for (NodeId n = 0; n < allocated.num_nodes(); ++n) nodes += allocated.slots_of_node(n) > 0;
+  std::cerr << fmt::format("taskmap: allocation from {}: {} nodes, {} slots\n", job.allocation->source, nodes,
+                           allocated.num_slots());
+  return allocated;
 }
 
 MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& machine, const CommGraph& graph) {

@@ -12,12 +12,14 @@
 #include "taskmap/launch/placement.h"
 #include "taskmap/workload/pattern_spec.h"
 #include "taskmap/routing/routing.h"
+#include "taskmap/topology/allocation.h"
 #include "taskmap/topology/machine_spec.h"
 
 namespace taskmap::cli {
 
 struct Job {
   MachineSpec machine_spec;
+  std::optional<Allocation> allocation;  // --nodes, or the scheduler's environment on a machine with host names
   std::optional<PatternSpec> pattern_spec;
   std::optional<RoutingSpec> routing_spec;
   std::vector<MapperSpec> mappers;
@@ -26,6 +28,11 @@ struct Job {
 };
 
 Job validate(const RunConfig& c, bool needs_pattern);
+
+// The machine the job runs on: --machine, with --node-topology's node model and the job's
+// allocation (--nodes, else $SLURM_JOB_NODELIST or $PBS_NODEFILE on a machine with host
+// names). Readers' warnings and the allocation's source go to stderr.
+Machine job_machine(Job& job, const RunConfig& c);
 
 // The run's one problem: the routing --routing names (else the machine's default) and the
 // balance --imbalance allows.

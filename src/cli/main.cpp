@@ -25,6 +25,13 @@ int main(int argc, char** argv) {
 
   auto add_machine = [&](CLI::App* cmd) {
     cmd->add_option("--machine", config.machine, taskmap::catalog_help(taskmap::machine_catalog()))->required();
+    cmd->add_option("--nodes", config.nodes,
+                    "The job's nodes on a machine with host names (slurm:, ibnet:, aries:): a Slurm host list "
+                    "(cn[0012-0015,0102]) or @FILE (one host per line, 'host slots=N' or 'host:N')")
+        ->default_str("$SLURM_JOB_NODELIST, else $PBS_NODEFILE, else every node");
+    cmd->add_option("--node-topology", config.node_topology,
+                    "The inside of every node: hwloc:FILE (hwloc XML); a slot is a core")
+        ->default_str("flat nodes of the machine's ppn slots");
   };
   auto add_pattern = [&](CLI::App* cmd) {
     cmd->add_option("--pattern", config.pattern, taskmap::catalog_help(taskmap::pattern_catalog()))->required();
@@ -74,9 +81,11 @@ int main(int argc, char** argv) {
   map->add_option("--out-format", config.out_format, taskmap::catalog_help(taskmap::placement_format_catalog()))
       ->default_str("plain");
   auto* prefix = map->add_option("--host-prefix", config.host_prefix,
-                                 "Host names for launcher files: prefix + node index")
+                                 "On a machine without host names: launcher files name node i PREFIX + i")
                      ->default_str("node");
-  map->add_option("--hosts", config.hosts_file, "Host names for launcher files: one per node, in node order")
+  map->add_option("--hosts", config.hosts_file,
+                  "On a machine without host names: one host per node, in node order (machines read from a "
+                  "cluster's files carry their own names; give the job's nodes with --nodes)")
       ->excludes(prefix);
   add_routing(map);
   add_imbalance(map);

@@ -40,7 +40,7 @@ int run_export_simgrid(const RunConfig& c) {
   if (job.mappers.empty() == c.mapping_file.empty()) fail("export simgrid: give exactly one of --mapper and --mapping");
   const SimGridOptions options = simgrid_options(c);
   check_simgrid_export_dir(c.out, "--out");
-  Machine machine = build_machine(job.machine_spec);
+  Machine machine = job_machine(job, c);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing = routing_of(job, machine);
   const MappingProblem problem(machine, graph, routing.text, c.imbalance);
@@ -59,7 +59,7 @@ int run_validate(const RunConfig& c) {
   if (job.mappers.empty()) fail("validate: --mappers names no mapper");
   const SimGridOptions options = simgrid_options(c);
   if (!c.keep.empty()) check_simgrid_export_dir(c.keep, "--keep");
-  Machine machine = build_machine(job.machine_spec);
+  Machine machine = job_machine(job, c);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing_spec = routing_of(job, machine);
   const MappingProblem problem(machine, graph, routing_spec.text, c.imbalance);

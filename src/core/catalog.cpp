@@ -159,6 +159,17 @@ std::optional<std::string_view> closest_name(std::string_view word, const std::v
   return best;
 }
 
+std::vector<std::string_view> closest_names(std::string_view word, const std::vector<std::string_view>& candidates,
+                                            std::size_t count) {
+  std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, index)
+  for (std::size_t i = 0; i < candidates.size(); ++i) ranked.emplace_back(edit_distance(word, candidates[i]), i);
+  count = std::min(count, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(count), ranked.end());
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i < count; ++i) out.push_back(candidates[ranked[i].second]);
+  return out;
+}
+
 // ---- Values ----------------------------------------------------------------------------------------
 
 bool SpecValues::given(std::string_view key) const {

@@ -4,12 +4,18 @@
 
 #include "taskmap/core/error.h"
 #include "taskmap/topology/distance.h"
+#include "taskmap/topology/node_model.h"
 
 namespace taskmap {
 
 Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads_out) const {
   validate_mapping(mapping, machine_, graph.num_tasks(), "mapping", UINT32_MAX);  // many-to-one allowed
   const HopDistance distance(machine_);
+  const NodeModel* model = machine_.node_model.get();
+  auto node_distance = [&](SlotId a, SlotId b) -> double {
+    if (a == b) return 0;
+    return model ? model->distance(machine_.slot_in_node(a), machine_.slot_in_node(b)) : 1;
+  };
   Metrics m;
   m.channels_total = machine_.channels.size();
 
@@ -39,7 +45,11 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
       ++m.task_pairs;
       const SlotId su = mapping.slot_of_task[targets[i]];
       const NodeId nu = machine_.node_of_slot(su);
-      if (nu == nt) continue;
+      if (nu == nt) {
+        m.node_volume += v;
+        m.node_hop_bytes += v * node_distance(st, su);
+        continue;
+      }
       const RouterId ru = machine_.router_of_node(nu);
       if (ru == rt) continue;
       const std::uint32_t hops = distance(rt, ru);
@@ -99,6 +109,24 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
     cm.mcl = cm.max_load / cm.bandwidth;
     cm.throughput = cm.mcl > 0 ? machine_.slots_per_node / cm.mcl : 0;
     m.mcl = std::max(m.mcl, cm.mcl);
+  }
+  for (std::size_t c = 0; c < machine_.classes.size(); ++c) {
+    if (!machine_.classes[c].host_link) m.mcl_network = std::max(m.mcl_network, m.by_class[c].mcl);
+  }
+  if (const auto* fabric = std::get_if<FabricShape>(&machine_.shape)) {
+    std::vector<char> leaf(machine_.num_routers, 0);
+    for (const Channel& c : machine_.channels) {
+      if (machine_.classes[c.link_class].host_link && c.dst >= fabric->first_switch) leaf[c.dst] = 1;
+    }
+    if (fabric->first_switch == 0) {  // hosts on switch routers: the routers holding slots
+      for (NodeId n = 0; n < machine_.num_nodes(); ++n) leaf[machine_.router_of_node(n)] = 1;
+    }
+    for (ChannelId e = 0; e < load.size(); ++e) {
+      const Channel& c = machine_.channels[e];
+      if (leaf[c.src] && c.dst >= fabric->first_switch && !machine_.classes[c.link_class].host_link) {
+        m.leaf_uplink_volume += load[e];
+      }
+    }
   }
   for (const ClassMetrics& cm : m.by_class) {
     if (m.mcl > 0 && cm.mcl >= m.mcl * (1 - 1e-9)) {

@@ -24,7 +24,11 @@ nlohmann::json metrics_to_json(const Metrics& m) {
           {"mcl_by_class", by_class},
           {"classes", classes},
           {"throughput", m.throughput},
+          {"mcl_network", m.mcl_network},
           {"hop_bytes", m.hop_bytes},
+          {"node_hop_bytes", m.node_hop_bytes},
+          {"node_volume", m.node_volume},
+          {"leaf_uplink_volume", m.leaf_uplink_volume},
           {"avg_dilation", m.avg_dilation},
           {"avg_dilation_unweighted", m.avg_dilation_unweighted},
           {"max_dilation", m.max_dilation},
@@ -42,7 +46,12 @@ std::string metrics_table(const Metrics& m) {
   std::string out;
   out += fmt::format("{:<26}{:.6g}{}\n", "MCL", m.mcl, m.bottleneck_class.empty() ? "" : " (" + m.bottleneck_class + ")");
   out += fmt::format("{:<26}{:.6g}\n", "throughput (per node)", m.throughput);
+  if (m.mcl_network != m.mcl) out += fmt::format("{:<26}{:.6g}\n", "MCL (network links)", m.mcl_network);
   out += fmt::format("{:<26}{:.6g}\n", "hop-bytes", m.hop_bytes);
+  if (m.node_volume > 0) {
+    out += fmt::format("{:<26}{:.6g} (volume inside nodes {:.6g})\n", "node hop-bytes", m.node_hop_bytes, m.node_volume);
+  }
+  if (m.leaf_uplink_volume > 0) out += fmt::format("{:<26}{:.6g}\n", "leaf uplink volume", m.leaf_uplink_volume);
   out += fmt::format("{:<26}{:.4f} weighted, {:.4f} unweighted\n", "avg dilation", m.avg_dilation,
                      m.avg_dilation_unweighted);
   out += fmt::format("{:<26}{}\n", "max dilation", m.max_dilation);

@@ -1,12 +1,14 @@
 #include "taskmap/launch/placement.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <utility>
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/text_source.h"
 #include "taskmap/launch/placement_catalog.h"
+#include "taskmap/topology/node_model.h"
 
 namespace taskmap {
 namespace {
@@ -24,12 +26,42 @@ void require_one_rank_per_slot(const Mapping& mapping, const Machine& machine, P
   }
 }
 
+// Open MPI's rankfile slot=N: the core's logical index in the node (hwloc's numbering), which
+// is the slot's index in the node when no node model is given.
+std::uint32_t core_of_slot(const Machine& machine, SlotId s) {
+  const std::uint32_t k = machine.slot_in_node(s);
+  return machine.node_model ? machine.node_model->logical_core[k] : k;
+}
+
+// srun --cpu-bind=map_cpu:LIST binds the i-th task of every node to LIST[i] (OS cpu ids), so
+// the list is only right when each node's ranks, in rank order, sit on the same CPUs.
+std::string slurm_map_cpu(const Mapping& m, const Machine& machine) {
+  std::vector<std::vector<std::uint32_t>> cpus(machine.num_nodes());
+  for (TaskId t = 0; t < m.num_tasks(); ++t) {
+    const SlotId s = m.slot_of_task[t];
+    const std::uint32_t k = machine.slot_in_node(s);
+    cpus[machine.node_of_slot(s)].push_back(machine.node_model ? machine.node_model->os_cpu[k] : k);
+  }
+  const std::vector<std::uint32_t>* first = nullptr;
+  NodeId first_node = 0;
+  for (NodeId n = 0; n < cpus.size(); ++n) {
+    if (cpus[n].empty()) continue;
+    if (first == nullptr) {
+      first = &cpus[n], first_node = n;
+    } else if (cpus[n] != *first) {
+      fail("--out-format slurm-map-cpu: the ranks of node {} sit on CPUs {} but those of node {} on {}; srun's "
+           "map_cpu gives every node one list (write openmpi-rankfile, or bind with the slurm hostfile alone)",
+           n, fmt::join(cpus[n], ","), first_node, fmt::join(*first, ","));
+    }
+  }
+  return fmt::format("map_cpu:{}\n", fmt::join(*first, ","));
+}
+
 std::string rankfile(const Mapping& m, const Machine& machine, const HostNames& hosts) {
   std::string out;
   for (TaskId t = 0; t < m.num_tasks(); ++t) {
     const SlotId s = m.slot_of_task[t];
-    out += fmt::format("rank {}={} slot={}\n", t, hosts.host_of_node(machine.node_of_slot(s)),
-                       s % machine.slots_per_node);
+    out += fmt::format("rank {}={} slot={}\n", t, hosts.host_of(machine, machine.node_of_slot(s)), core_of_slot(machine, s));
   }
   return out;
 }
@@ -38,9 +70,9 @@ std::string rankfile(const Mapping& m, const Machine& machine, const HostNames& 
 std::string hydra_machinefile(const Mapping& m, const Machine& machine, const HostNames& hosts) {
   std::string out;
   for (TaskId t = 0; t < m.num_tasks();) {
-    const std::string host = hosts.host_of_node(machine.node_of_slot(m.slot_of_task[t]));
+    const std::string host = hosts.host_of(machine, machine.node_of_slot(m.slot_of_task[t]));
     TaskId end = t + 1;
-    while (end < m.num_tasks() && hosts.host_of_node(machine.node_of_slot(m.slot_of_task[end])) == host) ++end;
+    while (end < m.num_tasks() && hosts.host_of(machine, machine.node_of_slot(m.slot_of_task[end])) == host) ++end;
     out += fmt::format("{}:{}\n", host, end - t);
     t = end;
   }
@@ -49,7 +81,7 @@ std::string hydra_machinefile(const Mapping& m, const Machine& machine, const Ho
 
 std::string slurm_hostfile(const Mapping& m, const Machine& machine, const HostNames& hosts) {
   std::string out;
-  for (TaskId t = 0; t < m.num_tasks(); ++t) out += hosts.host_of_node(machine.node_of_slot(m.slot_of_task[t])) + "\n";
+  for (TaskId t = 0; t < m.num_tasks(); ++t) out += hosts.host_of(machine, machine.node_of_slot(m.slot_of_task[t])) + "\n";
   return out;
 }
 
@@ -95,7 +127,7 @@ std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
     const SlotId s = m.slot_of_task[t];
     const RouterId r = machine.router_of_slot(s);
     out += fmt::format("{} {} {} {} {} {}\n", torus->coord(r, 0), torus->coord(r, 1), torus->coord(r, 2),
-                       torus->coord(r, 3), torus->coord(r, 4), s % machine.slots_per_node);
+                       torus->coord(r, 3), torus->coord(r, 4), machine.slot_in_node(s));
   }
   return out;
 }
@@ -139,6 +171,10 @@ HostNames HostNames::from_file(const std::string& path) {
   return h;
 }
 
+std::string HostNames::host_of(const Machine& machine, NodeId n) const {
+  return machine.named_nodes() ? machine.node_name(n) : host_of_node(n);
+}
+
 std::string HostNames::host_of_node(NodeId n) const {
   if (source_.empty()) return prefix_ + std::to_string(n);
   if (n >= hosts_.size()) {
@@ -161,6 +197,7 @@ std::string format_placement(const Mapping& mapping, const Machine& machine, Pla
     case PlacementFormat::OpenMpiRankfile: return rankfile(mapping, machine, hosts);
     case PlacementFormat::Hydra: return hydra_machinefile(mapping, machine, hosts);
     case PlacementFormat::Slurm: return slurm_hostfile(mapping, machine, hosts);
+    case PlacementFormat::SlurmMapCpu: return slurm_map_cpu(mapping, machine);
     case PlacementFormat::CrayRankOrder: return cray_rank_order(mapping, machine);
     case PlacementFormat::BgqMapfile: return bgq_mapfile(mapping, machine);
     case PlacementFormat::Plain: break;

@@ -27,8 +27,11 @@ const Catalog& placement_format_catalog() {
        .option = "--out-format",
        .title = "Placement formats",
        .intro = "Placement files for `taskmap map --out-format`. Launcher formats place one rank per slot, so "
-                "they refuse a job with more tasks than slots; host names come from `--host-prefix` (prefix + "
-                "node index, `node` by default) or `--hosts FILE` (one host per node, in node order).",
+                "they refuse a job with more tasks than slots. Host names are the machine's own on machines read "
+                "from a cluster's files (slurm:, ibnet:, aries:); on the others they come from `--host-prefix` "
+                "(prefix + node index, `node` by default) or `--hosts FILE` (one host per node, in node order). "
+                "Core numbers come from the node model (`--node-topology hwloc:FILE`), else the slot's index in "
+                "its node.",
        .table_file = "src/launch/placement_catalog.cpp"},
       {
           {.name = "plain",
@@ -37,7 +40,7 @@ const Catalog& placement_format_catalog() {
            .example = "plain"},
           {.name = "openmpi-rankfile",
            .tag = tag(PlacementFormat::OpenMpiRankfile),
-           .summary = "\"rank R=HOST slot=CORE\" per rank (mpirun --rankfile)",
+           .summary = "\"rank R=HOST slot=CORE\" per rank (mpirun --rankfile); CORE is the core's logical index",
            .example = "openmpi-rankfile"},
           {.name = "hydra",
            .tag = tag(PlacementFormat::Hydra),
@@ -47,6 +50,11 @@ const Catalog& placement_format_catalog() {
            .tag = tag(PlacementFormat::Slurm),
            .summary = "one host per rank, in rank order (SLURM_HOSTFILE, srun --distribution=arbitrary)",
            .example = "slurm"},
+          {.name = "slurm-map-cpu",
+           .tag = tag(PlacementFormat::SlurmMapCpu),
+           .summary = "\"map_cpu:C0,C1,...\", the OS CPU of each node's i-th rank, for srun --cpu-bind=$(cat FILE) "
+                      "beside the slurm host file; refused when nodes differ (srun takes one list)",
+           .example = "slurm-map-cpu"},
           {.name = "cray-rank-order",
            .tag = tag(PlacementFormat::CrayRankOrder),
            .summary = "MPICH_RANK_ORDER: the rank on each slot in slot order (MPICH_RANK_REORDER_METHOD=3); the "

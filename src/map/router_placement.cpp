@@ -78,20 +78,30 @@ void require_nodes_on_every_router(const Machine& machine, const std::string& ma
   }
 }
 
-std::uint64_t router_capacity(const Machine& machine, std::size_t tasks, double imbalance) {
-  return std::uint64_t(machine.nodes_per_router) * machine.slots_per_node *
-         tasks_per_slot(tasks, machine.num_slots(), imbalance);
+std::vector<RouterId> routers_with_slots(const Machine& machine) {
+  std::vector<RouterId> out;
+  for (RouterId r = 0; r < machine.num_routers; ++r)
+    if (machine.slots_of_router(r) > 0) out.push_back(r);
+  return out;
+}
+
+bool routers_alike(const Machine& machine) {
+  return machine.uniform() && machine.num_host_routers() == machine.num_routers;
+}
+
+std::uint64_t router_capacity(const Machine& machine, RouterId r, std::size_t tasks, double imbalance) {
+  return std::uint64_t(machine.slots_of_router(r)) * tasks_per_slot(tasks, machine.num_slots(), imbalance);
 }
 
 Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task,
                          double imbalance) {
-  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
-  const std::uint64_t capacity = router_capacity(machine, graph.num_tasks(), imbalance);
+  const std::size_t n = graph.num_tasks();
+  auto capacity = [&](RouterId r) { return router_capacity(machine, r, n, imbalance); };
   std::vector<std::vector<TaskId>> on(machine.num_routers);
   for (TaskId t = 0; t < graph.num_tasks(); ++t) on[router_of_task[t]].push_back(t);
   const HopDistance hops(machine);
   for (RouterId r = 0; r < machine.num_routers; ++r) {
-    if (on[r].size() <= capacity) continue;
+    if (on[r].size() <= capacity(r)) continue;
     std::vector<double> local(graph.num_tasks(), 0.0);
     for (TaskId t : on[r]) {
       auto targets = graph.targets(t);
@@ -100,12 +110,13 @@ Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::ve
         if (router_of_task[targets[e]] == r) local[t] += volumes[e];
     }
     std::stable_sort(on[r].begin(), on[r].end(), [&](TaskId a, TaskId b) { return local[a] > local[b]; });
-    while (on[r].size() > capacity) {
+    while (on[r].size() > capacity(r)) {
       const TaskId t = on[r].back();
       on[r].pop_back();
       RouterId best = r;
       for (RouterId q = 0; q < machine.num_routers; ++q)
-        if (on[q].size() < capacity && (best == r || hops(r, q) < hops(r, best))) best = q;
+        if (on[q].size() < capacity(q) && (best == r || hops(r, q) < hops(r, best))) best = q;
+      if (best == r) fail("the machine's {} slots cannot hold {} tasks", machine.num_slots(), n);
       on[best].push_back(t);
       router_of_task[t] = best;
     }
@@ -114,7 +125,9 @@ Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::ve
   m.slot_of_task.resize(graph.num_tasks());
   for (RouterId r = 0; r < machine.num_routers; ++r) {
     std::sort(on[r].begin(), on[r].end());
-    for (std::uint32_t i = 0; i < on[r].size(); ++i) m.slot_of_task[on[r][i]] = r * per_router + i % per_router;
+    const SlotId first = machine.first_slot_of_router(r);
+    const std::uint32_t slots = machine.slots_of_router(r);
+    for (std::uint32_t i = 0; i < on[r].size(); ++i) m.slot_of_task[on[r][i]] = first + i % slots;
   }
   return m;
 }

@@ -1,6 +1,10 @@
 #include "taskmap/topology/machine.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include "taskmap/core/error.h"
+#include "taskmap/topology/node_model.h"
 
 namespace taskmap {
 
@@ -12,8 +16,55 @@ std::string Machine::kind_name() const {
     std::string operator()(const PercsShape&) const { return "percs"; }
     std::string operator()(const FatTreeShape&) const { return "fattree"; }
     std::string operator()(const GraphShape&) const { return "graph"; }
+    std::string operator()(const FabricShape& s) const { return s.format; }
   };
   return std::visit(Visitor{}, shape);
+}
+
+SlotId Machine::first_slot_of_router(RouterId r) const {
+  if (!uniform()) return router_first_slot_[r];
+  const RouterId hosts = num_host_routers();
+  return static_cast<SlotId>(std::min(r, hosts)) * nodes_per_router * slots_per_node;
+}
+
+const std::string& Machine::node_name(NodeId n) const {
+  static const std::string unnamed;
+  return table_.names.empty() ? unnamed : table_.names[n];
+}
+
+void Machine::set_nodes(NodeTable table) {
+  const std::size_t nodes = table.router.size();
+  if (nodes == 0) fail("{}: a machine needs at least one node", description);
+  if (table.first_slot.size() != nodes + 1 || table.first_slot.front() != 0) {
+    fail("{}: node table: {} slot offsets for {} nodes", description, table.first_slot.size(), nodes);
+  }
+  if (!table.names.empty() && table.names.size() != nodes) {
+    fail("{}: node table: {} names for {} nodes", description, table.names.size(), nodes);
+  }
+  for (std::size_t n = 0; n < nodes; ++n) {
+    if (table.router[n] >= num_routers || (n > 0 && table.router[n] < table.router[n - 1])) {
+      fail("{}: node table: node {} is on router {} (routers must be nondecreasing, below {})", description, n,
+           table.router[n], num_routers);
+    }
+    if (table.first_slot[n + 1] < table.first_slot[n]) fail("{}: node table: slot offsets decrease", description);
+  }
+  if (!table.names.empty()) {
+    std::vector<std::string_view> sorted(table.names.begin(), table.names.end());
+    std::sort(sorted.begin(), sorted.end());
+    if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end()) {
+      fail("{}: node name '{}' is used twice", description, *dup);
+    }
+  }
+  const SlotId slots = table.first_slot.back();
+  if (slots == 0) fail("{}: the machine has no slot", description);
+  node_of_slot_.assign(slots, 0);
+  for (NodeId n = 0; n < nodes; ++n) {
+    std::fill(node_of_slot_.begin() + table.first_slot[n], node_of_slot_.begin() + table.first_slot[n + 1], n);
+  }
+  router_first_slot_.assign(std::size_t(num_routers) + 1, slots);
+  for (NodeId n = static_cast<NodeId>(nodes); n-- > 0;) router_first_slot_[table.router[n]] = table.first_slot[n];
+  for (RouterId r = num_routers; r-- > 0;) router_first_slot_[r] = std::min(router_first_slot_[r], router_first_slot_[r + 1]);
+  table_ = std::move(table);
 }
 
 ChannelId Machine::add_channel(RouterId src, RouterId dst, std::uint16_t link_class) {
@@ -31,6 +82,39 @@ std::uint16_t Machine::add_class(std::string name, double bandwidth) {
   }
   classes.push_back(LinkClass{std::move(name), bandwidth});
   return static_cast<std::uint16_t>(classes.size() - 1);
+}
+
+bool hostname_less(std::string_view a, std::string_view b) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ei = i, ej = j;
+      while (ei < a.size() && digit(a[ei])) ++ei;
+      while (ej < b.size() && digit(b[ej])) ++ej;
+      std::string_view x = a.substr(i, ei - i), y = b.substr(j, ej - j);
+      while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ei, j = ej;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  if ((a.size() - i) != (b.size() - j)) return a.size() - i < b.size() - j;
+  return a < b;  // equal up to zero padding: a total order all the same
+}
+
+std::vector<NodeId> nodes_in_name_order(const Machine& machine) {
+  std::vector<NodeId> nodes(machine.num_nodes());
+  for (NodeId n = 0; n < nodes.size(); ++n) nodes[n] = n;
+  if (machine.named_nodes()) {
+    std::stable_sort(nodes.begin(), nodes.end(),
+                     [&](NodeId x, NodeId y) { return hostname_less(machine.node_name(x), machine.node_name(y)); });
+  }
+  return nodes;
 }
 
 }  // namespace taskmap

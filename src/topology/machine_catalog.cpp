@@ -26,6 +26,21 @@ CatalogParam lattice_sizes() {
 
 int tag(MachineKind kind) { return static_cast<int>(kind); }
 
+// The keys the machines read from a cluster's files share.
+std::vector<CatalogParam> fabric_params(std::string_view file_meaning, CatalogParam side_file) {
+  return {{.name = "path", .type = ParamType::Path, .required = true, .meaning = file_meaning},
+          std::move(side_file),
+          {.name = "node", .type = ParamType::Path, .meaning = "the inside of every node: hwloc:FILE (hwloc XML)",
+           .when_absent = "flat nodes of ppn slots"},
+          {.name = "slots", .type = ParamType::Choice, .default_value = "core", .choices = {"core", "pu"},
+           .meaning = "with node=: a slot is a core, or a hardware thread"},
+          ppn()};
+}
+CatalogParam guid_map() {
+  return {.name = "map", .type = ParamType::Path,
+          .meaning = "GUID-to-host map: 'host: 0xGUID' or 'H-GUID host' lines", .when_absent = "names as in the file"};
+}
+
 }  // namespace
 
 const Catalog& machine_catalog() {
@@ -122,6 +137,30 @@ const Catalog& machine_catalog() {
            .positional = true,
            .params = {{.name = "path", .type = ParamType::Path, .required = true, .meaning = "the topology file"},
                       kConc, ppn()}},
+          {.name = "slurm",
+           .tag = tag(MachineKind::Slurm),
+           .summary = "a cluster from Slurm's topology.conf (topology/tree: switches, their switches and nodes; "
+                      "topology/block) or topology.yaml; each node has its own router and injection link",
+           .example = "slurm:/etc/slurm/topology.conf,ppn=32",
+           .positional = true,
+           .params = fabric_params("Slurm topology.conf or topology.yaml", guid_map())},
+          {.name = "ibnet",
+           .tag = tag(MachineKind::Ibnet),
+           .summary = "an InfiniBand fabric from ibnetdiscover output (plain or -p): switches, cables with their "
+                      "rates, hosts by CA description (several HCAs of a host: several injection links)",
+           .example = "ibnet:fabric.txt,map=guids.txt",
+           .positional = true,
+           .params = fabric_params("ibnetdiscover output", guid_map())},
+          {.name = "aries",
+           .tag = tag(MachineKind::Aries),
+           .summary = "a Cray XC Dragonfly from the Aries routers' link list (rtr --phys-routes style: green, black, "
+                      "blue links), 4 nodes per router",
+           .example = "aries:links.txt,nodes=xtdb2proc.txt",
+           .positional = true,
+           .params = fabric_params("the Aries link list",
+                                   {.name = "nodes", .type = ParamType::Path,
+                                    .meaning = "xtdb2proc output: node ids (nid) per router",
+                                    .when_absent = "nids numbered in router order"})},
       });
   return catalog;
 }

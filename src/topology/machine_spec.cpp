@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "taskmap/core/error.h"
+#include "taskmap/topology/allocation.h"
 #include "taskmap/topology/machine_catalog.h"
 
 namespace taskmap {
@@ -73,6 +74,14 @@ MachineSpec parse_machine_spec(std::string_view text) {
       spec.graph_path = v.get_text("path");
       spec.nodes_per_router = count(v, "conc");
       break;
+    case MachineKind::Slurm:
+    case MachineKind::Ibnet:
+    case MachineKind::Aries:
+      spec.fabric_path = v.get_text("path");
+      if (const char* key = spec.kind == MachineKind::Aries ? "nodes" : "map"; v.given(key)) spec.fabric_map = v.get_text(key);
+      if (v.given("node")) spec.node_topology = v.get_text("node");
+      spec.slot_unit = v.choice_index("slots") == 0 ? SlotUnit::Core : SlotUnit::Pu;
+      break;
   }
   spec.slots_per_node = count(v, "ppn");
   spec.torus.nodes_per_router = spec.nodes_per_router;
@@ -81,7 +90,37 @@ MachineSpec parse_machine_spec(std::string_view text) {
   return spec;
 }
 
-Machine build_machine(const MachineSpec& spec) {
+std::shared_ptr<const NodeModel> read_node_topology(std::string_view spec, SlotUnit unit) {
+  constexpr std::string_view kHwloc = "hwloc:";
+  if (!spec.starts_with(kHwloc)) {
+    fail("node topology '{}': expected hwloc:FILE (hwloc XML, as `lstopo --of xml FILE` writes it)", spec);
+  }
+  return std::make_shared<const NodeModel>(read_hwloc_node(std::string(spec.substr(kHwloc.size())), unit));
+}
+
+namespace {
+
+Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
+  const WarningSink sink = warn ? warn : [](const std::string&) {};
+  Fabric fabric;
+  std::string format;
+  switch (spec.kind) {
+    case MachineKind::Slurm: fabric = read_slurm_topology(spec.fabric_path, spec.fabric_map, sink), format = "slurm"; break;
+    case MachineKind::Ibnet: fabric = read_ibnetdiscover(spec.fabric_path, spec.fabric_map, sink), format = "ibnet"; break;
+    default: fabric = read_aries_links(spec.fabric_path, spec.fabric_map, sink), format = "aries"; break;
+  }
+  Machine m = build_fabric_machine(fabric, FabricOptions{.slots_per_node = spec.slots_per_node, .description = spec.text});
+  std::get<FabricShape>(m.shape).format = format;
+  if (!spec.node_topology.empty()) m = with_node_model(std::move(m), read_node_topology(spec.node_topology, spec.slot_unit));
+  return m;
+}
+
+}  // namespace
+
+Machine build_machine(const MachineSpec& spec, const WarningSink& warn) {
+  if (spec.kind == MachineKind::Slurm || spec.kind == MachineKind::Ibnet || spec.kind == MachineKind::Aries) {
+    return build_fabric(spec, warn);  // file errors name the file and line
+  }
   Machine m;
   try {
     switch (spec.kind) {

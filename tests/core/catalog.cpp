@@ -232,7 +232,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
       {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "file"}},
       {"formats", {"plain", "openmpi-rankfile", "hydra", "slurm", "cray-rank-order", "bgq-mapfile"}},
       // The 21 mappers; pipelines A+B+... make the 22nd way to map.
-      {"mappers", {"default", "order", "random", "cyclic", "file", "percs-block", "percs-modcolor", "percs-transpose",
+      {"mappers", {"default", "hostname-order", "order", "random", "cyclic", "file", "percs-block", "percs-modcolor", "percs-transpose",
                    "rtt-map", "dragonfly-bsm", "dragonfly-bbac", "hilbert", "rubik-tiling", "scotch", "metis",
                    "greedy", "rb", "timer", "refine-hb", "refine-mcl", "rahtm"}}};
   return names;

@@ -155,5 +155,8 @@ std::string render_markdown(const Catalog& catalog);
 std::size_t edit_distance(std::string_view a, std::string_view b);
 // The closest candidate within a small distance ("did you mean"), if any.
 std::optional<std::string_view> closest_name(std::string_view word, const std::vector<std::string_view>& candidates);
+// The `count` candidates nearest to `word` by edit distance, nearest first (ties: candidate order).
+std::vector<std::string_view> closest_names(std::string_view word, const std::vector<std::string_view>& candidates,
+                                            std::size_t count);
 
 }  // namespace taskmap

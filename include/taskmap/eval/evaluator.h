@@ -33,7 +33,18 @@ struct Metrics {
   // task scaled to send its pattern volume per time unit) before the busiest channel
   // saturates: slots_per_node / MCL. PERCS's tau = 4/t [PERCS-map §3]. 0 if MCL is 0.
   double throughput = 0;
+  // MCL over the network's links only: without the nodes' injection/ejection channels
+  // (LinkClass::host_link). Equal to mcl on machines without them.
+  double mcl_network = 0;
   double hop_bytes = 0;                // sum of volume x hop distance
+  // Traffic between tasks on one node, each byte weighted by the levels between the two slots
+  // and their lowest shared level of the node model (NodeModel::distance: same core 1 level
+  // up, ...); on a flat node every pair of distinct slots weighs 1. Tasks on one slot: 0.
+  double node_hop_bytes = 0;
+  double node_volume = 0;              // volume between tasks on one node (distinct slots or not)
+  // On a fabric read from files: the volume leaving leaf switches (switches holding hosts)
+  // towards other switches, i.e. crossing the leaves' uplinks. 0 on other machines.
+  double leaf_uplink_volume = 0;
   double avg_dilation = 0;             // volume-weighted mean hop distance of communicating pairs
   double avg_dilation_unweighted = 0;  // plain mean over communicating task pairs
   std::uint32_t max_dilation = 0;

@@ -12,6 +12,7 @@ enum class PlacementFormat {
   OpenMpiRankfile,  // "rank R=HOST slot=CORE" (mpirun --rankfile)
   Hydra,            // MPICH/Hydra machine file, "HOST:COUNT" runs in rank order (mpiexec -f)
   Slurm,            // one host per rank, rank order (SLURM_HOSTFILE, srun --distribution=arbitrary)
+  SlurmMapCpu,      // "map_cpu:C0,C1,..." for srun --cpu-bind: the CPU of each node's i-th rank
   CrayRankOrder,    // MPICH_RANK_ORDER: the rank on each slot in slot order (MPICH_RANK_REORDER_METHOD=3)
   BgqMapfile,       // "A B C D E T" per rank, rank order (runjob --mapping FILE)
 };
@@ -29,6 +30,9 @@ class HostNames {
   static HostNames from_file(const std::string& path);
   // Throws naming the source when node `n` has no host.
   std::string host_of_node(NodeId n) const;
+  // The machine's own name of the node when it has host names (read from a cluster's files),
+  // else host_of_node.
+  std::string host_of(const Machine& machine, NodeId n) const;
 
  private:
   std::string prefix_;

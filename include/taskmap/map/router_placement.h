@@ -36,10 +36,17 @@ void require_nodes_on_every_router(const Machine& machine, const std::string& ma
 
 IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& routers);
 
-// Tasks a router may hold: its slots x the balance's tasks per slot.
-std::uint64_t router_capacity(const Machine& machine, std::size_t tasks, double imbalance);
+// The routers that hold slots of the job (all host routers of a full machine; on a fabric,
+// the allocated nodes' own routers), in id order.
+std::vector<RouterId> routers_with_slots(const Machine& machine);
+// True when every router holds as many slots (the papers' machines): the router-level
+// mappers then keep their plain, unweighted formulation.
+bool routers_alike(const Machine& machine);
 
-// Places tasks on the slots of the routers given: a router takes up to its slots x the
+// Tasks router r may hold: its slots x the balance's tasks per slot.
+std::uint64_t router_capacity(const Machine& machine, RouterId r, std::size_t tasks, double imbalance);
+
+// Places tasks on the slots of the routers given (routers with slots): a router takes up to its slots x the
 // balance's tasks per slot (tasks_per_slot); beyond that it hands its least attached tasks
 // to the nearest routers with room. Inside a router, tasks go to its slots in task order,
 // round robin.

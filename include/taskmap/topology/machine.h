@@ -5,7 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -17,6 +19,9 @@ namespace taskmap {
 struct LinkClass {
   std::string name;
   double bandwidth = 1.0;
+  // A node's own link to its switch (classes "inject", "eject"): a NIC, not the network.
+  // Metrics report the MCL with and without them.
+  bool host_link = false;
 };
 
 struct Channel {
@@ -103,8 +108,34 @@ struct GraphShape {
   std::string path;
 };
 
-using MachineShape = std::variant<TorusShape, RectTorusShape, DragonflyShape, PercsShape, FatTreeShape, GraphShape>;
+// A cluster's fabric read from its files (Slurm, ibnetdiscover, Cray Aries wiring): routers
+// 0 .. hosts-1 are the nodes' own when the nodes have injection links, then the switches.
+// Routed by shortest paths (ecmp) or up*/down* (updn) from the top switches.
+struct FabricShape {
+  std::string source;
+  std::string format;                   // "slurm", "ibnet", "aries", "dragonfly-file"
+  std::vector<std::string> switch_names;  // of routers first_switch ..
+  RouterId first_switch = 0;
+  std::vector<RouterId> top_switches;   // up*/down* roots (router ids)
+};
 
+using MachineShape =
+    std::variant<TorusShape, RectTorusShape, DragonflyShape, PercsShape, FatTreeShape, GraphShape, FabricShape>;
+
+struct NodeModel;
+
+// Per-node facts of machines whose nodes differ or have names (read from a fabric's files, or
+// restricted to a job's allocation). Nodes are numbered in router order.
+struct NodeTable {
+  std::vector<std::string> names;  // one per node, or empty: unnamed
+  std::vector<RouterId> router;    // per node, nondecreasing
+  std::vector<SlotId> first_slot;  // per node, then the total: node n has slots first_slot[n] ..[n+1]-1
+};
+
+// Slots are numbered node-major, nodes router-major. On the papers' machines every host router
+// holds nodes_per_router nodes of slots_per_node slots and the numbering is arithmetic; a
+// machine given a NodeTable (set_nodes) has named nodes with their own slot counts (0 for a
+// node outside the job's allocation).
 class Machine {
  public:
   std::string description;  // the spec it was built from
@@ -113,17 +144,42 @@ class Machine {
   // 0 means every router holds nodes.
   std::uint32_t host_routers = 0;
   std::uint32_t nodes_per_router = 1;
-  std::uint32_t slots_per_node = 1;
+  std::uint32_t slots_per_node = 1;  // with a NodeTable: the nominal count (a full node's)
   std::vector<LinkClass> classes;
   std::vector<Channel> channels;
   MachineShape shape;
+  // The inside of every node (hwloc), or null: a flat node. Its slots are the node's first
+  // slots: node slot k is the model's slot k.
+  std::shared_ptr<const NodeModel> node_model;
 
   std::uint32_t num_host_routers() const { return host_routers ? host_routers : num_routers; }
-  std::uint32_t num_nodes() const { return num_host_routers() * nodes_per_router; }
-  std::uint32_t num_slots() const { return num_nodes() * slots_per_node; }
-  NodeId node_of_slot(SlotId s) const { return s / slots_per_node; }
-  RouterId router_of_node(NodeId n) const { return n / nodes_per_router; }
+  // True on the papers' machines: every host router holds the same nodes and slots.
+  bool uniform() const { return table_.router.empty(); }
+  std::uint32_t num_nodes() const {
+    return uniform() ? num_host_routers() * nodes_per_router : static_cast<std::uint32_t>(table_.router.size());
+  }
+  std::uint32_t num_slots() const {
+    return uniform() ? num_nodes() * slots_per_node : table_.first_slot.back();
+  }
+  NodeId node_of_slot(SlotId s) const { return uniform() ? s / slots_per_node : node_of_slot_[s]; }
+  RouterId router_of_node(NodeId n) const { return uniform() ? n / nodes_per_router : table_.router[n]; }
   RouterId router_of_slot(SlotId s) const { return router_of_node(node_of_slot(s)); }
+  SlotId first_slot_of_node(NodeId n) const { return uniform() ? n * slots_per_node : table_.first_slot[n]; }
+  std::uint32_t slots_of_node(NodeId n) const {
+    return uniform() ? slots_per_node : table_.first_slot[n + 1] - table_.first_slot[n];
+  }
+  // The slot's index inside its node (a core of the node model).
+  std::uint32_t slot_in_node(SlotId s) const { return s - first_slot_of_node(node_of_slot(s)); }
+  // Slots of router r are first_slot_of_router(r) .. first_slot_of_router(r + 1) - 1.
+  SlotId first_slot_of_router(RouterId r) const;
+  std::uint32_t slots_of_router(RouterId r) const { return first_slot_of_router(r + 1) - first_slot_of_router(r); }
+  // The node's host name: from the NodeTable, else "" (unnamed).
+  const std::string& node_name(NodeId n) const;
+  bool named_nodes() const { return !table_.names.empty(); }
+  const NodeTable& node_table() const { return table_; }
+  // Installs per-node facts; checks that routers are nondecreasing and below num_routers,
+  // slot offsets nondecreasing, names unique or absent. Throws Error otherwise.
+  void set_nodes(NodeTable table);
 
   const TorusShape* torus() const { return std::get_if<TorusShape>(&shape); }
   std::string kind_name() const;
@@ -135,6 +191,17 @@ class Machine {
 
   // Channel::link_class is 16 bits wide.
   static constexpr std::size_t kMaxLinkClasses = std::size_t{1} << 16;
+
+ private:
+  NodeTable table_;
+  std::vector<NodeId> node_of_slot_;       // with a NodeTable
+  std::vector<SlotId> router_first_slot_;  // with a NodeTable: per router, then the total
 };
+
+// The nodes sorted by host name as Slurm and the launchers sort hosts: runs of digits compare
+// as numbers ("cn2" < "cn10"), the rest as text. Unnamed nodes: node order.
+std::vector<NodeId> nodes_in_name_order(const Machine& machine);
+// That order on two names.
+bool hostname_less(std::string_view a, std::string_view b);
 
 }  // namespace taskmap

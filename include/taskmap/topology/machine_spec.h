@@ -2,15 +2,18 @@
 // Machine specs as given on the command line ("torus:4x4x4x8x2,mesh=D,ppn=16", "rtt:a=4,c=2",
 // "dragonfly:p=2,a=4,h=2", "percs:ns=32,nd=4", "graph:FILE", ...): parsed and checked into a
 // MachineSpec before anything runs, then built by build_machine().
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "taskmap/topology/builders.h"
+#include "taskmap/topology/fabric.h"
+#include "taskmap/topology/node_model.h"
 #include "taskmap/topology/machine.h"
 
 namespace taskmap {
 
-enum class MachineKind { Torus, Hypercube, RectTorus, RectTwistedTorus, Dragonfly, Percs, FatTree, Graph };
+enum class MachineKind { Torus, Hypercube, RectTorus, RectTwistedTorus, Dragonfly, Percs, FatTree, Graph, Slurm, Ibnet, Aries };
 
 struct MachineSpec {
   std::string text;
@@ -22,12 +25,22 @@ struct MachineSpec {
   std::uint32_t percs_ns = 0, percs_nd = 0;
   std::uint32_t fat_tree_k = 0, fat_tree_n = 0;
   std::string graph_path;     // Graph
+  std::string fabric_path;    // Slurm, Ibnet, Aries: the fabric file
+  std::string fabric_map;     // Slurm, Ibnet: GUID-to-host map; Aries: the xtdb2proc node file
+  std::string node_topology;  // "hwloc:FILE" or empty (flat nodes of ppn slots)
+  SlotUnit slot_unit = SlotUnit::Core;
   std::uint32_t nodes_per_router = 1;
   std::uint32_t slots_per_node = 1;
 };
 
 MachineSpec parse_machine_spec(std::string_view text);
-Machine build_machine(const MachineSpec& spec);
-inline Machine make_machine(std::string_view text) { return build_machine(parse_machine_spec(text)); }
+// Readers of cluster files report oddities they accept through `warn` (ignored when empty).
+Machine build_machine(const MachineSpec& spec, const WarningSink& warn = {});
+inline Machine make_machine(std::string_view text, const WarningSink& warn = {}) {
+  return build_machine(parse_machine_spec(text), warn);
+}
+
+// "hwloc:FILE" -> the node model (--node-topology, or a fabric machine's node= key).
+std::shared_ptr<const NodeModel> read_node_topology(std::string_view spec, SlotUnit unit);
 
 }  // namespace taskmap

@@ -19,7 +19,7 @@ namespace taskmap {
 namespace {
 
 enum class MapperKind {
-  Default, Order, Random, Cyclic, File,
+  Default, HostnameOrder, Order, Random, Cyclic, File,
   PercsBlock, PercsModColor, PercsTranspose, RttMap, DragonflyBsm, DragonflyBbac, Hilbert, RubikTiling,
   Scotch, Metis, Greedy, RecursiveBisection,
   Timer, RefineHopBytes, RefineMcl,
@@ -103,6 +103,11 @@ const Catalog& mapper_catalog() {
            .tag = tag(MapperKind::Default),
            .summary = "task i on slot i; with more tasks than slots, consecutive blocks of tasks per slot",
            .example = "default"},
+          {.name = "hostname-order",
+           .tag = tag(MapperKind::HostnameOrder),
+           .summary = "the launchers' block default: the job's nodes sorted by host name (digit runs compared as "
+                      "numbers, as Slurm sorts host lists), each filled slot by slot; unnamed nodes keep their order",
+           .example = "hostname-order"},
           {.name = "order",
            .tag = tag(MapperKind::Order),
            .summary = "the slots enumerated in a letter order, first letter slowest; T is the slot within a router "
@@ -124,7 +129,8 @@ const Catalog& mapper_catalog() {
           {.name = "cyclic",
            .tag = tag(MapperKind::Cyclic),
            .summary = "task t at position t x stride of the slots, shifted by one per lap; the default stride is "
-                      "Slurm's cyclic distribution (task t on node t mod nodes)",
+                      "Slurm's cyclic distribution (task t on node t mod nodes); on nodes of different slot counts "
+                      "the launchers' round robin over the nodes in host-name order",
            .applies_to = "tasks <= slots",
            .applies = fits,
            .example = "cyclic:stride=4",
@@ -353,6 +359,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
   if (v.entry().param("grid") && v.given("grid")) label.grid = v.get_sizes("grid");
   switch (kind_of(v)) {
     case MapperKind::Default: return make_default_mapper();
+    case MapperKind::HostnameOrder: return make_hostname_order_mapper();
     case MapperKind::Order: return make_order_mapper(std::move(label), v.get_text("letters"));
     case MapperKind::Random: return make_random_mapper(seed(v));
     case MapperKind::Cyclic: return make_cyclic_mapper(std::move(label), v.given("stride") ? count(v, "stride") : 0);

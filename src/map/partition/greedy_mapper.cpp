@@ -23,9 +23,9 @@ class GreedyMapper final : public ConfiguredMapper<> {
   Mapping run(const MappingProblem& problem) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, label_.text);
     const std::uint32_t n = graph.num_tasks();
-    const std::uint64_t capacity = router_capacity(machine, n, problem.imbalance());
+    std::vector<std::uint64_t> capacity(machine.num_routers);
+    for (RouterId r = 0; r < machine.num_routers; ++r) capacity[r] = router_capacity(machine, r, n, problem.imbalance());
     // Undirected traffic per task pair.
     std::vector<std::vector<std::pair<TaskId, double>>> adj(n);
     std::vector<double> total(n, 0.0);
@@ -50,6 +50,7 @@ class GreedyMapper final : public ConfiguredMapper<> {
     std::priority_queue<Entry> queue;
     for (TaskId t = 0; t < n; ++t) queue.push({0.0, total[t], -std::int64_t(t)});
     std::vector<std::uint32_t> seen(machine.num_routers, 0);
+    const RouterId first_router = routers_with_slots(machine).front();
     std::uint32_t stamp = 0;
     auto nearest_with_room = [&](RouterId from) {
       ++stamp;
@@ -59,14 +60,14 @@ class GreedyMapper final : public ConfiguredMapper<> {
       while (!q.empty()) {
         const RouterId r = q.front();
         q.pop();
-        if (used[r] < capacity) return r;
+        if (used[r] < capacity[r]) return r;
         for (std::uint32_t i = out.offsets[r]; i < out.offsets[r + 1]; ++i) {
           const RouterId s = machine.channels[out.channels[i]].dst;
           if (seen[s] != stamp) seen[s] = stamp, q.push(s);
         }
       }
       for (RouterId r = 0; r < machine.num_routers; ++r)  // disconnected machines
-        if (used[r] < capacity) return r;
+        if (used[r] < capacity[r]) return r;
       return kNone;
     };
     while (!queue.empty()) {
@@ -74,7 +75,8 @@ class GreedyMapper final : public ConfiguredMapper<> {
       queue.pop();
       const TaskId t = static_cast<TaskId>(-neg);
       if (router_of[t] != kNone || p != pull[t]) continue;  // placed, or a stale entry
-      const RouterId from = heaviest_partner[t] == UINT32_MAX ? 0 : router_of[heaviest_partner[t]];
+      // A task with no placed partner starts a new region from the first router with slots.
+      const RouterId from = heaviest_partner[t] == UINT32_MAX ? first_router : router_of[heaviest_partner[t]];
       const RouterId r = nearest_with_room(from);
       if (r == kNone) refuse(label_, "the machine has no room left for task {}", t);
       router_of[t] = r;

@@ -25,20 +25,26 @@ class MetisMapper final : public ConfiguredMapper<bool> {
   Mapping run(const MappingProblem& problem) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, label_.text);
-    const std::uint32_t n = graph.num_tasks(), parts = machine.num_routers;
-    std::vector<RouterId> router_of_task(n, 0);
+    // One part per router with slots, sized by its slots (as METIS's target weights when
+    // routers differ).
+    const std::vector<RouterId> routers = routers_with_slots(machine);
+    const std::uint32_t n = graph.num_tasks(), parts = static_cast<std::uint32_t>(routers.size());
+    std::vector<RouterId> router_of_task(n, routers.front());
     if (n > 0 && parts > 1) {
-      std::vector<idx_t> part = partition(graph, parts, problem.imbalance());
-      const std::vector<RouterId> router_of_part =
-          options_ ? greedy_assignment(machine, graph, part) : identity(parts);
+      std::vector<real_t> shares;
+      if (!routers_alike(machine)) {
+        for (RouterId r : routers) shares.push_back(static_cast<real_t>(machine.slots_of_router(r)) / machine.num_slots());
+      }
+      std::vector<idx_t> part = partition(graph, parts, problem.imbalance(), shares);
+      const std::vector<RouterId> router_of_part = options_ ? greedy_assignment(machine, graph, part, routers) : routers;
       for (TaskId t = 0; t < n; ++t) router_of_task[t] = router_of_part[part[t]];
     }
     return place_on_routers(machine, graph, std::move(router_of_task), problem.imbalance());
   }
 
  private:
-  std::vector<idx_t> partition(const CommGraph& graph, std::uint32_t parts, double imbalance) const {
+  std::vector<idx_t> partition(const CommGraph& graph, std::uint32_t parts, double imbalance,
+                               std::vector<real_t>& shares) const {
     IntegerGraph ig = integer_graph(graph, 1.0);  // METIS sums the cut: cost 1 per unit
     static_assert(sizeof(idx_t) == sizeof(std::int32_t), "Debian's METIS has 32-bit idx_t");
     idx_t vertices = static_cast<idx_t>(ig.vertices()), constraints = 1, nparts = static_cast<idx_t>(parts), cut = 0;
@@ -49,7 +55,7 @@ class MetisMapper final : public ConfiguredMapper<bool> {
     options[METIS_OPTION_NUMBERING] = 0;
     std::vector<idx_t> part(vertices, 0);
     const int status = METIS_PartGraphKway(&vertices, &constraints, ig.offsets.data(), ig.targets.data(), nullptr,
-                                           nullptr, ig.weights.data(), &nparts, nullptr, &balance, options, &cut,
+                                           nullptr, ig.weights.data(), &nparts, shares.empty() ? nullptr : shares.data(), &balance, options, &cut,
                                            part.data());
     if (status != METIS_OK) {
       refuse(label_, "METIS_PartGraphKway failed ({})",
@@ -58,15 +64,10 @@ class MetisMapper final : public ConfiguredMapper<bool> {
     return part;
   }
 
-  static std::vector<RouterId> identity(std::uint32_t parts) {
-    std::vector<RouterId> r(parts);
-    std::iota(r.begin(), r.end(), RouterId{0});
-    return r;
-  }
-
+  // Part p was sized for routers[p]: it goes to a router of as many slots.
   static std::vector<RouterId> greedy_assignment(const Machine& machine, const CommGraph& graph,
-                                                 const std::vector<idx_t>& part) {
-    const std::uint32_t parts = machine.num_routers;
+                                                 const std::vector<idx_t>& part, const std::vector<RouterId>& routers) {
+    const auto parts = static_cast<std::uint32_t>(routers.size());
     // Traffic between parts, both directions summed.
     std::vector<std::vector<std::pair<std::uint32_t, double>>> between(parts);
     {
@@ -103,16 +104,17 @@ class MetisMapper final : public ConfiguredMapper<bool> {
         if (router_of_part[p] != kFree) continue;
         if (next == parts || pull[p] > pull[next] || (pull[p] == pull[next] && total[p] > total[next])) next = p;
       }
-      RouterId best = kFree;
+      std::uint32_t best = parts;
       double best_cost = INFINITY;
-      for (RouterId r = 0; r < parts; ++r) {
-        if (router_taken[r]) continue;
+      for (std::uint32_t i = 0; i < parts; ++i) {
+        const RouterId r = routers[i];
+        if (router_taken[i] || machine.slots_of_router(r) != machine.slots_of_router(routers[next])) continue;
         double cost = 0;
         for (const auto& [q, v] : between[next])
           if (router_of_part[q] != kFree) cost += v * hops(r, router_of_part[q]);
-        if (cost < best_cost) best_cost = cost, best = r;
+        if (cost < best_cost) best_cost = cost, best = i;
       }
-      router_of_part[next] = best;
+      router_of_part[next] = routers[best];
       router_taken[best] = true;
       for (const auto& [q, v] : between[next]) pull[q] += v;
     }

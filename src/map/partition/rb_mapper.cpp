@@ -23,7 +23,6 @@ class RbMapper final : public ConfiguredMapper<std::uint32_t> {
   Mapping run(const MappingProblem& problem) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, label_.text);
     std::vector<RouterId> router_of(graph.num_tasks(), 0);
     std::vector<TaskId> tasks(graph.num_tasks());
     std::iota(tasks.begin(), tasks.end(), TaskId{0});
@@ -37,17 +36,31 @@ class RbMapper final : public ConfiguredMapper<std::uint32_t> {
  private:
   void recurse(const Machine& machine, const IntegerGraph& g, std::vector<TaskId> tasks, std::vector<RouterId> routers,
                std::vector<RouterId>& router_of, double imbalance) const {
-    if (routers.size() == 1 || tasks.empty()) {
-      for (TaskId t : tasks) router_of[t] = routers.front();
+    if (tasks.empty()) return;
+    const std::vector<RouterId> holding = with_slots(machine, routers);
+    if (holding.size() == 1) {
+      for (TaskId t : tasks) router_of[t] = holding.front();
       return;
     }
     auto [first, second] = halve_routers(machine, routers, imbalance);
-    const double share = double(first.size()) / double(routers.size());
+    const double share = double(slots_of(machine, first)) / double(slots_of(machine, routers));
     std::vector<bool> in_first = bisect(g, tasks, share, imbalance);
     std::vector<TaskId> a, b;
     for (std::size_t i = 0; i < tasks.size(); ++i) (in_first[i] ? a : b).push_back(tasks[i]);
     recurse(machine, g, std::move(a), std::move(first), router_of, imbalance);
     recurse(machine, g, std::move(b), std::move(second), router_of, imbalance);
+  }
+
+  static std::vector<RouterId> with_slots(const Machine& machine, const std::vector<RouterId>& routers) {
+    std::vector<RouterId> out;
+    for (RouterId r : routers)
+      if (machine.slots_of_router(r) > 0) out.push_back(r);
+    return out;
+  }
+  static std::uint64_t slots_of(const Machine& machine, const std::vector<RouterId>& routers) {
+    std::uint64_t sum = 0;
+    for (RouterId r : routers) sum += machine.slots_of_router(r);
+    return sum;
   }
 
   std::pair<std::vector<RouterId>, std::vector<RouterId>> halve_routers(const Machine& machine,
@@ -66,13 +79,20 @@ class RbMapper final : public ConfiguredMapper<std::uint32_t> {
       for (RouterId r : routers) (t->coord(r, longest) < cut ? first : second).push_back(r);
       return {first, second};
     }
-    // Other machines: METIS halves the routers' induced graph.
+    // Other machines: METIS halves the routers' induced graph; where routers differ (switches
+    // without slots, nodes of an allocation), it balances their slots.
     IntegerGraph rg = router_graph(machine, routers);
-    const std::vector<bool> side = bisect_graph(rg, 0.5, imbalance);
+    std::vector<std::int32_t> weights;
+    if (!routers_alike(machine)) {
+      for (RouterId r : routers) weights.push_back(static_cast<std::int32_t>(machine.slots_of_router(r)));
+    }
+    const std::vector<bool> side = bisect_graph(rg, 0.5, imbalance, weights);
     for (std::size_t i = 0; i < routers.size(); ++i) (side[i] ? first : second).push_back(routers[i]);
-    if (first.empty() || second.empty()) {  // METIS gave up on a tiny or disconnected set: halve by id
-      first.assign(routers.begin(), routers.begin() + routers.size() / 2);
-      second.assign(routers.begin() + routers.size() / 2, routers.end());
+    if (slots_of(machine, first) == 0 || slots_of(machine, second) == 0) {
+      // METIS gave up on a tiny or disconnected set: halve the routers with slots by id.
+      const std::vector<RouterId> holding = with_slots(machine, routers);
+      first.assign(holding.begin(), holding.begin() + holding.size() / 2);
+      second.assign(holding.begin() + holding.size() / 2, holding.end());
     }
     return {first, second};
   }
@@ -95,7 +115,8 @@ class RbMapper final : public ConfiguredMapper<std::uint32_t> {
 
   // METIS two-way split with target weights share : 1 - share; without edges (or on a METIS
   // refusal) the first share of the vertices in order.
-  std::vector<bool> bisect_graph(IntegerGraph& g, double share, double imbalance) const {
+  std::vector<bool> bisect_graph(IntegerGraph& g, double share, double imbalance,
+                                 std::vector<std::int32_t> vertex_weights = {}) const {
     const std::uint32_t n = g.vertices();
     std::vector<bool> first(n, false);
     const std::uint32_t by_count = static_cast<std::uint32_t>(share * n + 0.5);
@@ -109,7 +130,8 @@ class RbMapper final : public ConfiguredMapper<std::uint32_t> {
       options[METIS_OPTION_NUMBERING] = 0;
       options[METIS_OPTION_NCUTS] = static_cast<idx_t>(options_);
       std::vector<idx_t> part(n, 0);
-      if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), nullptr, nullptr,
+      idx_t* vwgt = vertex_weights.empty() ? nullptr : vertex_weights.data();
+      if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), vwgt, nullptr,
                                    g.weights.data(), &parts, targets, &balance, options, &cut, part.data()) == METIS_OK) {
         for (std::uint32_t i = 0; i < n; ++i) first[i] = part[i] == 0;
         return first;

@@ -50,7 +50,6 @@ class ScotchMapper final : public ConfiguredMapper<> {
   Mapping run(const MappingProblem& problem) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, label_.text);
     const std::vector<RouterId> router_of_task = scotch_routers(machine, graph, problem.imbalance());
     return place_on_routers(machine, graph, router_of_task, problem.imbalance());
   }
@@ -141,10 +140,18 @@ class ScotchMapper final : public ConfiguredMapper<> {
     }
     // Any other machine: its router graph (a link per router pair, both directions) with
     // unit edge costs and the slots of a router as its weight.
+    // Where routers differ (switches, an allocation's nodes), the terminals are the routers with
+    // slots, weighted by them; the others only carry the distances.
     std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
     IntegerGraph routers = router_graph(machine, router_of_terminal);
-    std::vector<SCOTCH_Num> weights(machine.num_routers,
-                                    static_cast<SCOTCH_Num>(machine.nodes_per_router * machine.slots_per_node));
+    std::vector<SCOTCH_Num> weights(machine.num_routers);
+    for (RouterId r = 0; r < machine.num_routers; ++r)
+      weights[r] = static_cast<SCOTCH_Num>(std::max<std::uint32_t>(1, machine.slots_of_router(r)));
+    std::vector<SCOTCH_Num> terminals;
+    if (!routers_alike(machine)) {
+      router_of_terminal = routers_with_slots(machine);
+      terminals.assign(router_of_terminal.begin(), router_of_terminal.end());
+    }
     SCOTCH_Graph target;
     SCOTCH_graphInit(&target);
     const int built = SCOTCH_graphBuild(&target, 0, machine.num_routers, routers.offsets.data(),
@@ -155,7 +162,8 @@ class ScotchMapper final : public ConfiguredMapper<> {
     SCOTCH_stratInit(&arch_strat);
     // Deco 1 (the exact distance matrix): better mappings than deco 2 on the few thousand
     // routers taskmap's machines have.
-    const int arched = built == 0 ? SCOTCH_archBuild0(&arch, &target, 0, nullptr, &arch_strat) : 1;
+    const int arched = built == 0 ? SCOTCH_archBuild0(&arch, &target, static_cast<SCOTCH_Num>(terminals.size()),
+                                                         terminals.empty() ? nullptr : terminals.data(), &arch_strat) : 1;
     SCOTCH_stratExit(&arch_strat);
     SCOTCH_graphExit(&target);
     if (arched != 0) scotch_failed(built == 0 ? "archBuild0" : "graphBuild (target)");

@@ -57,7 +57,8 @@ class HopBytesSearch {
       on_[router_[t]].push_back(t);
     }
     weight_to_.assign(machine.num_routers, 0.0);
-    capacity_.assign(machine.num_routers, std::uint64_t(machine.nodes_per_router) * machine.slots_per_node * per_slot);
+    capacity_.resize(machine.num_routers);
+    for (RouterId r = 0; r < machine.num_routers; ++r) capacity_[r] = std::uint64_t(machine.slots_of_router(r)) * per_slot;
   }
 
   double hop_bytes() const {
@@ -284,8 +285,7 @@ class HopBytesSearch {
     return it != end && *it == u ? graph_.weights[std::size_t(it - graph_.targets.begin())] : 0.0;
   }
   SlotId free_slot(RouterId x) const {
-    const std::uint32_t per_router = machine_.nodes_per_router * machine_.slots_per_node;
-    for (SlotId s = x * per_router; s < (x + 1) * per_router; ++s)
+    for (SlotId s = machine_.first_slot_of_router(x); s < machine_.first_slot_of_router(x + 1); ++s)
       if (slot_count_[s] < per_slot_) return s;
     return UINT32_MAX;
   }

@@ -23,7 +23,6 @@ constexpr double kTolerance = 1e-9;
 // returns whether the deadline was reached.
 bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t candidates, bool widen,
              std::chrono::steady_clock::time_point deadline, std::uint32_t& moves) {
-  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
   // Swap partners tried per router: all of them up to this many slots, else a spread.
   constexpr std::uint32_t kPartners = 8;
   bool out_of_time = false;
@@ -38,10 +37,11 @@ bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t cand
     for (TaskId t : tasks) {
       const RouterId home = machine.router_of_slot(loads.mapping().slot_of_task[t]);
       for (RouterId r = 0; r < machine.num_host_routers() && !out_of_time; ++r) {
-        if (r == home) continue;
+        const std::uint32_t per_router = machine.slots_of_router(r);
+        if (r == home || per_router == 0) continue;
         const std::uint32_t step = std::max(1u, per_router / kPartners);
         for (std::uint32_t k = 0; k < per_router; k += step) {
-          const SlotId slot = r * per_router + k;
+          const SlotId slot = machine.first_slot_of_router(r) + k;
           const LoadScore score = loads.try_move(t, slot);
           if (score.better_than(best)) best = score, best_task = t, best_slot = slot;
         }
@@ -72,16 +72,20 @@ void region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_
                    std::chrono::steady_clock::time_point deadline, std::mt19937_64& rng, Mapping& best,
                    LoadScore& best_score, RefineStats& s) {
   const RegionMoves region(machine);
-  const std::uint32_t per_router = machine.nodes_per_router * machine.slots_per_node;
   std::unordered_map<std::uint64_t, std::uint32_t> tabu_until;
   std::vector<std::pair<RouterId, RouterId>> pairs;
   std::vector<Relocation> moves;
   auto relocations = [&](std::uint64_t index) {
     moves.clear();
     if (!region.get(index, pairs)) return false;
-    for (auto [from, to] : pairs)
+    for (auto [from, to] : pairs) {
+      // Router contents move as a whole: only between routers of as many slots.
+      const std::uint32_t per_router = machine.slots_of_router(from);
+      if (machine.slots_of_router(to) != per_router) return false;
+      const SlotId from_slot = machine.first_slot_of_router(from), to_slot = machine.first_slot_of_router(to);
       for (std::uint32_t k = 0; k < per_router; ++k)
-        for (TaskId t : loads.tasks_on(from * per_router + k)) moves.push_back({t, to * per_router + k});
+        for (TaskId t : loads.tasks_on(from_slot + k)) moves.push_back({t, to_slot + k});
+    }
     return !moves.empty();
   };
   const bool scan_all = region.size() <= 2 * kRegionSample;

@@ -64,7 +64,6 @@ class RefineHopBytesMapper final : public Refiner<HopBytesRefineOptions> {
   Mapping improve(const MappingProblem& problem, Mapping start) const override {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
-    require_nodes_on_every_router(machine, label_.text);
     HopBytesRefineOptions options = options_;
     options.per_slot = problem.tasks_per_slot();
     HopBytesRefineStats stats;

@@ -29,6 +29,26 @@ class DefaultMapper final : public Mapper {
   }
 };
 
+// The launchers' block default: the job's nodes sorted by host name (digits compared as
+// numbers, as Slurm's host lists sort), each filled slot by slot before the next. With more
+// tasks than slots, blocks of tasks per slot as `default` does. Unnamed nodes keep their order.
+class HostnameOrderMapper final : public Mapper {
+ public:
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
+    std::vector<SlotId> order;
+    order.reserve(m.num_slots());
+    for (NodeId n : nodes_in_name_order(m))
+      for (std::uint32_t k = 0; k < m.slots_of_node(n); ++k) order.push_back(m.first_slot_of_node(n) + k);
+    Mapping map;
+    map.slot_of_task.resize(g.num_tasks());
+    const std::uint64_t tasks = g.num_tasks(), slots = order.size();
+    for (TaskId t = 0; t < tasks; ++t) map.slot_of_task[t] = order[tasks <= slots ? t : std::uint64_t(t) * slots / tasks];
+    return map;
+  }
+};
+
 class OrderMapper final : public detail::ConfiguredMapper<std::string> {
  public:
   using ConfiguredMapper::ConfiguredMapper;
@@ -68,7 +88,8 @@ class RandomMapper final : public Mapper {
 // Task t goes to position t x S of the slot sequence, wrapping with a shift of one slot per
 // lap. With S the slots per node (the default) this is Slurm's cyclic distribution, task t
 // on node t mod N; with S = k on a one-slot-per-node fat-tree, consecutive tasks go to
-// different leaf switches.
+// different leaf switches. On a job's nodes of different slot counts (no stride given), the
+// launchers' round robin: task t to the next node in host-name order that has a free slot.
 class CyclicMapper final : public detail::ConfiguredMapper<std::uint32_t> {
  public:
   using ConfiguredMapper::ConfiguredMapper;
@@ -76,12 +97,30 @@ class CyclicMapper final : public detail::ConfiguredMapper<std::uint32_t> {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
     check_fits(m, g);
+    if (!m.uniform() && options_ == 0) return round_robin(m, g);
     const std::uint64_t slots = m.num_slots(), stride = options_ ? options_ : m.slots_per_node;
     if (slots % stride != 0) detail::refuse(label_, "stride {} does not divide the machine's {} slots", stride, slots);
     std::vector<SlotId> out(g.num_tasks());
     for (std::uint64_t t = 0; t < g.num_tasks(); ++t) {
       const std::uint64_t p = t * stride;
       out[t] = static_cast<SlotId>(p % slots + p / slots);
+    }
+    return Mapping{std::move(out), {}};
+  }
+
+ private:
+  static Mapping round_robin(const Machine& m, const CommGraph& g) {
+    std::vector<NodeId> nodes;
+    for (NodeId n : nodes_in_name_order(m))
+      if (m.slots_of_node(n) > 0) nodes.push_back(n);
+    std::vector<std::uint32_t> used(m.num_nodes(), 0);
+    std::vector<SlotId> out;
+    out.reserve(g.num_tasks());
+    while (out.size() < g.num_tasks()) {
+      for (NodeId n : nodes) {
+        if (out.size() == g.num_tasks()) break;
+        if (used[n] < m.slots_of_node(n)) out.push_back(m.first_slot_of_node(n) + used[n]++);
+      }
     }
     return Mapping{std::move(out), {}};
   }
@@ -141,6 +180,7 @@ std::unique_ptr<Mapper> make_default_mapper() { return std::make_unique<DefaultM
 std::unique_ptr<Mapper> make_order_mapper(MapperLabel label, std::string letters) {
   return std::make_unique<OrderMapper>(std::move(label), std::move(letters));
 }
+std::unique_ptr<Mapper> make_hostname_order_mapper() { return std::make_unique<HostnameOrderMapper>(); }
 std::unique_ptr<Mapper> make_random_mapper(std::uint64_t seed) { return std::make_unique<RandomMapper>(seed); }
 std::unique_ptr<Mapper> make_cyclic_mapper(MapperLabel label, std::uint32_t stride) {
   return std::make_unique<CyclicMapper>(std::move(label), stride);

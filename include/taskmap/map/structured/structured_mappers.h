@@ -32,6 +32,7 @@ struct RttMapOptions {
 };
 
 std::unique_ptr<Mapper> make_default_mapper();
+std::unique_ptr<Mapper> make_hostname_order_mapper();  // the launchers' block default over host names
 std::unique_ptr<Mapper> make_order_mapper(MapperLabel label, std::string letters);
 std::unique_ptr<Mapper> make_random_mapper(std::uint64_t seed);
 std::unique_ptr<Mapper> make_cyclic_mapper(MapperLabel label, std::uint32_t stride);  // 0: slots per node

@@ -1,0 +1,44 @@
+#pragma once
+// The job's share of a machine: the nodes the scheduler gave it (and how many slots on each),
+// and the inside of its nodes. Both narrow a Machine's slots; routers and channels stay, so
+// the job's traffic is routed over the whole fabric while mappers place tasks only on the
+// job's slots.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "taskmap/topology/machine.h"
+#include "taskmap/topology/node_model.h"
+
+namespace taskmap {
+
+struct Allocation {
+  std::string source;                // for messages: "--nodes", "$SLURM_JOB_NODELIST", "$PBS_NODEFILE (FILE)"
+  std::vector<std::string> hosts;    // distinct, in the order given
+  std::vector<std::uint32_t> slots;  // per host; 0: all of the node's slots
+};
+
+// `--nodes` values: a Slurm host list ("cn[0012-0015,0102]"), or @FILE: one host per line
+// with an optional count ("host", "host slots=4" as Open MPI's hostfiles, "host:4" as
+// Hydra's); a host listed k > 1 times without a count gets k slots (PBS node files).
+Allocation parse_nodes_argument(std::string_view text);
+
+// The job's allocation from the scheduler's environment: $SLURM_JOB_NODELIST (slots from
+// $SLURM_TASKS_PER_NODE, else $SLURM_JOB_CPUS_PER_NODE, syntax "2(x3),1"), else
+// $PBS_NODEFILE. nullopt when neither is set.
+std::optional<Allocation> allocation_from_environment();
+
+// The machine with slots only on the allocated hosts: each gets its allocated count (all of
+// the node's slots for 0), every other node none. Throws Error naming a host the machine
+// does not know (with the closest known names), a count above the node's slots when a node
+// model fixes them, or a machine without node names.
+Machine allocate(const Machine& machine, const Allocation& allocation);
+
+// Every node gets the model's slots (cores, or hardware threads): the machine's slots_per_node
+// becomes the model's count. An allocation applied afterwards may give a node fewer.
+Machine with_node_model(Machine machine, std::shared_ptr<const NodeModel> model);
+
+}  // namespace taskmap

@@ -1,0 +1,157 @@
+#include "taskmap/topology/allocation.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <map>
+#include <unordered_map>
+
+#include "taskmap/core/catalog.h"
+#include "taskmap/core/error.h"
+#include "taskmap/core/hostlist.h"
+#include "taskmap/core/spec.h"
+#include "taskmap/core/text_source.h"
+
+namespace taskmap {
+namespace {
+
+// Adds `count` slots of `host` (0: the whole node); a host named again without a count adds one.
+class AllocationBuilder {
+ public:
+  explicit AllocationBuilder(std::string source) { a_.source = std::move(source); }
+  void add(std::string_view host, std::optional<std::uint32_t> count) {
+    auto [it, fresh] = index_.emplace(std::string(host), a_.hosts.size());
+    if (fresh) {
+      a_.hosts.emplace_back(host);
+      a_.slots.push_back(count.value_or(0));
+      listed_.push_back(1);
+      return;
+    }
+    const std::size_t i = it->second;
+    ++listed_[i];
+    // Repeated plain names count slots (a PBS node file lists a host once per slot).
+    a_.slots[i] = count ? a_.slots[i] + *count : (a_.slots[i] == 0 ? listed_[i] : a_.slots[i] + 1);
+  }
+  Allocation take() {
+    if (a_.hosts.empty()) fail("{}: names no host", a_.source);
+    return std::move(a_);
+  }
+
+ private:
+  Allocation a_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<std::uint32_t> listed_;
+};
+
+std::uint32_t parse_count(const io::LineCursor& cur, std::string_view text) {
+  auto v = io::parse_int(text);
+  if (!v || *v < 1 || *v > (1 << 20)) cur.fail_here(fmt::format("'{}' is not a slot count (1 to 1048576)", text));
+  return static_cast<std::uint32_t>(*v);
+}
+
+Allocation read_host_file(const std::string& path, const std::string& source) {
+  io::LineCursor cur(path, io::read_text_file(path));
+  AllocationBuilder b(source);
+  while (auto line = cur.next_content_line("#")) {
+    const auto fields = io::split_fields(*line);
+    std::string_view host = fields[0];
+    std::optional<std::uint32_t> count;
+    if (const auto colon = host.find(':'); colon != std::string_view::npos) {  // Hydra "host:4"
+      count = parse_count(cur, host.substr(colon + 1));
+      host = host.substr(0, colon);
+    }
+    for (std::size_t i = 1; i < fields.size(); ++i) {
+      if (fields[i].starts_with("slots=")) count = parse_count(cur, fields[i].substr(6));
+      // Other Open MPI hostfile keys (max_slots=, ...) do not change the job's slots.
+    }
+    if (host.empty()) cur.fail_here("a line with no host name");
+    b.add(host, count);
+  }
+  return b.take();
+}
+
+}  // namespace
+
+Allocation parse_nodes_argument(std::string_view text) {
+  if (auto path = io::at_file_argument(text)) return read_host_file(*path, fmt::format("--nodes @{}", *path));
+  AllocationBuilder b("--nodes");
+  for (const std::string& host : io::expand_hostlist(text, "--nodes")) b.add(host, std::nullopt);
+  return b.take();
+}
+
+std::optional<Allocation> allocation_from_environment() {
+  if (const char* list = std::getenv("SLURM_JOB_NODELIST"); list != nullptr && *list != '\0') {
+    Allocation a;
+    a.source = "$SLURM_JOB_NODELIST";
+    a.hosts = io::expand_hostlist(list, "$SLURM_JOB_NODELIST");
+    const char* counts_name = "SLURM_TASKS_PER_NODE";
+    const char* counts = std::getenv(counts_name);
+    if (counts == nullptr || *counts == '\0') counts_name = "SLURM_JOB_CPUS_PER_NODE", counts = std::getenv(counts_name);
+    if (counts != nullptr && *counts != '\0') {
+      a.slots = io::expand_slurm_counts(counts, fmt::format("${}", counts_name));
+      if (a.slots.size() != a.hosts.size()) {
+        fail("${} gives counts for {} nodes but $SLURM_JOB_NODELIST names {}", counts_name, a.slots.size(), a.hosts.size());
+      }
+      a.source += fmt::format(" with ${}", counts_name);
+    } else {
+      a.slots.assign(a.hosts.size(), 0);
+    }
+    return a;
+  }
+  if (const char* file = std::getenv("PBS_NODEFILE"); file != nullptr && *file != '\0') {
+    return read_host_file(file, fmt::format("$PBS_NODEFILE ({})", file));
+  }
+  return std::nullopt;
+}
+
+Machine allocate(const Machine& machine, const Allocation& allocation) {
+  if (!machine.named_nodes()) {
+    fail("{}: machine '{}' has no host names; an allocation needs a machine read from the cluster's files "
+         "(slurm:, ibnet:, aries:)",
+         allocation.source, machine.description);
+  }
+  std::unordered_map<std::string_view, NodeId> node_of_name;
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) node_of_name.emplace(machine.node_name(n), n);
+  std::vector<std::uint32_t> slots(machine.num_nodes(), 0);
+  const std::uint32_t full = machine.node_model ? machine.node_model->num_slots() : 0;
+  for (std::size_t i = 0; i < allocation.hosts.size(); ++i) {
+    const std::string& host = allocation.hosts[i];
+    auto it = node_of_name.find(host);
+    if (it == node_of_name.end()) {
+      std::vector<std::string_view> names;
+      for (NodeId n = 0; n < machine.num_nodes(); ++n) names.push_back(machine.node_name(n));
+      fail("{}: host '{}' is not in machine '{}' (closest: {})", allocation.source, host, machine.description,
+           fmt::join(closest_names(host, names, 3), ", "));
+    }
+    const NodeId n = it->second;
+    const std::uint32_t own = machine.slots_of_node(n);
+    const std::uint32_t want = allocation.slots.empty() || allocation.slots[i] == 0 ? own : allocation.slots[i];
+    if (full > 0 && want > full) {
+      fail("{}: host '{}' is given {} slots but the node topology {} has {}", allocation.source, host, want,
+           machine.node_model->source, full);
+    }
+    slots[n] = want;
+  }
+  NodeTable table = machine.node_table();
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) table.first_slot[n + 1] = table.first_slot[n] + slots[n];
+  Machine out = machine;
+  out.set_nodes(std::move(table));
+  return out;
+}
+
+Machine with_node_model(Machine machine, std::shared_ptr<const NodeModel> model) {
+  const std::uint32_t per_node = model->num_slots();
+  if (machine.uniform()) {
+    machine.slots_per_node = per_node;
+  } else {
+    NodeTable table = machine.node_table();
+    for (NodeId n = 0; n < machine.num_nodes(); ++n) table.first_slot[n + 1] = table.first_slot[n] + per_node;
+    machine.slots_per_node = per_node;
+    machine.set_nodes(std::move(table));
+  }
+  machine.node_model = std::move(model);
+  return machine;
+}
+
+}  // namespace taskmap

@@ -1,0 +1,203 @@
+// Fabric -> Machine: the one place where a cluster's files become routers and channels.
+#include "taskmap/topology/fabric.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "common_checks.h"
+#include "taskmap/core/error.h"
+
+namespace taskmap {
+namespace {
+
+// The fabric's reference rate: its most common known switch-to-switch rate (else the most
+// common host rate, else 1), so that bandwidths read "1" on the usual cable.
+double reference_gbps(const Fabric& f) {
+  auto most_common = [](auto rates) {
+    std::map<double, std::size_t> count;
+    for (double r : rates) {
+      if (r > 0) ++count[r];
+    }
+    double best = 0;
+    std::size_t best_count = 0;
+    for (auto [rate, n] : count) {
+      if (n > best_count) best = rate, best_count = n;
+    }
+    return best;
+  };
+  std::vector<double> cable_rates, port_rates;
+  for (const auto& c : f.cables) cable_rates.push_back(c.gbps);
+  for (const auto& p : f.host_ports) port_rates.push_back(p.gbps);
+  if (double r = most_common(cable_rates); r > 0) return r;
+  if (double r = most_common(port_rates); r > 0) return r;
+  return 1.0;
+}
+
+// One link class per (kind, rate); named "link", "inject", "eject" when a kind has one rate,
+// else suffixed with the rate ("link-100G").
+class ClassTable {
+ public:
+  ClassTable(Machine& m, double reference, double default_gbps) : m_(m), reference_(reference), default_(default_gbps) {}
+
+  void collect(const std::string& kind, double gbps) { rates_[kind].insert(effective(gbps)); }
+  void create() {
+    for (const auto& [kind, rates] : rates_) {
+      for (double r : rates) {
+        const std::string name = rates.size() == 1 ? kind : fmt::format("{}-{:g}G", kind, r);
+        const std::uint16_t id = m_.add_class(name, r > 0 ? r / reference_ : 1.0);
+        m_.classes[id].host_link = kind != "link";
+        ids_[{kind, r}] = id;
+      }
+    }
+  }
+  std::uint16_t id(const std::string& kind, double gbps) const { return ids_.at({kind, effective(gbps)}); }
+
+ private:
+  double effective(double gbps) const { return gbps > 0 ? gbps : default_; }
+  Machine& m_;
+  double reference_, default_;
+  std::map<std::string, std::set<double>> rates_;
+  std::map<std::pair<std::string, double>, std::uint16_t> ids_;
+};
+
+void check_indices(const Fabric& f) {
+  const auto hosts = f.hosts.size(), switches = f.switches.size();
+  if (hosts == 0) fail("{}: the fabric has no host", f.source);
+  if (switches == 0) fail("{}: the fabric has no switch", f.source);
+  if (hosts + switches > detail::kMaxRouters) fail("{}: {} hosts and switches is too many", f.source, hosts + switches);
+  for (const auto& p : f.host_ports) {
+    if (p.host >= hosts || p.sw >= switches) fail("{}: a host port names host {} / switch {}", f.source, p.host, p.sw);
+  }
+  for (const auto& c : f.cables) {
+    if (c.a >= switches || c.b >= switches) fail("{}: a cable names switch {} / {}", f.source, c.a, c.b);
+  }
+  std::vector<std::uint32_t> ports(hosts, 0);
+  for (const auto& p : f.host_ports) ++ports[p.host];
+  for (std::size_t h = 0; h < hosts; ++h) {
+    if (ports[h] == 0) fail("{}: host '{}' is cabled to no switch", f.source, f.hosts[h]);
+    if (f.hosts_on_switches && ports[h] != 1) {
+      fail("{}: host '{}' has {} ports but this fabric places hosts on one router", f.source, f.hosts[h], ports[h]);
+    }
+  }
+}
+
+// Refuses a fabric in several pieces: traffic between them has no route.
+void check_connected(const Machine& m, const Fabric& f, RouterId first_switch) {
+  std::vector<std::vector<RouterId>> adjacent(m.num_routers);
+  for (const Channel& c : m.channels) adjacent[c.src].push_back(c.dst);
+  std::vector<char> seen(m.num_routers, 0);
+  std::deque<RouterId> queue{first_switch};
+  seen[first_switch] = 1;
+  while (!queue.empty()) {
+    const RouterId r = queue.front();
+    queue.pop_front();
+    for (RouterId x : adjacent[r]) {
+      if (!seen[x]) seen[x] = 1, queue.push_back(x);
+    }
+  }
+  const auto it = std::find(seen.begin(), seen.end(), 0);
+  if (it == seen.end()) return;
+  const auto r = static_cast<RouterId>(it - seen.begin());
+  const std::string name = r >= first_switch ? "switch '" + f.switches[r - first_switch] + "'"
+                                             : "host '" + f.hosts[r] + "'";
+  fail("{}: the fabric is not connected: {} cannot reach switch '{}' (taskmap routes over one connected fabric; "
+       "give each part as a machine of its own)",
+       f.source, name, f.switches[0]);
+}
+
+// Switches farthest (in switch hops) from the switches that hold hosts: the tree's top.
+std::vector<RouterId> derived_top(const Machine& m, const std::vector<RouterId>& leaves, RouterId first_switch) {
+  std::vector<std::vector<RouterId>> adjacent(m.num_routers);
+  for (const Channel& c : m.channels) {
+    if (c.src >= first_switch && c.dst >= first_switch) adjacent[c.src].push_back(c.dst);
+  }
+  std::vector<std::uint32_t> level(m.num_routers, UINT32_MAX);
+  std::deque<RouterId> queue;
+  for (RouterId l : leaves) {
+    if (level[l] == UINT32_MAX) level[l] = 0, queue.push_back(l);
+  }
+  std::uint32_t top_level = 0;
+  while (!queue.empty()) {
+    const RouterId r = queue.front();
+    queue.pop_front();
+    top_level = std::max(top_level, level[r]);
+    for (RouterId x : adjacent[r]) {
+      if (level[x] == UINT32_MAX) level[x] = level[r] + 1, queue.push_back(x);
+    }
+  }
+  std::vector<RouterId> top;
+  for (RouterId r = first_switch; r < m.num_routers; ++r) {
+    if (level[r] == top_level) top.push_back(r);
+  }
+  return top;
+}
+
+}  // namespace
+
+Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
+  check_indices(f);
+  Machine m;
+  m.description = options.description.empty() ? f.source : options.description;
+  m.slots_per_node = options.slots_per_node;
+  const auto hosts = static_cast<std::uint32_t>(f.hosts.size());
+  const auto switches = static_cast<std::uint32_t>(f.switches.size());
+  const RouterId first_switch = f.hosts_on_switches ? 0 : hosts;
+  m.num_routers = first_switch + switches;
+  m.host_routers = f.hosts_on_switches ? 0 : hosts;
+
+  ClassTable classes(m, reference_gbps(f), options.default_gbps);
+  for (const auto& c : f.cables) classes.collect("link", c.gbps);
+  if (!f.hosts_on_switches) {
+    for (const auto& p : f.host_ports) classes.collect("inject", p.gbps), classes.collect("eject", p.gbps);
+  }
+  classes.create();
+  if (!f.hosts_on_switches) {
+    for (const auto& p : f.host_ports) {
+      m.add_channel(p.host, first_switch + p.sw, classes.id("inject", p.gbps));
+      m.add_channel(first_switch + p.sw, p.host, classes.id("eject", p.gbps));
+    }
+  }
+  for (const auto& c : f.cables) {
+    if (c.a == c.b) continue;  // a loopback carries no traffic between routers
+    const std::uint16_t cls = classes.id("link", c.gbps);
+    m.add_channel(first_switch + c.a, first_switch + c.b, cls);
+    m.add_channel(first_switch + c.b, first_switch + c.a, cls);
+  }
+
+  // Nodes in router order: each host its own router, or the hosts of each switch together.
+  std::vector<std::uint32_t> order(hosts);
+  std::iota(order.begin(), order.end(), 0u);
+  std::vector<RouterId> router_of_host(hosts);
+  for (const auto& p : f.host_ports) router_of_host[p.host] = f.hosts_on_switches ? p.sw : p.host;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return router_of_host[a] < router_of_host[b]; });
+  NodeTable table;
+  table.first_slot.push_back(0);
+  for (std::uint32_t h : order) {
+    table.names.push_back(f.hosts[h]);
+    table.router.push_back(router_of_host[h]);
+    table.first_slot.push_back(table.first_slot.back() + options.slots_per_node);
+  }
+  m.set_nodes(std::move(table));
+  check_connected(m, f, first_switch);
+
+  FabricShape shape;
+  shape.source = f.source;
+  shape.switch_names = f.switches;
+  shape.first_switch = first_switch;
+  for (std::uint32_t s : f.top_switches) shape.top_switches.push_back(first_switch + s);
+  if (shape.top_switches.empty()) {
+    std::vector<RouterId> leaves;
+    for (const auto& p : f.host_ports) leaves.push_back(first_switch + p.sw);
+    shape.top_switches = derived_top(m, leaves, first_switch);
+  }
+  m.shape = std::move(shape);
+  return m;
+}
+
+}  // namespace taskmap
