@@ -28,7 +28,10 @@ struct Oddity {
 // Node names -> host indices; GUID node names renamed through the map when there is one.
 class HostTable final {
  public:
-  HostTable(Fabric& fabric, const GuidMap* map) : fabric_(fabric), map_(map) {}
+  HostTable(Fabric& fabric, const GuidMap* map, std::size_t nodes) : fabric_(fabric), map_(map) {
+    index_.reserve(nodes);
+    fabric_.host_ports.reserve(nodes);
+  }
 
   std::uint32_t host_of(const std::string& node) {
     const std::string* name = &node;
@@ -87,15 +90,16 @@ std::size_t count_components(std::uint32_t switches, const std::vector<Fabric::C
 class TreeBuilder final {
  public:
   TreeBuilder(const Declarations& decls, const GuidMap* map, const WarningSink& warn)
-      : decls_(decls), warn_(warn), hosts_(fabric_, map) {
+      : decls_(decls), warn_(warn), hosts_(fabric_, map, node_count(decls)) {
     fabric_.source = decls.source;
   }
 
   Fabric build() {
     if (decls_.switches.empty()) fail("{}: defines no switch (no SwitchName= line)", decls_.source);
     index_switches();
-    for (const auto& decl : decls_.switches) add_cables(decl);
-    for (const auto& decl : decls_.switches) add_host_ports(decl);
+    for (std::uint32_t s = 0; s < decls_.switches.size(); ++s) add_cables(decls_.switches[s], s);
+    first_switch_.reserve(node_count(decls_));
+    for (std::uint32_t s = 0; s < decls_.switches.size(); ++s) add_host_ports(decls_.switches[s], s);
     if (fabric_.hosts.empty()) fail("{}: defines no node (no Nodes= under any switch)", decls_.source);
     find_top_switches();
     warn_oddities();
@@ -103,7 +107,18 @@ class TreeBuilder final {
   }
 
  private:
+  static std::size_t node_count(const Declarations& decls) {
+    std::size_t nodes = 0;
+    for (const auto& decl : decls.switches) nodes += decl.nodes.size();
+    return nodes;
+  }
+
   void index_switches() {
+    index_.reserve(decls_.switches.size());
+    std::size_t listings = 0;
+    for (const auto& decl : decls_.switches) listings += decl.switches.size();
+    lister_.reserve(listings);
+    fabric_.cables.reserve(listings);
     for (const auto& decl : decls_.switches) {
       const auto [it, added] = index_.try_emplace(decl.name, static_cast<std::uint32_t>(fabric_.switches.size()));
       if (!added) {
@@ -116,8 +131,7 @@ class TreeBuilder final {
   }
 
   // One cable per listed pair: B listed by A and A listed by B (neighbour lists) is one cable.
-  void add_cables(const SwitchDecl& decl) {
-    const std::uint32_t self = index_.at(decl.name);
+  void add_cables(const SwitchDecl& decl, std::uint32_t self) {
     for (const auto& name : decl.switches) {
       const auto it = index_.find(name);
       if (it == index_.end()) {
@@ -142,20 +156,24 @@ class TreeBuilder final {
     }
   }
 
-  void add_host_ports(const SwitchDecl& decl) {
-    const std::uint32_t sw = index_.at(decl.name);
+  void add_host_ports(const SwitchDecl& decl, std::uint32_t sw) {
     for (const auto& node : decl.nodes) {
-      auto& switches = switches_of_node_[node];
-      if (std::find(switches.begin(), switches.end(), sw) != switches.end()) {
-        repeated_.add(fmt::format("{} under {}", node, decl.name));
-        continue;
-      }
-      if (switches.size() == 1) {
-        several_leaves_.add(fmt::format("{} under {} and {}", node, fabric_.switches[switches.front()], decl.name));
-      }
-      switches.push_back(sw);
+      const auto [first, added] = first_switch_.try_emplace(node, sw);
+      if (!added && !another_switch(node, first->second, sw, decl)) continue;
       fabric_.host_ports.push_back({hosts_.host_of(node), sw, decl.gbps});
     }
+  }
+
+  // A node seen before under `first`: true when `sw` is one more switch for it (a port to each).
+  bool another_switch(std::string_view node, std::uint32_t first, std::uint32_t sw, const SwitchDecl& decl) {
+    auto& more = more_switches_[node];
+    if (first == sw || std::find(more.begin(), more.end(), sw) != more.end()) {
+      repeated_.add(fmt::format("{} under {}", node, decl.name));
+      return false;
+    }
+    if (more.empty()) several_leaves_.add(fmt::format("{} under {} and {}", node, fabric_.switches[first], decl.name));
+    more.push_back(sw);
+    return true;
   }
 
   void find_top_switches() {
@@ -195,12 +213,14 @@ class TreeBuilder final {
   const WarningSink& warn_;
   Fabric fabric_;
   HostTable hosts_;
-  std::unordered_map<std::string, std::uint32_t> index_;
+  std::unordered_map<std::string_view, std::uint32_t> index_;  // names held by decls_
   std::vector<bool> listed_;                            // listed under some other switch's Switches=
   // Cable (low, high) -> the switch that listed it, or kBothEnds once each end has listed the other.
   static constexpr std::uint32_t kBothEnds = UINT32_MAX;
   std::unordered_map<std::uint64_t, std::uint32_t> lister_;
-  std::unordered_map<std::string, std::vector<std::uint32_t>> switches_of_node_;  // node name as written
+  // Node names as written (held by decls_) -> their first switch, and any others.
+  std::unordered_map<std::string_view, std::uint32_t> first_switch_;
+  std::unordered_map<std::string_view, std::vector<std::uint32_t>> more_switches_;
   Oddity two_cycles_, repeated_, self_listed_, several_leaves_;
 };
 
@@ -214,7 +234,9 @@ Fabric block_fabric(const Declarations& decls, const GuidMap* map, const Warning
   if (decls.blocks.empty()) fail("{}: defines no block (every BlockName= line is commented out?)", decls.source);
   Fabric fabric;
   fabric.source = decls.source;
-  HostTable hosts(fabric, map);
+  std::size_t nodes = 0;
+  for (const auto& block : decls.blocks) nodes += block.nodes.size();
+  HostTable hosts(fabric, map, nodes);
   std::unordered_map<std::string, std::size_t> block_line;
   std::unordered_map<std::string, std::size_t> node_block;  // node name as written -> block index
   Oddity empty_blocks;

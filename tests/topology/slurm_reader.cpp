@@ -3,7 +3,13 @@
 // every refusal (tests/instances/slurm).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 
@@ -276,6 +282,45 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
             bad("bad-flat.yaml") + ":1: topology 'everything' is flat: it names no switch and no block");
   // yaml-cpp's own words after the line of the misindented key (their text varies by version).
   EXPECT_EQ(error_of(bad("bad-syntax.yaml")).rfind(bad("bad-syntax.yaml") + ":6: ", 0), 0u) << error_of(bad("bad-syntax.yaml"));
+}
+
+// bench/gen_slurm_tree.py's output read back, with the reading speed printed in lines per second.
+Read read_generated(const std::string& args) {
+  const auto path = (std::filesystem::temp_directory_path() / fmt::format("taskmap_slurm_{}.conf", ::getpid())).string();
+  const auto gen = test::run_command(fmt::format("python3 {}/bench/gen_slurm_tree.py {} -o {}", TASKMAP_SOURCE_DIR, args, path));
+  EXPECT_EQ(gen.exit_code, 0) << gen.err;
+  std::size_t lines = 0;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) ++lines;
+  const auto start = std::chrono::steady_clock::now();
+  Read r = read(path);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::filesystem::remove(path);
+  std::cout << fmt::format("gen_slurm_tree.py {}: {} lines read in {:.3f} s: {:.0f} lines/s\n", args, lines, seconds,
+                           lines / seconds);
+  return r;
+}
+
+TEST(SlurmReader, GeneratedTenThousandNodeTree) {
+  for (const std::string args : {"", "--flat-nodes"}) {  // nodes as ranges, then one by one
+    const auto r = read_generated(args);
+    EXPECT_EQ(r.fabric.hosts.size(), 10000u);  // 250 leaves x 40
+    EXPECT_EQ(r.fabric.host_ports.size(), 10000u);
+    EXPECT_EQ(r.fabric.switches.size(), 2u + 20 + 250);
+    EXPECT_EQ(r.fabric.cables.size(), 2u * 20 + 250 * 2);  // cores x spines, every leaf under 2 spines
+    EXPECT_EQ(top_names(r.fabric), (std::set<std::string>{"core1", "core2"}));
+    EXPECT_EQ(gbps_between(r.fabric, "core2", "spine20"), 200.0);
+    EXPECT_EQ(ports_of(r.fabric).at("cn10000"), std::vector<std::string>{"leaf250"});
+    EXPECT_TRUE(r.warnings.empty());
+  }
+}
+
+TEST(SlurmReader, GeneratedHundredThousandLines) {
+  const auto r = read_generated("--leaves 100000 --nodes-per-leaf 1 --spines 200");
+  EXPECT_EQ(r.fabric.hosts.size(), 100000u);
+  EXPECT_EQ(r.fabric.switches.size(), 2u + 200 + 100000);
+  EXPECT_EQ(r.fabric.cables.size(), 2u * 200 + 100000 * 2);
+  EXPECT_TRUE(r.warnings.empty());
 }
 
 }  // namespace
