@@ -30,7 +30,6 @@ class HostTable final {
  public:
   HostTable(Fabric& fabric, const GuidMap* map, std::size_t nodes) : fabric_(fabric), map_(map) {
     index_.reserve(nodes);
-    fabric_.host_ports.reserve(nodes);
   }
 
   std::uint32_t host_of(const std::string& node) {
@@ -95,10 +94,11 @@ class TreeBuilder final {
   }
 
   Fabric build() {
-    if (decls_.switches.empty()) fail("{}: defines no switch (no SwitchName= line)", decls_.source);
+    if (decls_.switches.empty()) fail("{}: defines no switch", decls_.source);
     index_switches();
     for (std::uint32_t s = 0; s < decls_.switches.size(); ++s) add_cables(decls_.switches[s], s);
     first_switch_.reserve(node_count(decls_));
+    fabric_.host_ports.reserve(node_count(decls_));
     for (std::uint32_t s = 0; s < decls_.switches.size(); ++s) add_host_ports(decls_.switches[s], s);
     if (fabric_.hosts.empty()) fail("{}: defines no node (no Nodes= under any switch)", decls_.source);
     find_top_switches();
@@ -237,6 +237,7 @@ Fabric block_fabric(const Declarations& decls, const GuidMap* map, const Warning
   std::size_t nodes = 0;
   for (const auto& block : decls.blocks) nodes += block.nodes.size();
   HostTable hosts(fabric, map, nodes);
+  fabric.host_ports.reserve(nodes);
   std::unordered_map<std::string, std::size_t> block_line;
   std::unordered_map<std::string, std::size_t> node_block;  // node name as written -> block index
   Oddity empty_blocks;

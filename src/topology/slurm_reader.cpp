@@ -213,7 +213,8 @@ bool is_yaml(std::string path, std::string_view text) {
 
 }  // namespace
 
-Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& warn) {
+Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& sink) {
+  const WarningSink warn = sink ? sink : [](const std::string&) {};
   std::string text = io::read_text_file(path);
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // UTF-8 byte order mark
   const slurm::Declarations decls =

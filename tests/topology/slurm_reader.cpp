@@ -280,6 +280,8 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
             bad("bad-huge.conf") + ":1: host list 'n[1-1000000000000]': expands to more than 16777216 names");
   EXPECT_EQ(error_of(bad("bad-flat.yaml")),
             bad("bad-flat.yaml") + ":1: topology 'everything' is flat: it names no switch and no block");
+  EXPECT_EQ(error_of(bad("bad-empty.conf")), bad("bad-empty.conf") + ": defines no switch");
+  EXPECT_EQ(error_of(bad("bad-hostlist.yaml")), bad("bad-hostlist.yaml") + ":5: host list 'cn[3-1]': reversed range 3-1");
   // yaml-cpp's own words after the line of the misindented key (their text varies by version).
   EXPECT_EQ(error_of(bad("bad-syntax.yaml")).rfind(bad("bad-syntax.yaml") + ":6: ", 0), 0u) << error_of(bad("bad-syntax.yaml"));
 }
