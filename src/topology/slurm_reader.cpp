@@ -1,0 +1,228 @@
+// Slurm topology files: topology.conf (topology/tree SwitchName= lines or topology/block
+// BlockName= lines) and topology.yaml (Slurm >= 25.05). This file holds the entry point and
+// the topology.conf parser; slurm_yaml.cpp the yaml one, slurm_fabric.cpp the Fabric builders.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "slurm_topology.h"
+#include "taskmap/core/error.h"
+#include "taskmap/core/hostlist.h"
+#include "taskmap/core/text_source.h"
+
+namespace taskmap {
+namespace slurm {
+
+std::vector<std::string> NameBudget::expand(std::string_view hostlist, const std::string& where) {
+  auto names = io::expand_hostlist(hostlist, where, kMaxNames - used_);
+  used_ += names.size();
+  return names;
+}
+
+namespace {
+
+enum class LineKind { kSwitch, kBlock, kBlockSizes };
+
+struct KeyValue {
+  std::string key;  // lower case: Slurm's keys are case-insensitive
+  std::string value;
+  std::string_view written;  // the key as the file spells it
+};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+// "SwitchName=s1 Nodes=a, b LinkSpeed=10": KEY=VALUE fields; a field after a value ending in
+// ',' (or starting with ',') continues that value, so spaces around commas are tolerated.
+std::vector<KeyValue> key_values(std::string_view line, const io::LineCursor& cur) {
+  std::vector<KeyValue> pairs;
+  for (std::string_view field : io::split_fields(line)) {
+    const bool continues = !pairs.empty() && (pairs.back().value.ends_with(',') || field.starts_with(','));
+    const std::size_t eq = field.find('=');
+    if (continues && eq == std::string_view::npos) {
+      pairs.back().value += field;
+      continue;
+    }
+    if (eq == std::string_view::npos || eq == 0) cur.fail_here(fmt::format("expected KEY=VALUE, found '{}'", field));
+    std::string key = lower(field.substr(0, eq));
+    for (const auto& p : pairs) {
+      if (p.key == key) cur.fail_here(fmt::format("{}= given twice", field.substr(0, eq)));
+    }
+    pairs.push_back({std::move(key), std::string(field.substr(eq + 1)), field.substr(0, eq)});
+  }
+  return pairs;
+}
+
+class ConfParser final {
+ public:
+  ConfParser(const std::string& source, std::string text, const WarningSink& warn)
+      : cur_(source, std::move(text)), warn_(warn) {
+    decls_.source = source;
+  }
+
+  Declarations parse() {
+    while (auto raw = cur_.next_content_line("#")) {
+      std::string_view line = *raw;
+      line = line.substr(0, line.find('#'));  // text after '#' is a comment
+      const auto pairs = key_values(line, cur_);
+      if (!pairs.empty()) parse_line(pairs);
+    }
+    if (unknown_keys_ > 0) {
+      warn_(fmt::format("{}:{}: {} ignored, first '{}='", decls_.source, first_unknown_line_,
+                        counted(unknown_keys_, "unknown key", "unknown keys"), first_unknown_key_));
+    }
+    return std::move(decls_);
+  }
+
+ private:
+  void parse_line(const std::vector<KeyValue>& pairs) {
+    const LineKind kind = line_kind(pairs.front().key);
+    const bool block = kind != LineKind::kSwitch;
+    if (kind_line_ == 0) {
+      kind_line_ = cur_.line_number();
+      kind_key_ = key_name(kind);
+      decls_.is_block = block;
+    } else if (block != decls_.is_block) {
+      cur_.fail_here(fmt::format("{}= line in a topology/{} file ({}= on line {}): tree and block lines cannot be mixed",
+                                 key_name(kind), decls_.is_block ? "block" : "tree", kind_key_, kind_line_));
+    }
+    switch (kind) {
+      case LineKind::kSwitch: return switch_line(pairs);
+      case LineKind::kBlock: return block_line(pairs);
+      case LineKind::kBlockSizes: return block_sizes_line(pairs.front().value);
+    }
+  }
+
+  static const char* key_name(LineKind kind) {
+    switch (kind) {
+      case LineKind::kSwitch: return "SwitchName";
+      case LineKind::kBlock: return "BlockName";
+      case LineKind::kBlockSizes: return "BlockSizes";
+    }
+    return "";
+  }
+
+  LineKind line_kind(const std::string& first_key) const {
+    if (first_key == "switchname") return LineKind::kSwitch;
+    if (first_key == "blockname") return LineKind::kBlock;
+    if (first_key == "blocksizes") return LineKind::kBlockSizes;
+    cur_.fail_here(fmt::format("expected SwitchName=, BlockName= or BlockSizes= first, found '{}='", first_key));
+  }
+
+  std::string where() const { return fmt::format("{}:{}", decls_.source, cur_.line_number()); }
+
+  std::string name_of(const KeyValue& first) const {
+    if (first.value.empty()) cur_.fail_here(fmt::format("{}= has no name", key_name(line_kind(first.key))));
+    return first.value;
+  }
+
+  void unknown(const KeyValue& pair) {
+    if (unknown_keys_++ == 0) {
+      first_unknown_key_ = pair.written;
+      first_unknown_line_ = cur_.line_number();
+    }
+  }
+
+  void switch_line(const std::vector<KeyValue>& pairs) {
+    SwitchDecl decl;
+    decl.name = name_of(pairs.front());
+    decl.line = cur_.line_number();
+    for (std::size_t i = 1; i < pairs.size(); ++i) {
+      const auto& [key, value, written] = pairs[i];
+      if (key == "switches") {
+        decl.switches = budget_.expand(value, where());
+      } else if (key == "nodes") {
+        decl.nodes = budget_.expand(value, where());
+      } else if (key == "linkspeed") {
+        const auto speed = io::parse_double(value);
+        if (!speed || *speed < 0) cur_.fail_here(fmt::format("LinkSpeed '{}' is not a number >= 0", value));
+        decl.gbps = *speed;
+      } else {
+        unknown(pairs[i]);
+      }
+    }
+    decls_.switches.push_back(std::move(decl));
+  }
+
+  void block_line(const std::vector<KeyValue>& pairs) {
+    BlockDecl decl;
+    decl.name = name_of(pairs.front());
+    decl.line = cur_.line_number();
+    for (std::size_t i = 1; i < pairs.size(); ++i) {
+      if (pairs[i].key == "nodes") {
+        decl.nodes = budget_.expand(pairs[i].value, where());
+      } else {
+        unknown(pairs[i]);
+      }
+    }
+    decls_.blocks.push_back(std::move(decl));
+  }
+
+  // The sizes steer Slurm's placement only; they are checked, not kept.
+  void block_sizes_line(std::string_view sizes) const {
+    for (std::string_view size : io::split_fields(sizes, true)) {
+      const auto n = io::parse_int(size);
+      if (!n || *n <= 0) cur_.fail_here(fmt::format("BlockSizes: '{}' is not a positive number", size));
+    }
+  }
+
+  io::LineCursor cur_;
+  const WarningSink& warn_;
+  Declarations decls_;
+  NameBudget budget_;
+  std::size_t kind_line_ = 0;  // the first line, which says tree or block
+  const char* kind_key_ = "";
+  std::size_t unknown_keys_ = 0;
+  std::string first_unknown_key_;
+  std::size_t first_unknown_line_ = 0;
+};
+
+}  // namespace
+
+Declarations parse_slurm_conf(const std::string& source, std::string text, const WarningSink& warn) {
+  return ConfParser(source, std::move(text), warn).parse();
+}
+
+}  // namespace slurm
+
+namespace {
+
+// topology.yaml by its name, or by its first line that is neither blank, a comment nor "---".
+bool is_yaml(std::string path, std::string_view text) {
+  if (path.ends_with(".gz") || path.ends_with(".xz")) path.resize(path.size() - 3);
+  if (path.ends_with(".yaml") || path.ends_with(".yml")) return true;
+  io::LineCursor cur("", std::string(text.substr(0, std::min<std::size_t>(text.size(), 4096))));
+  while (auto line = cur.next_content_line("#")) {
+    std::string_view l = *line;
+    auto skip_blanks = [&l] { l.remove_prefix(std::min(l.find_first_not_of(" \t"), l.size())); };
+    skip_blanks();
+    if (l.starts_with("---")) continue;
+    if (l.starts_with("-")) {  // "- topology: NAME"
+      l.remove_prefix(1);
+      skip_blanks();
+    }
+    return l.starts_with("topology:");
+  }
+  return false;
+}
+
+}  // namespace
+
+Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& sink) {
+  const WarningSink warn = sink ? sink : [](const std::string&) {};
+  std::string text = io::read_text_file(path);
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // UTF-8 byte order mark
+  const slurm::Declarations decls =
+      is_yaml(path, text) ? slurm::parse_slurm_yaml(path, text, warn) : slurm::parse_slurm_conf(path, std::move(text), warn);
+  std::optional<GuidMap> map;
+  if (!map_file.empty()) map = GuidMap::read(map_file);
+  const GuidMap* guids = map ? &*map : nullptr;
+  return decls.is_block ? slurm::block_fabric(decls, guids, warn) : slurm::tree_fabric(decls, guids, warn);
+}
+
+}  // namespace taskmap

@@ -1,0 +1,207 @@
+// topology.yaml (Slurm >= 25.05): a list of named topologies, each a tree (switches with
+// children and nodes), a block topology (block_sizes, blocks with nodes) or flat. The cluster
+// default (or else the first) is read.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "slurm_topology.h"
+#include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
+
+namespace taskmap::slurm {
+namespace {
+
+class YamlParser final {
+ public:
+  YamlParser(const std::string& source, const WarningSink& warn) : warn_(warn) { decls_.source = source; }
+
+  Declarations parse(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      fail("{}:{}: {}", decls_.source, e.mark.line + 1, e.msg);
+    }
+    try {
+      read_topology(choose(root));
+    } catch (const YAML::Exception& e) {  // a value of the wrong type (a map where text belongs, ...)
+      fail("{}:{}: {}", decls_.source, e.mark.line + 1, e.msg);
+    }
+    if (unknown_keys_ > 0) {
+      warn_(fmt::format("{}:{}: {} ignored, first '{}:'", decls_.source, first_unknown_line_,
+                        counted(unknown_keys_, "unknown key", "unknown keys"), first_unknown_key_));
+    }
+    return std::move(decls_);
+  }
+
+ private:
+  std::size_t line_of(const YAML::Node& node) const { return static_cast<std::size_t>(node.Mark().line) + 1; }
+  std::string where(const YAML::Node& node) const { return fmt::format("{}:{}", decls_.source, line_of(node)); }
+
+  [[noreturn]] void fail_at(const YAML::Node& node, std::string_view problem) const {
+    fail("{}: {}", where(node), problem);
+  }
+
+  // The first topology marked cluster_default: true, else the first one.
+  YAML::Node choose(const YAML::Node& root) {
+    std::vector<YAML::Node> topologies;
+    if (root.IsSequence()) {
+      for (const auto& entry : root) topologies.push_back(entry);
+    } else if (root.IsMap()) {
+      topologies.push_back(root);
+    }
+    if (topologies.empty()) fail("{}: no topology (expected a list of '- topology: NAME' entries)", decls_.source);
+    std::size_t chosen = topologies.size();
+    for (std::size_t i = 0; i < topologies.size(); ++i) {
+      const auto& t = topologies[i];
+      if (!t.IsMap() || !t["topology"]) fail_at(t, "expected 'topology: NAME' and its type (tree, block or flat)");
+      if (chosen == topologies.size() && t["cluster_default"] && t["cluster_default"].as<bool>()) chosen = i;
+    }
+    const bool by_default = chosen < topologies.size();
+    if (!by_default) chosen = 0;
+    if (topologies.size() > 1) {
+      std::vector<std::string> others;
+      for (std::size_t i = 0; i < topologies.size(); ++i) {
+        if (i != chosen) others.push_back(topologies[i]["topology"].as<std::string>());
+      }
+      warn_(fmt::format("{}: {} topologies, read '{}' ({}), not {}", decls_.source, topologies.size(),
+                        topologies[chosen]["topology"].as<std::string>(),
+                        by_default ? "the cluster default" : "the first; none is cluster_default",
+                        fmt::join(others, ", ")));
+    }
+    return topologies[chosen];
+  }
+
+  void read_topology(const YAML::Node& topology) {
+    const std::string name = topology["topology"].as<std::string>();
+    std::vector<std::string> types;
+    for (const auto& entry : topology) {
+      const auto key = entry.first.as<std::string>();
+      if (key == "tree" || key == "block" || key == "flat") {
+        types.push_back(key);
+      } else if (key != "topology" && key != "cluster_default") {
+        unknown(key, entry.first);
+      }
+    }
+    if (types.size() != 1) {
+      fail_at(topology, fmt::format("topology '{}' must have exactly one of tree, block or flat (it has {})", name,
+                                    types.empty() ? "none" : fmt::format("{}", fmt::join(types, ", "))));
+    }
+    if (types.front() == "flat") fail_at(topology, fmt::format("topology '{}' is flat: it names no switch and no block", name));
+    if (types.front() == "tree") {
+      read_tree(topology["tree"]);
+    } else {
+      decls_.is_block = true;
+      read_blocks(topology["block"]);
+    }
+  }
+
+  void read_tree(const YAML::Node& tree) {
+    const YAML::Node switches = entries(tree, "switches");
+    for (const auto& entry : switches) {
+      SwitchDecl decl;
+      decl.name = name_of(entry, "switch");
+      decl.line = line_of(entry);
+      for (const auto& field : entry) {
+        const auto key = field.first.as<std::string>();
+        if (key == "children") {
+          decl.switches = hostlist(field.second);
+        } else if (key == "nodes") {
+          decl.nodes = hostlist(field.second);
+        } else if (key != "switch") {
+          unknown(key, field.first);
+        }
+      }
+      decls_.switches.push_back(std::move(decl));
+    }
+  }
+
+  void read_blocks(const YAML::Node& block) {
+    check_block_sizes(block["block_sizes"]);
+    const YAML::Node blocks = entries(block, "blocks");
+    for (const auto& entry : blocks) {
+      BlockDecl decl;
+      decl.name = name_of(entry, "block");
+      decl.line = line_of(entry);
+      for (const auto& field : entry) {
+        const auto key = field.first.as<std::string>();
+        if (key == "nodes") {
+          decl.nodes = hostlist(field.second);
+        } else if (key != "block") {
+          unknown(key, field.first);
+        }
+      }
+      decls_.blocks.push_back(std::move(decl));
+    }
+  }
+
+  // The sizes steer Slurm's placement only; they are checked, not kept.
+  void check_block_sizes(const YAML::Node& sizes) const {
+    if (!sizes) return;
+    auto check = [this](const YAML::Node& size) {
+      bool positive = size.IsScalar() && !size.Scalar().empty();
+      if (positive) {
+        for (std::string_view field : io::split_fields(size.Scalar(), true)) {
+          const auto n = io::parse_int(field);
+          positive = positive && n && *n > 0;
+        }
+      }
+      if (!positive) fail_at(size, "block_sizes: expected positive numbers");
+    };
+    if (!sizes.IsSequence()) return check(sizes);
+    for (const auto& size : sizes) check(size);
+  }
+
+  YAML::Node entries(const YAML::Node& parent, const char* key) const {
+    if (!parent.IsMap()) fail_at(parent, fmt::format("expected '{}:' under it", key));
+    const YAML::Node list = parent[key];
+    if (!list) fail_at(parent, fmt::format("no '{}:' list", key));
+    if (!list.IsSequence() && !list.IsNull()) fail_at(list, fmt::format("'{}:' is not a list", key));
+    for (const auto& entry : list) {
+      if (!entry.IsMap()) fail_at(entry, fmt::format("an entry of '{}:' is not a map", key));
+    }
+    return list;
+  }
+
+  std::string name_of(const YAML::Node& entry, const char* key) const {
+    const YAML::Node name = entry[key];
+    if (!name || !name.IsScalar() || name.Scalar().empty()) fail_at(entry, fmt::format("entry without '{}: NAME'", key));
+    return name.Scalar();
+  }
+
+  // "node[01-04]", or a list of such strings.
+  std::vector<std::string> hostlist(const YAML::Node& value) {
+    if (value.IsNull()) return {};
+    if (value.IsScalar()) return budget_.expand(value.Scalar(), where(value));
+    if (!value.IsSequence()) fail_at(value, "expected a host list");
+    std::vector<std::string> names;
+    for (const auto& item : value) {
+      if (!item.IsScalar()) fail_at(item, "expected a host list");
+      auto more = budget_.expand(item.Scalar(), where(item));
+      names.insert(names.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+    return names;
+  }
+
+  void unknown(const std::string& key, const YAML::Node& at) {
+    if (unknown_keys_++ == 0) {
+      first_unknown_key_ = key;
+      first_unknown_line_ = line_of(at);
+    }
+  }
+
+  const WarningSink& warn_;
+  Declarations decls_;
+  NameBudget budget_;
+  std::size_t unknown_keys_ = 0;
+  std::string first_unknown_key_;
+  std::size_t first_unknown_line_ = 0;
+};
+
+}  // namespace
+
+Declarations parse_slurm_yaml(const std::string& source, const std::string& text, const WarningSink& warn) {
+  return YamlParser(source, warn).parse(text);
+}
+
+}  // namespace taskmap::slurm

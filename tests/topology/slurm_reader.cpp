@@ -1,0 +1,329 @@
+// Slurm topology files read into a Fabric: the real files of data/topologies/slurm (counts from
+// SOURCES.md or counted with the commands beside them), hand-made files for the quirks and for
+// every refusal (tests/instances/slurm).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "taskmap/core/error.h"
+#include "taskmap/topology/fabric.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+struct Read {
+  Fabric fabric;
+  std::vector<std::string> warnings;
+};
+
+Read read(const std::string& path, const std::string& map_file = "") {
+  Read r;
+  r.fabric = read_slurm_topology(path, map_file, [&r](const std::string& w) { r.warnings.push_back(w); });
+  return r;
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    read(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string slurm_data(const std::string& name) { return test::shared_data("topologies/slurm/" + name); }
+std::string slurm_instance(const std::string& name) { return test::instance("slurm/" + name); }
+
+std::set<std::string> top_names(const Fabric& f) {
+  std::set<std::string> names;
+  for (auto s : f.top_switches) names.insert(f.switches.at(s));
+  return names;
+}
+
+// Cables as unordered name pairs with their count (parallel cables would count 2).
+std::map<std::pair<std::string, std::string>, int> cables_of(const Fabric& f) {
+  std::map<std::pair<std::string, std::string>, int> cables;
+  for (const auto& c : f.cables) {
+    auto a = f.switches.at(c.a), b = f.switches.at(c.b);
+    ++cables[{std::min(a, b), std::max(a, b)}];
+  }
+  return cables;
+}
+
+// Host name -> the names of the switches its ports go to.
+std::map<std::string, std::vector<std::string>> ports_of(const Fabric& f) {
+  std::map<std::string, std::vector<std::string>> ports;
+  for (const auto& p : f.host_ports) ports[f.hosts.at(p.host)].push_back(f.switches.at(p.sw));
+  return ports;
+}
+
+double gbps_between(const Fabric& f, const std::string& a, const std::string& b) {
+  for (const auto& c : f.cables) {
+    const auto x = f.switches.at(c.a), y = f.switches.at(c.b);
+    if ((x == a && y == b) || (x == b && y == a)) return c.gbps;
+  }
+  return -1;
+}
+
+TEST(SlurmReader, X5NeighbourListsBecomeOneCablePerPair) {
+  const auto path = slurm_data("hpctoolset_X5.topology.conf");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.hosts.size(), 89u);     // SOURCES.md
+  EXPECT_EQ(r.fabric.switches.size(), 11u);  // SOURCES.md
+  EXPECT_EQ(r.fabric.host_ports.size(), 89u);  // no host under two leaves
+  // 26 listed pairs (grep -o 'Switches=[^ ]*' FILE | tr ',' '\n' | wc -l), of which 86a2-851e
+  // and 86a2-8530 are each listed from both ends: 24 cables.
+  EXPECT_EQ(r.fabric.cables.size(), 24u);
+  const auto cables = cables_of(r.fabric);
+  EXPECT_EQ(cables.size(), 24u);  // no pair twice
+  EXPECT_EQ(cables.at({"S-0008f1050010851e", "S-0008f105001086a2"}), 1);
+  // Listed by no other switch: the two spines of lines 6 and 10.
+  EXPECT_EQ(top_names(r.fabric), (std::set<std::string>{"S-0008f10500108c5c", "S-0008f10500108098"}));
+  EXPECT_FALSE(r.fabric.hosts_on_switches);
+  const auto ports = ports_of(r.fabric);
+  EXPECT_EQ(ports.at("H-78e7d1030024535c"), std::vector<std::string>{"S-0008f1050020369c"});  // GUID kept: no map
+  EXPECT_EQ(ports.at("sl390lin33"), std::vector<std::string>{"S-0002c90200417670"});
+  EXPECT_EQ(ports.count("sl390lin6"), 0u);  // the range skips 6
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], path + ": Switches= lists neighbours (2 two-cycles, e.g. S-0008f1050010851e and "
+                                  "S-0008f105001086a2): read as cables");
+}
+
+TEST(SlurmReader, X5GuidsMissingFromTheMapKeepTheirNamesWithOneWarning) {
+  const auto path = slurm_data("hpctoolset_X5.topology.conf");
+  const auto map = test::shared_data("topologies/ibnet/hpctoolset_X5.map");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const auto r = read(path, map);
+  EXPECT_EQ(r.fabric.hosts.size(), 89u);
+  // SOURCES.md: the 3 H- names are missing from the map (grep -ci GUID X5.map gives 0 for each).
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.warnings[1], path + ": 3 GUID node names not in " + map + " kept as host names, e.g. 'H-78e7d1030024535c'");
+}
+
+TEST(SlurmReader, NstdaHyphenatedRangesUnderOneTop) {
+  const auto path = slurm_data("nstda_topology.conf");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const auto r = read(path);  // no newline after its last line
+  EXPECT_EQ(r.fabric.hosts.size(), 10u);     // SOURCES.md
+  EXPECT_EQ(r.fabric.switches.size(), 5u);   // SOURCES.md
+  EXPECT_EQ(r.fabric.host_ports.size(), 10u);
+  EXPECT_EQ(r.fabric.cables.size(), 4u);     // s4 lists s[0-3]
+  EXPECT_EQ(top_names(r.fabric), std::set<std::string>{"s4"});
+  const auto ports = ports_of(r.fabric);
+  EXPECT_EQ(ports.at("tara-c-006"), std::vector<std::string>{"s1"});
+  EXPECT_EQ(ports.at("tara-dgx1-002"), std::vector<std::string>{"s3"});
+  EXPECT_TRUE(r.warnings.empty());
+  for (const auto& c : r.fabric.cables) EXPECT_EQ(c.gbps, 0.0);  // no LinkSpeed
+}
+
+TEST(SlurmReader, AzureTreeWithFlatNodeLists) {
+  const auto path = slurm_data("azslurm_slurm_topology.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.hosts.size(), 16u);    // SOURCES.md
+  EXPECT_EQ(r.fabric.switches.size(), 6u);  // SOURCES.md
+  EXPECT_EQ(r.fabric.host_ports.size(), 16u);
+  EXPECT_EQ(r.fabric.cables.size(), 5u);  // sw05 lists sw00..sw04
+  EXPECT_EQ(top_names(r.fabric), std::set<std::string>{"sw05"});
+  EXPECT_EQ(ports_of(r.fabric).at("hpcbench-hpc-49"), std::vector<std::string>{"sw01"});
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(SlurmReader, AzureGuidTreeWithMapGivesSixteenHostsOfEightRails) {
+  const auto path = slurm_data("azslurm_topology.txt");
+  const auto map = slurm_data("azslurm_nodes_guids.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const auto r = read(path, map);
+  EXPECT_EQ(r.fabric.hosts.size(), 16u);         // SOURCES.md: 16 hosts x 8
+  EXPECT_EQ(r.fabric.host_ports.size(), 128u);   // SOURCES.md: 128 HCA GUIDs
+  EXPECT_EQ(r.fabric.switches.size(), 49u);      // SOURCES.md
+  // 8 spines list 6 switches each, ibsw47 lists 8 (56 listings); ibsw47 and each spine list
+  // each other (8 two-cycles): 48 cables.
+  EXPECT_EQ(r.fabric.cables.size(), 48u);
+  EXPECT_EQ(cables_of(r.fabric).at({"ibsw14", "ibsw47"}), 1);
+  EXPECT_TRUE(r.fabric.top_switches.empty());  // every switch is listed by another
+  for (const auto& [host, switches] : ports_of(r.fabric)) {
+    EXPECT_EQ(std::set<std::string>(switches.begin(), switches.end()).size(), 8u) << host;  // 8 different leaves
+  }
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], path + ": Switches= lists neighbours (8 two-cycles, e.g. ibsw14 and ibsw47): read as "
+                                  "cables; no switch is a root, so no top switches");
+}
+
+TEST(SlurmReader, AzureGuidTreeWithoutMapKeepsOneHostPerGuid) {
+  const auto path = slurm_data("azslurm_topology.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.hosts.size(), 128u);
+  EXPECT_EQ(r.fabric.host_ports.size(), 128u);
+  EXPECT_EQ(ports_of(r.fabric).at("0x155dfffd33ff33"), std::vector<std::string>{"ibsw7"});
+}
+
+TEST(SlurmReader, AzureBlocksBecomeSwitchesUnderOneRoot) {
+  const auto path = slurm_data("azslurm_block_topology.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.hosts.size(), 72u);        // SOURCES.md
+  EXPECT_EQ(r.fabric.switches.size(), 4u + 1);  // SOURCES.md: 4 blocks, plus the root
+  EXPECT_EQ(r.fabric.host_ports.size(), 72u);
+  EXPECT_FALSE(r.fabric.hosts_on_switches);
+  EXPECT_EQ(r.fabric.switches.back(), "blocks");
+  EXPECT_EQ(top_names(r.fabric), std::set<std::string>{"blocks"});
+  EXPECT_EQ(r.fabric.cables.size(), 4u);
+  for (const auto& c : r.fabric.cables) EXPECT_EQ(r.fabric.switches.at(c.a), "blocks");
+  const auto ports = ports_of(r.fabric);
+  // Block 1 holds hpc-1, 5, 9, ... (line 3); hpc-72 ends block 4 (line 12).
+  EXPECT_EQ(ports.at("hpcbench-hpc-5"), std::vector<std::string>{"block_5e797fc6-0f46-421a-8724-0e102c0f723c"});
+  EXPECT_EQ(ports.at("hpcbench-hpc-72"), std::vector<std::string>{"block_5e797fc6-0f46-421a-8724-0e102c0f722a"});
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(SlurmReader, BlockFileWithEveryBlockCommentedOutIsRefused) {
+  const auto path = slurm_data("azslurm_slurm_illegal_block_topology.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  EXPECT_EQ(error_of(path), path + ": defines no block (every BlockName= line is commented out?)");
+}
+
+TEST(SlurmReader, QuirksBomCrlfCaseLinkSpeedAndAHostUnderTwoLeaves) {
+  const auto path = slurm_instance("tree-quirks.conf");
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"core", "spine1", "spine2", "leaf1", "leaf2"}));
+  EXPECT_EQ(r.fabric.hosts.size(), 9u);  // n01..n08 and shared
+  EXPECT_EQ(r.fabric.host_ports.size(), 10u);
+  EXPECT_EQ(ports_of(r.fabric).at("shared"), (std::vector<std::string>{"leaf1", "leaf2"}));
+  EXPECT_EQ(r.fabric.cables.size(), 6u);  // core-2 spines, each spine-2 leaves
+  EXPECT_EQ(gbps_between(r.fabric, "core", "spine2"), 200.0);
+  EXPECT_EQ(gbps_between(r.fabric, "spine1", "leaf2"), 100.0);
+  for (const auto& p : r.fabric.host_ports) {
+    EXPECT_EQ(p.gbps, r.fabric.switches.at(p.sw) == "leaf1" ? 25.0 : 0.0);
+  }
+  EXPECT_EQ(top_names(r.fabric), std::set<std::string>{"core"});
+  EXPECT_EQ(r.warnings, (std::vector<std::string>{
+                            path + ":3: 2 unknown keys ignored, first 'Foo='",
+                            path + ": 1 node under several switches (one port to each), e.g. shared under leaf1 and leaf2",
+                        }));
+}
+
+TEST(SlurmReader, ATwoCycleIsOneCableAndLeavesNoRoot) {
+  const auto path = slurm_instance("neighbours.conf");
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.cables.size(), 2u);  // a-b and a-c, each listed from both ends
+  EXPECT_EQ(cables_of(r.fabric), (std::map<std::pair<std::string, std::string>, int>{{{"a", "b"}, 1}, {{"a", "c"}, 1}}));
+  EXPECT_TRUE(r.fabric.top_switches.empty());
+  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ": Switches= lists neighbours (2 two-cycles, e.g. a and b): "
+                                                        "read as cables; no switch is a root, so no top switches"});
+}
+
+TEST(SlurmReader, AForestIsReadWithAWarning) {
+  const auto path = slurm_instance("forest.conf");
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.switches.size(), 2u);
+  EXPECT_TRUE(r.fabric.cables.empty());
+  EXPECT_EQ(top_names(r.fabric), (std::set<std::string>{"left", "right"}));
+  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ": the switches form 2 unconnected groups (2 top switches): "
+                                                        "not one fabric"});
+}
+
+TEST(SlurmReader, YamlTree) {
+  const auto path = slurm_instance("tree.yaml");
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"root", "s1", "s2"}));
+  EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"node01", "node02", "node03", "node04", "node05"}));
+  EXPECT_EQ(ports_of(r.fabric).at("node04"), std::vector<std::string>{"s2"});  // from a yaml list of host lists
+  EXPECT_EQ(r.fabric.cables.size(), 2u);
+  EXPECT_EQ(top_names(r.fabric), std::set<std::string>{"root"});
+  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ":15: 1 unknown key ignored, first 'color:'"});
+}
+
+TEST(SlurmReader, YamlReadsTheClusterDefaultTopology) {
+  const auto path = slurm_instance("multi.yaml");
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"b1", "b2", "blocks"}));
+  EXPECT_EQ(r.fabric.hosts.size(), 8u);
+  EXPECT_EQ(ports_of(r.fabric).at("node03"), std::vector<std::string>{"b1"});
+  EXPECT_EQ(ports_of(r.fabric).at("node04"), std::vector<std::string>{"b2"});
+  EXPECT_EQ(r.fabric.cables.size(), 2u);
+  EXPECT_EQ(r.warnings, std::vector<std::string>{
+                            path + ": 3 topologies, read 'racks' (the cluster default), not fabric, everything"});
+}
+
+TEST(SlurmReader, YamlRecognisedByItsContent) {
+  const auto r = read(slurm_instance("yaml-by-content.txt"));
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"top", "leaf"}));
+  EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"c1", "c2", "c3"}));
+  EXPECT_EQ(r.fabric.cables.size(), 1u);
+}
+
+TEST(SlurmReader, BadInputsNameTheFileAndLine) {
+  auto bad = [](const std::string& name) { return slurm_instance(name); };
+  EXPECT_EQ(error_of(bad("bad-unclosed.conf")), bad("bad-unclosed.conf") + ":3: host list 'cn[005-': unclosed '['");
+  EXPECT_EQ(error_of(bad("bad-reversed.conf")), bad("bad-reversed.conf") + ":3: host list 'cn[8-5]': reversed range 8-5");
+  EXPECT_EQ(error_of(bad("bad-undefined-switch.conf")),
+            bad("bad-undefined-switch.conf") +
+                ":1: switch 'leaf3' is listed under Switches= but never defined (no SwitchName=leaf3 line)");
+  EXPECT_EQ(error_of(bad("bad-mixed.conf")),
+            bad("bad-mixed.conf") +
+                ":4: BlockName= line in a topology/tree file (SwitchName= on line 1): tree and block lines cannot be mixed");
+  EXPECT_EQ(error_of(bad("bad-twice.conf")), bad("bad-twice.conf") + ":2: switch 'leaf1' is defined twice (first on line 1)");
+  EXPECT_EQ(error_of(bad("bad-linkspeed.conf")), bad("bad-linkspeed.conf") + ":1: LinkSpeed 'fast' is not a number >= 0");
+  EXPECT_EQ(error_of(bad("bad-huge.conf")),
+            bad("bad-huge.conf") + ":1: host list 'n[1-1000000000000]': expands to more than 16777216 names");
+  EXPECT_EQ(error_of(bad("bad-flat.yaml")),
+            bad("bad-flat.yaml") + ":1: topology 'everything' is flat: it names no switch and no block");
+  EXPECT_EQ(error_of(bad("bad-empty.conf")), bad("bad-empty.conf") + ": defines no switch");
+  EXPECT_EQ(error_of(bad("bad-hostlist.yaml")), bad("bad-hostlist.yaml") + ":5: host list 'cn[3-1]': reversed range 3-1");
+  // yaml-cpp's own words after the line of the misindented key (their text varies by version).
+  EXPECT_EQ(error_of(bad("bad-syntax.yaml")).rfind(bad("bad-syntax.yaml") + ":6: ", 0), 0u) << error_of(bad("bad-syntax.yaml"));
+}
+
+// bench/gen_slurm_tree.py's output read back, with the reading speed printed in lines per second.
+Read read_generated(const std::string& args) {
+  const auto path = (std::filesystem::temp_directory_path() / fmt::format("taskmap_slurm_{}.conf", ::getpid())).string();
+  const auto gen = test::run_command(fmt::format("python3 {}/bench/gen_slurm_tree.py {} -o {}", TASKMAP_SOURCE_DIR, args, path));
+  EXPECT_EQ(gen.exit_code, 0) << gen.err;
+  std::size_t lines = 0;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) ++lines;
+  const auto start = std::chrono::steady_clock::now();
+  Read r = read(path);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::filesystem::remove(path);
+  std::cout << fmt::format("gen_slurm_tree.py {}: {} lines read in {:.3f} s: {:.0f} lines/s\n", args, lines, seconds,
+                           lines / seconds);
+  return r;
+}
+
+TEST(SlurmReader, GeneratedTenThousandNodeTree) {
+  for (const std::string args : {"", "--flat-nodes"}) {  // nodes as ranges, then one by one
+    const auto r = read_generated(args);
+    EXPECT_EQ(r.fabric.hosts.size(), 10000u);  // 250 leaves x 40
+    EXPECT_EQ(r.fabric.host_ports.size(), 10000u);
+    EXPECT_EQ(r.fabric.switches.size(), 2u + 20 + 250);
+    EXPECT_EQ(r.fabric.cables.size(), 2u * 20 + 250 * 2);  // cores x spines, every leaf under 2 spines
+    EXPECT_EQ(top_names(r.fabric), (std::set<std::string>{"core1", "core2"}));
+    EXPECT_EQ(gbps_between(r.fabric, "core2", "spine20"), 200.0);
+    EXPECT_EQ(ports_of(r.fabric).at("cn10000"), std::vector<std::string>{"leaf250"});
+    EXPECT_TRUE(r.warnings.empty());
+  }
+}
+
+TEST(SlurmReader, GeneratedHundredThousandLines) {
+  const auto r = read_generated("--leaves 100000 --nodes-per-leaf 1 --spines 200");
+  EXPECT_EQ(r.fabric.hosts.size(), 100000u);
+  EXPECT_EQ(r.fabric.switches.size(), 2u + 200 + 100000);
+  EXPECT_EQ(r.fabric.cables.size(), 2u * 200 + 100000 * 2);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+}  // namespace
+}  // namespace taskmap
