@@ -1,0 +1,216 @@
+// The default ibnetdiscover output: one block per node,
+//   Switch  36 "S-0008f10500200b50"  # "Voltaire 4036 - 36 QDR ports switch" enhanced port 0 lid 9 lmc 0
+//   [1]     "S-0008f10500108c5c"[15]                     # "Voltaire 4036 # 4036-8C5C" lid 16 4xQDR
+//   [4]     "H-003048c749cd0000"[1](3048c749cd0001)      # "MT25408 ConnectX ..." lid 72 4xDDR
+//   Ca      2 "H-0002c903003421b0"  # "r-ufm111 HCA-1"
+//   [2](2c903003421b2)  "S-e41d2d030003e470"[35]  # lid 3 lmc 0 "SwitchIB ..." lid 268 4xFDR
+// (Rt blocks for routers), preceded by vendid=/devid=/sysimgguid=/...guid= lines; every cable is
+// listed from both ends. Fields are separated by tabs or spaces.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ibnet_dump.h"
+#include "taskmap/core/error.h"
+
+namespace taskmap::ibnet {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// Reads a port line left to right.
+class Scanner final {
+ public:
+  explicit Scanner(std::string_view text) : text_(text) {}
+  void skip_space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+  }
+  bool eat(char c) {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  // The text up to `c` (consumed), or nullopt when `c` does not follow.
+  std::optional<std::string_view> until(char c) {
+    const auto end = text_.find(c, pos_);
+    if (end == std::string_view::npos) return std::nullopt;
+    auto part = text_.substr(pos_, end - pos_);
+    pos_ = end + 1;
+    return part;
+  }
+  std::string_view rest() const { return text_.substr(pos_); }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+struct PendingPort {
+  PortEnd end;
+  std::string peer_guid;
+  std::uint32_t peer_port = 0;
+  std::string peer_port_guid;  // a CA peer's port GUID, for the GUID map
+  std::string rate;
+  std::size_t line = 0;
+};
+
+class PlainParser final {
+ public:
+  explicit PlainParser(io::LineCursor& cursor) : cur_(cursor) {}
+
+  Dump run() {
+    while (auto raw = cur_.next_content_line("#")) {
+      const auto line = trim(*raw);
+      if (line.starts_with('[')) {
+        if (!block_) cur_.fail_here("a port line outside any Switch, Ca or Rt block");
+        read_port_line(line);
+        continue;
+      }
+      close_block();
+      if (is_header(line)) {
+        open_block(line);
+      } else if (!is_known_filler(line)) {
+        dump_.ignored_lines.note(fmt::format("line {}: '{}'", cur_.line_number(), line));
+      }
+    }
+    dump_.last_line = cur_.line_number();
+    if (block_ && ports_in_block_ == 0) {
+      const auto& node = dump_.nodes[*block_];
+      fail("{}:{}: the file ends inside the block of {} '{}' (no port lines): is it cut?", cur_.source(), node.line,
+           kind_word_, node.description);
+    }
+    close_block();
+    resolve_ports();
+    return std::move(dump_);
+  }
+
+ private:
+  static bool is_header(std::string_view line) {
+    const auto f = io::split_fields(line);
+    return !f.empty() && (f[0] == "Switch" || f[0] == "Ca" || f[0] == "Rt");
+  }
+  // Node attributes, grouping banners and discovery traces: nothing to read in them.
+  static bool is_known_filler(std::string_view line) {
+    for (std::string_view prefix : {"vendid=", "devid=", "sysimgguid=", "switchguid=", "caguid=", "routerguid=",
+                                    "Chassis", "Non-Chassis Nodes", "Max of", "DR path"}) {
+      if (line.starts_with(prefix)) return true;
+    }
+    return false;
+  }
+
+  // Switch 36 "S-0008f10500200b50"  # "description" ...
+  void open_block(std::string_view line) {
+    const auto fields = io::split_fields(line);
+    const auto ports = fields.size() >= 3 ? io::parse_int(fields[1]) : std::nullopt;
+    Scanner scan(line);
+    (void)scan.until('"');
+    const auto name = scan.until('"');
+    if (!ports || !name) cur_.fail_here(fmt::format("expected '{} PORTS \"GUID\" # \"DESCRIPTION\"'", fields[0]));
+    if (const auto count = ports.value_or(0); count < 1 || count > kMaxPort) {
+      cur_.fail_here(fmt::format("{} ports: a node has 1 to {} ports", count, kMaxPort));
+    }
+    const auto guid = name->size() > 2 ? canonical_guid(name->substr(2)) : std::nullopt;
+    if (!guid) cur_.fail_here(fmt::format("'{}' is not a node GUID (\"S-\", \"H-\" or \"R-\" and hex digits)", *name));
+    std::string description;
+    if (scan.until('#') && scan.until('"')) description = std::string(scan.until('"').value_or(""));
+
+    auto [it, added] = node_of_guid_.emplace(*guid, static_cast<std::uint32_t>(dump_.nodes.size()));
+    if (!added) {
+      cur_.fail_here(fmt::format("node {} is defined twice (first on line {})", *name, dump_.nodes[it->second].line));
+    }
+    kind_word_ = std::string(fields[0]);
+    Node node;
+    node.kind = fields[0] == "Ca" ? NodeKind::kCa : NodeKind::kSwitch;
+    node.guid = *guid;
+    node.description = std::move(description);
+    node.line = cur_.line_number();
+    dump_.nodes.push_back(std::move(node));
+    block_ = it->second;
+    ports_in_block_ = 0;
+  }
+
+  void close_block() {
+    if (block_ && ports_in_block_ == 0) {
+      const auto& node = dump_.nodes[*block_];
+      dump_.portless_blocks.note(fmt::format("line {}: {} '{}'", node.line, kind_word_, node.description));
+    }
+    block_.reset();
+  }
+
+  std::uint32_t port_number(Scanner& scan) {
+    const auto text = scan.eat('[') ? scan.until(']') : std::nullopt;
+    const auto port = text ? io::parse_int(*text) : std::nullopt;
+    if (!port) cur_.fail_here("expected a port line '[PORT] \"GUID\"[PORT] # ...'");
+    if (*port < 1 || *port > kMaxPort) {
+      cur_.fail_here(fmt::format("port {}: cabled ports are numbered 1 to {}", *port, kMaxPort));
+    }
+    return static_cast<std::uint32_t>(*port);
+  }
+
+  // "(8f10403960559)" after a CA's port number: that port's GUID.
+  std::string port_guid(Scanner& scan) {
+    if (!scan.eat('(')) return {};
+    const auto text = scan.until(')');
+    const auto guid = text ? canonical_guid(*text) : std::nullopt;
+    if (!guid) cur_.fail_here("expected a port GUID in '(...)'");
+    return *guid;
+  }
+
+  // [p](portguid) "S-guid"[q](portguid)  # ... lid N 4xQDR
+  void read_port_line(std::string_view line) {
+    Scanner scan(line);
+    PendingPort pending;
+    pending.end = {*block_, port_number(scan)};
+    if (auto own = port_guid(scan); !own.empty()) dump_.nodes[*block_].port_guids.push_back(std::move(own));
+    const auto peer = scan.eat('"') ? scan.until('"') : std::nullopt;
+    const auto peer_guid =
+        peer && peer->size() > 2 && (*peer)[1] == '-' ? canonical_guid(peer->substr(2)) : std::nullopt;
+    if (!peer_guid) cur_.fail_here("expected the peer '\"S-GUID\"[PORT]' after the port number");
+    pending.peer_guid = *peer_guid;
+    pending.peer_port = port_number(scan);
+    pending.peer_port_guid = port_guid(scan);
+    const auto rest = io::split_fields(scan.rest());
+    if (!rest.empty()) pending.rate = std::string(rest.back());
+    pending.line = cur_.line_number();
+    pending_.push_back(std::move(pending));
+    ++ports_in_block_;
+  }
+
+  // Peers are known once every block is read (a block names nodes defined after it).
+  void resolve_ports() {
+    for (auto& p : pending_) {
+      const auto it = node_of_guid_.find(p.peer_guid);
+      if (it == node_of_guid_.end()) {
+        dump_.undefined_peers.note(fmt::format("line {}: GUID {}", p.line, p.peer_guid));
+        continue;
+      }
+      auto& peer = dump_.nodes[it->second];
+      if (!p.peer_port_guid.empty() &&
+          std::find(peer.port_guids.begin(), peer.port_guids.end(), p.peer_port_guid) == peer.port_guids.end()) {
+        peer.port_guids.push_back(p.peer_port_guid);
+      }
+      dump_.links.add(p.end, {it->second, p.peer_port}, p.rate, p.line);
+    }
+  }
+
+  io::LineCursor& cur_;
+  Dump dump_;
+  std::map<std::string, std::uint32_t, std::less<>> node_of_guid_;
+  std::vector<PendingPort> pending_;
+  std::optional<std::uint32_t> block_;  // the node whose port lines follow
+  std::string kind_word_;               // "Switch", "Ca", "Rt" of that block
+  std::size_t ports_in_block_ = 0;
+};
+
+}  // namespace
+
+Dump parse_plain(io::LineCursor& cursor) { return PlainParser(cursor).run(); }
+
+}  // namespace taskmap::ibnet

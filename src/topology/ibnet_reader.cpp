@@ -1,0 +1,305 @@
+// read_ibnetdiscover: either ibnetdiscover output (the default topology or the `-p` port list)
+// into a Fabric. The parsers (ibnet_plain.cpp, ibnet_port_list.cpp) give nodes and cables; here
+// CAs become hosts and switches get names:
+//   - a host is named by the GUID map, else by the first word of its CA's description
+//     ("cn0012 mlx5_0" -> cn0012), so several CAs of one host make one multi-rail host;
+//   - factory descriptions ("MT4129 ConnectX7   Mellanox Technologies") name no host: H-<GUID>;
+//   - names many machines share before they get their own ("localhost", "ubuntu"), or one name
+//     on two CAs with the same device, name no single machine: NAME-<GUID>, one host per CA;
+//   - SHARP aggregation nodes (a CA inside each NDR switch) are not compute hosts: skipped;
+//   - a switch is named by its description when no other switch has it, else DESCRIPTION-<GUID>.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+
+#include "ibnet_dump.h"
+#include "taskmap/core/error.h"
+#include "taskmap/topology/fabric.h"
+#include "taskmap/topology/guid_map.h"
+
+namespace taskmap {
+
+double infiniband_gbps(std::string_view width_speed) {
+  std::string text;
+  for (char c : width_speed) {
+    if (c != ' ' && c != '\t') text += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  const auto x = text.find('X');
+  if (x == std::string::npos) return 0;
+  const auto lanes = io::parse_int(std::string_view(text).substr(0, x));
+  if (!lanes || (*lanes != 1 && *lanes != 2 && *lanes != 4 && *lanes != 8 && *lanes != 12)) return 0;
+  // Signalling rate per lane, in Gb/s.
+  static constexpr std::pair<std::string_view, double> kLaneGbps[] = {
+      {"SDR", 2.5},      {"DDR", 5.0},    {"QDR", 10.0},   {"FDR10", 10.3125}, {"FDR", 14.0625},
+      {"EDR", 25.78125}, {"HDR", 53.125}, {"NDR", 106.25}, {"XDR", 212.5}};
+  const auto speed = std::string_view(text).substr(x + 1);
+  for (const auto& [name, gbps] : kLaneGbps) {
+    if (speed == name) return static_cast<double>(*lanes) * gbps;
+  }
+  return 0;
+}
+
+namespace {
+
+using ibnet::Dump;
+using ibnet::Link;
+using ibnet::Node;
+using ibnet::NodeKind;
+using ibnet::Oddity;
+
+bool is_sharp_node(const Node& node) { return node.description.find("Aggregation Node") != std::string::npos; }
+
+// Descriptions the adapter carries until a host writes its own: "MT25408 ConnectX Mellanox
+// Technologies", "MT23108 InfiniHost Mellanox Technologies".
+bool is_factory_description(std::string_view description) {
+  const auto words = io::split_fields(description);
+  if (words.empty()) return true;
+  const auto first = words[0];
+  if (first.size() > 2 && first.starts_with("MT") &&
+      std::all_of(first.begin() + 2, first.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    return true;
+  }
+  return description.find("Mellanox Technologies") != std::string_view::npos;
+}
+
+// Host names machines carry before they are given their own.
+bool is_placeholder_host_name(std::string_view name) {
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "localhost" || lower == "localhost.localdomain" || lower == "ubuntu" || lower == "(none)";
+}
+
+enum class LinkUse { kCable, kHostPort, kLoopback, kSharp, kCaToCa };
+
+class FabricAssembler final {
+ public:
+  FabricAssembler(const std::string& source, const Dump& dump, const GuidMap* map, const WarningSink& warn)
+      : source_(source), dump_(dump), map_(map), warn_(warn) {}
+
+  Fabric run() {
+    if (dump_.nodes.empty()) {
+      fail("{}:{}: no Switch, Ca or Rt block and no port-list line: is it an ibnetdiscover output?", source_,
+           dump_.last_line);
+    }
+    name_cas();
+    classify_links();
+    index_switches();
+    index_hosts();
+    connect();
+    report();
+    if (fabric_.switches.empty()) {
+      fail("{}:{}: no switch cabled to anything ({} nodes read): a fabric needs switches", source_, dump_.last_line,
+           dump_.nodes.size());
+    }
+    if (fabric_.hosts.empty()) fail("{}:{}: no compute host is cabled to a switch", source_, dump_.last_line);
+    return std::move(fabric_);
+  }
+
+ private:
+  const Node& node(std::uint32_t i) const { return dump_.nodes[i]; }
+  bool is_switch(std::uint32_t i) const { return node(i).kind == NodeKind::kSwitch; }
+
+  std::optional<std::string> mapped_name(const Node& n) const {
+    if (map_ == nullptr) return std::nullopt;
+    if (auto name = map_->host_of(n.guid)) return name;
+    for (const auto& port_guid : n.port_guids) {
+      if (auto name = map_->host_of(port_guid)) return name;
+    }
+    return std::nullopt;
+  }
+
+  std::string example(const Node& n) const { return fmt::format("line {}: '{}'", n.line, n.description); }
+
+  void name_cas() {
+    ca_name_.resize(dump_.nodes.size());
+    std::map<std::string, std::vector<std::uint32_t>> by_description_name;
+    for (std::uint32_t i = 0; i < dump_.nodes.size(); ++i) {
+      const auto& n = node(i);
+      if (n.kind != NodeKind::kCa) continue;
+      if (is_sharp_node(n)) {
+        sharp_.note(fmt::format("line {}: H-{}", n.line, n.guid));
+      } else if (auto name = mapped_name(n)) {
+        ca_name_[i] = *name;
+      } else if (is_factory_description(n.description)) {
+        ca_name_[i] = "H-" + n.guid;
+        guid_named_.note(fmt::format("{} -> {}", example(n), ca_name_[i]));
+      } else {
+        by_description_name[std::string(io::split_fields(n.description)[0])].push_back(i);
+      }
+    }
+    std::vector<std::string> shared_names;
+    for (const auto& [name, cas] : by_description_name) {
+      const bool shared = is_placeholder_host_name(name) || repeats_a_description(cas);
+      for (auto i : cas) ca_name_[i] = shared ? fmt::format("{}-{}", name, node(i).guid) : name;
+      if (!shared) continue;
+      shared_names.push_back(fmt::format("{} x{}", name, cas.size()));
+      for (auto i : cas) shared_name_.note(fmt::format("{} -> {}", example(node(i)), ca_name_[i]));
+    }
+    shared_name_list_ = fmt::format("{}", fmt::join(shared_names, ", "));
+  }
+
+  // Two CAs "cn01 mlx5_0": two machines answer to cn01.
+  bool repeats_a_description(const std::vector<std::uint32_t>& cas) const {
+    std::vector<std::string_view> descriptions;
+    for (auto i : cas) descriptions.push_back(node(i).description);
+    std::sort(descriptions.begin(), descriptions.end());
+    return std::adjacent_find(descriptions.begin(), descriptions.end()) != descriptions.end();
+  }
+
+  void classify_links() {
+    const auto& links = dump_.links.links();
+    use_.resize(links.size());
+    used_.assign(dump_.nodes.size(), false);
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      const auto& l = links[k];
+      const auto a = l.a.node, b = l.b.node;
+      if (is_switch(a) && is_switch(b)) {
+        use_[k] = a == b ? LinkUse::kLoopback : LinkUse::kCable;
+      } else if (!is_switch(a) && !is_switch(b)) {
+        use_[k] = LinkUse::kCaToCa;
+      } else {
+        const auto ca = is_switch(a) ? b : a;
+        use_[k] = is_sharp_node(node(ca)) ? LinkUse::kSharp : LinkUse::kHostPort;
+      }
+      if (use_[k] == LinkUse::kLoopback) {
+        loopbacks_.note(fmt::format("line {}: '{}' ports {} and {}", l.line, node(a).description, l.a.port, l.b.port));
+      } else if (use_[k] == LinkUse::kCaToCa) {
+        ca_to_ca_.note(fmt::format("line {}: '{}' - '{}'", l.line, node(a).description, node(b).description));
+      }
+      if (use_[k] != LinkUse::kCable && use_[k] != LinkUse::kHostPort) continue;
+      used_[a] = used_[b] = true;
+      if (l.gbps == 0) unknown_rates_.note(fmt::format("line {}: '{}'", l.line, l.rate));
+    }
+  }
+
+  void index_switches() {
+    std::vector<std::uint32_t> switches;
+    std::map<std::string, std::size_t> name_count;
+    std::vector<std::string> names(dump_.nodes.size());
+    for (std::uint32_t i = 0; i < dump_.nodes.size(); ++i) {
+      if (!is_switch(i)) continue;
+      if (!used_[i]) {
+        isolated_switches_.note(example(node(i)));
+        continue;
+      }
+      const auto& n = node(i);
+      const auto mapped = map_ != nullptr ? map_->host_of(n.guid) : std::nullopt;
+      names[i] = mapped ? *mapped : n.description.empty() ? "S-" + n.guid : n.description;
+      ++name_count[names[i]];
+      switches.push_back(i);
+    }
+    index_.assign(dump_.nodes.size(), 0);
+    for (auto i : switches) {
+      index_[i] = static_cast<std::uint32_t>(fabric_.switches.size());
+      fabric_.switches.push_back(name_count[names[i]] > 1 ? fmt::format("{}-{}", names[i], node(i).guid) : names[i]);
+    }
+  }
+
+  void index_hosts() {
+    std::map<std::string, std::uint32_t, std::less<>> host_of_name;
+    for (std::uint32_t i = 0; i < dump_.nodes.size(); ++i) {
+      if (is_switch(i) || is_sharp_node(node(i))) continue;
+      if (!used_[i]) {
+        unported_cas_.note(example(node(i)));
+        continue;
+      }
+      auto [it, added] = host_of_name.emplace(ca_name_[i], static_cast<std::uint32_t>(fabric_.hosts.size()));
+      if (added) fabric_.hosts.push_back(ca_name_[i]);
+      index_[i] = it->second;
+    }
+  }
+
+  void connect() {
+    const auto& links = dump_.links.links();
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      const auto& l = links[k];
+      if (use_[k] == LinkUse::kCable) {
+        fabric_.cables.push_back({index_[l.a.node], index_[l.b.node], l.gbps});
+      } else if (use_[k] == LinkUse::kHostPort) {
+        const auto [ca, sw] = is_switch(l.a.node) ? std::pair(l.b.node, l.a.node) : std::pair(l.a.node, l.b.node);
+        fabric_.host_ports.push_back({index_[ca], index_[sw], l.gbps});
+      }
+    }
+  }
+
+  void say(const Oddity& oddity, std::string_view what) const {
+    if (oddity.count > 0 && warn_)
+      warn_(fmt::format("{}: {} {} (first: {})", source_, oddity.count, what, oddity.first));
+  }
+
+  void report() const {
+    say(dump_.ignored_lines, "lines of no ibnetdiscover form ignored");
+    say(dump_.portless_blocks, "blocks with no port line: nothing is cabled to them");
+    say(dump_.unconnected_ports, "ports listed with no peer (not cabled, or down): skipped");
+    say(dump_.undefined_peers, "port lines lead to a GUID that has no block of its own: skipped");
+    say(dump_.links.conflicting_peers, "port lines give a port a second, different peer: skipped");
+    say(dump_.links.rate_mismatches, "cables whose two ends report different rates: the lower taken");
+    say(loopbacks_, "cables join two ports of one switch (loopbacks): skipped");
+    say(ca_to_ca_, "cables join two CAs with no switch between: skipped");
+    say(sharp_, "SHARP aggregation nodes (the CA inside a switch) are not compute hosts: skipped");
+    say(guid_named_, map_ != nullptr ? fmt::format("CAs have no host name in their description nor in {}: named from "
+                                                   "their GUID",
+                                                   map_->source())
+                                     : std::string("CAs have no host name in their description: named from their "
+                                                   "GUID (a GUID map names them)"));
+    say(shared_name_,
+        fmt::format("CAs carry a host name that names no single machine ({}): named NAME-GUID", shared_name_list_));
+    say(unknown_rates_, "cables have a rate not recognised: 0 Gb/s");
+    say(unported_cas_, "CAs have no port cabled to a switch: not hosts");
+    say(isolated_switches_, "switches have no cable left: left out");
+  }
+
+  const std::string& source_;
+  const Dump& dump_;
+  const GuidMap* map_;
+  const WarningSink& warn_;
+  Fabric fabric_;
+
+  std::vector<std::string> ca_name_;  // per node: the host a CA belongs to
+  std::vector<LinkUse> use_;          // per link
+  std::vector<bool> used_;            // per node: has a cable or host port in the fabric
+  std::vector<std::uint32_t> index_;  // per node: its switch or host index in the fabric
+  std::string shared_name_list_;
+  Oddity sharp_, guid_named_, shared_name_, loopbacks_, ca_to_ca_, unknown_rates_, unported_cas_, isolated_switches_;
+};
+
+// The port list's lines start "CA|SW|RT LID PORT"; the topology's blocks "Switch|Ca|Rt PORTS".
+bool is_port_list(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const auto fields = io::split_fields(text.substr(pos, end - pos));
+    pos = end + 1;
+    if (fields.empty()) continue;
+    if (fields[0] == "Switch" || fields[0] == "Ca" || fields[0] == "Rt" || fields[0].starts_with("vendid=")) {
+      return false;
+    }
+    if ((fields[0] == "CA" || fields[0] == "SW" || fields[0] == "RT") && fields.size() > 2 &&
+        io::parse_int(fields[1]) && io::parse_int(fields[2])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, const WarningSink& warn) {
+  std::optional<GuidMap> map;
+  if (!map_file.empty()) map = GuidMap::read(map_file);
+  std::string text = io::read_text_file(path);
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // a UTF-8 byte order mark
+  const bool port_list = is_port_list(text);
+  io::LineCursor cursor(path, std::move(text));
+  const Dump dump = port_list ? ibnet::parse_port_list(cursor) : ibnet::parse_plain(cursor);
+  Fabric fabric = FabricAssembler(path, dump, map ? &*map : nullptr, warn).run();
+  fabric.source = path;
+  return fabric;
+}
+
+}  // namespace taskmap
