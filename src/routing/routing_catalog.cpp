@@ -25,6 +25,10 @@ std::string fat_tree(const Machine& m) {
   return std::holds_alternative<FatTreeShape>(m.shape) ? "" : "dmodk is for fat-trees";
 }
 
+std::string fabric(const Machine& m) {
+  return std::holds_alternative<FabricShape>(m.shape) ? "" : "up*/down* needs a fabric read from a cluster's files";
+}
+
 int tag(RoutingKind kind) { return static_cast<int>(kind); }
 
 }  // namespace
@@ -99,9 +103,17 @@ const Catalog& routing_catalog() {
            .example = "dmodk"},
           {.name = "ecmp",
            .tag = tag(RoutingKind::Ecmp),
-           .summary = "every shortest path carries an equal share (parallel channels count as distinct)",
-           .applies_to = "any machine (default for graph)",
+           .summary = "every shortest path carries an equal share (parallel channels count as distinct): min-hop "
+                      "routing, as OpenSM's default",
+           .applies_to = "any machine (default for graph, slurm, ibnet, aries)",
            .example = "ecmp"},
+          {.name = "updn",
+           .tag = tag(RoutingKind::UpDown),
+           .summary = "up*/down*: routers ranked by distance from the top switches (ties by id), up hops first, then "
+                      "only down hops; the shortest such routes share the flow evenly",
+           .applies_to = "slurm, ibnet, aries",
+           .applies = fabric,
+           .example = "updn"},
       });
   return catalog;
 }

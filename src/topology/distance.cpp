@@ -29,8 +29,10 @@ struct HopDistance::GraphCache {
 };
 
 HopDistance::HopDistance(const Machine& machine) : machine_(machine) {
-  // Graphs and fat-trees (whose switches are routers too) get breadth-first rows.
-  if (std::holds_alternative<GraphShape>(machine.shape) || std::holds_alternative<FatTreeShape>(machine.shape)) {
+  // Graphs, fat-trees and fabrics read from files (whose switches are routers too) get
+  // breadth-first rows.
+  if (std::holds_alternative<GraphShape>(machine.shape) || std::holds_alternative<FatTreeShape>(machine.shape) ||
+      std::holds_alternative<FabricShape>(machine.shape)) {
     graph_ = std::make_unique<GraphCache>(machine);
   }
 }

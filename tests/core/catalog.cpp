@@ -227,11 +227,12 @@ TEST(Catalogs, DefaultsComeFromTheTable) {
 // The names every catalog must list (written out here, independently of the tables).
 const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_names() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> names = {
-      {"machines", {"torus", "mesh", "hypercube", "rt", "rtt", "dragonfly", "percs", "fattree", "graph"}},
-      {"routings", {"minimal", "dor", "direct", "indirect", "valiant", "ugal", "dmodk", "ecmp"}},
+      {"machines", {"torus", "mesh", "hypercube", "rt", "rtt", "dragonfly", "percs", "fattree", "graph", "slurm", "ibnet",
+                    "aries"}},
+      {"routings", {"minimal", "dor", "direct", "indirect", "valiant", "ugal", "dmodk", "ecmp", "updn"}},
       {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "file"}},
-      {"formats", {"plain", "openmpi-rankfile", "hydra", "slurm", "cray-rank-order", "bgq-mapfile"}},
-      // The 21 mappers; pipelines A+B+... make the 22nd way to map.
+      {"formats", {"plain", "openmpi-rankfile", "hydra", "slurm", "slurm-map-cpu", "cray-rank-order", "bgq-mapfile"}},
+      // The 22 mappers; pipelines A+B+... make the 23rd way to map.
       {"mappers", {"default", "hostname-order", "order", "random", "cyclic", "file", "percs-block", "percs-modcolor", "percs-transpose",
                    "rtt-map", "dragonfly-bsm", "dragonfly-bbac", "hilbert", "rubik-tiling", "scotch", "metis",
                    "greedy", "rb", "timer", "refine-hb", "refine-mcl", "rahtm"}}};

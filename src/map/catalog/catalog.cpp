@@ -1,6 +1,7 @@
 // The mapper catalog: the one table of mappers, their parameters, references and where they
 // apply; parsing, make_mapper and the applicability checks come from it.
 #include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/map/node_order.h"
 
 #include <fmt/format.h>
 
@@ -232,15 +233,13 @@ const Catalog& mapper_catalog() {
            .summary = "the Scotch library's graph mapping onto the router graph (strategy QUALITY, one thread, "
                       "fixed random state), then tasks onto their routers' slots",
            .reference = "[Scotch]",
-           .applies_to = "every router holds nodes; any task count",
-           .applies = nodes_on_every_router,
+           .applies_to = "any machine and allocation; any task count",
            .example = "scotch"},
           {.name = "metis",
            .tag = tag(MapperKind::Metis),
            .summary = "METIS k-way parts, one per router, balanced to --imbalance, then the parts onto routers",
            .reference = "[METIS]",
-           .applies_to = "every router holds nodes; any task count",
-           .applies = nodes_on_every_router,
+           .applies_to = "any machine and allocation; any task count",
            .example = "metis:assign=identity",
            .params = {{.name = "assign", .type = ParamType::Choice, .default_value = "greedy",
                        .choices = {"greedy", "identity"},
@@ -250,15 +249,13 @@ const Catalog& mapper_catalog() {
            .summary = "greedy graph embedding: the heaviest unplaced task next to its heaviest placed partner, on "
                       "the nearest router with room",
            .reference = "[Greedy-map]",
-           .applies_to = "every router holds nodes; any task count",
-           .applies = nodes_on_every_router,
+           .applies_to = "any machine and allocation; any task count",
            .example = "greedy"},
           {.name = "rb",
            .tag = tag(MapperKind::RecursiveBisection),
            .summary = "recursive bisection of the task graph (METIS) and the machine (box halves, or METIS on the "
                       "router graph) together, down to single routers",
-           .applies_to = "every router holds nodes; any task count",
-           .applies = nodes_on_every_router,
+           .applies_to = "any machine and allocation; any task count",
            .example = "rb:tries=16",
            .params = {{.name = "tries", .type = ParamType::Int, .default_value = "1", .min = 1, .max = 1024,
                        .meaning = "METIS bisections per split, the lowest cut kept"}}},
@@ -278,8 +275,7 @@ const Catalog& mapper_catalog() {
            .tag = tag(MapperKind::RefineHopBytes),
            .summary = "hop-bytes local search: group moves and exchanges, task moves and swaps; alone it starts "
                       "from default",
-           .applies_to = "every router holds nodes; any task count",
-           .applies = nodes_on_every_router,
+           .applies_to = "any machine and allocation; any task count",
            .example = "refine-hb:rounds=10",
            .params = {{.name = "rounds", .type = ParamType::Int,
                        .default_value = default_of(HopBytesRefineOptions{}.rounds), .min = 1, .max = 1 << 20,
@@ -448,11 +444,42 @@ MapperSpec parse_mapper_spec(std::string_view text) {
   return spec;
 }
 
+namespace {
+
+// Every mapper's last step on machines whose nodes have an inside: the node's tasks arranged
+// on its slots (order_within_nodes).
+class NodeOrdered final : public Mapper {
+ public:
+  explicit NodeOrdered(std::unique_ptr<Mapper> inner) : inner_(std::move(inner)) {}
+  Mapping run(const MappingProblem& problem) const override { return ordered(problem, inner_->run(problem)); }
+  Mapping improve(const MappingProblem& problem, Mapping start) const override {
+    return ordered(problem, inner_->improve(problem, std::move(start)));
+  }
+
+ private:
+  static Mapping ordered(const MappingProblem& problem, Mapping m) {
+    order_within_nodes(problem, m);
+    return m;
+  }
+  std::unique_ptr<Mapper> inner_;
+};
+
+}  // namespace
+
 std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
-  if (spec.stages.size() == 1) return make_stage(spec.stages.front());
+  // Fixed orders (the launchers' defaults, a file, a letter order, a random draw) keep their
+  // slots exactly; every mapper that optimizes also arranges the inside of the nodes.
+  const auto kind = static_cast<MapperKind>(spec.stages.front().entry().tag);
+  const bool fixed = spec.stages.size() == 1 &&
+                     (kind == MapperKind::Default || kind == MapperKind::HostnameOrder || kind == MapperKind::Order ||
+                      kind == MapperKind::Random || kind == MapperKind::Cyclic || kind == MapperKind::File);
+  if (spec.stages.size() == 1) {
+    auto stage = make_stage(spec.stages.front());
+    return fixed ? std::move(stage) : std::make_unique<NodeOrdered>(std::move(stage));
+  }
   std::vector<std::unique_ptr<Mapper>> stages;
   for (const SpecValues& stage : spec.stages) stages.push_back(make_stage(stage));
-  return std::make_unique<PipelineMapper>(std::move(stages));
+  return std::make_unique<NodeOrdered>(std::make_unique<PipelineMapper>(std::move(stages)));
 }
 
 std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) {

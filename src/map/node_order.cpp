@@ -1,0 +1,106 @@
+#include "taskmap/map/node_order.h"
+
+#include <algorithm>
+#include <map>
+
+#include "taskmap/topology/node_model.h"
+
+namespace taskmap {
+namespace {
+
+// One node's tasks and the volumes between them (both directions summed).
+struct NodeTasks {
+  std::vector<TaskId> tasks;
+  std::vector<SlotId> slots;                // the occupied slots, ascending
+  std::vector<std::vector<double>> volume;  // [i][j] between tasks[i] and tasks[j]
+};
+
+double cost(const NodeTasks& nt, const NodeModel& model, const Machine& machine, const std::vector<SlotId>& slot_of) {
+  double c = 0;
+  for (std::size_t i = 0; i < nt.tasks.size(); ++i)
+    for (std::size_t j = i + 1; j < nt.tasks.size(); ++j)
+      if (nt.volume[i][j] > 0) {
+        c += nt.volume[i][j] * model.distance(machine.slot_in_node(slot_of[i]), machine.slot_in_node(slot_of[j]));
+      }
+  return c;
+}
+
+// Assigns the tasks `members` (indices into nt) to the slots `slots` (|members| == |slots|),
+// splitting the slots by their index at `level` and the tasks into groups of those sizes.
+void arrange(const NodeTasks& nt, const NodeModel& model, const Machine& machine, std::size_t level,
+             std::vector<std::size_t> members, const std::vector<SlotId>& slots, std::vector<SlotId>& slot_of) {
+  if (level >= model.levels.size() || members.size() <= 1) {
+    for (std::size_t i = 0; i < members.size(); ++i) slot_of[members[i]] = slots[i];
+    return;
+  }
+  std::map<std::uint32_t, std::vector<SlotId>> groups;  // index at this level -> slots
+  for (SlotId s : slots) groups[model.path[machine.slot_in_node(s)][level]].push_back(s);
+  if (groups.size() == 1) return arrange(nt, model, machine, level + 1, std::move(members), slots, slot_of);
+  std::vector<char> taken(nt.tasks.size(), 0);
+  for (auto& [index, group_slots] : groups) {
+    std::vector<std::size_t> group;
+    std::vector<double> pull(nt.tasks.size(), 0.0);
+    while (group.size() < group_slots.size()) {
+      // The first member: the task with the most volume to the tasks still free; then the
+      // task most attached to the group. Ties: the lower task index.
+      std::size_t best = SIZE_MAX;
+      double best_score = -1;
+      for (std::size_t m : members) {
+        if (taken[m]) continue;
+        double score = pull[m];
+        if (group.empty()) {
+          score = 0;
+          for (std::size_t o : members)
+            if (!taken[o] && o != m) score += nt.volume[m][o];
+        }
+        if (score > best_score) best_score = score, best = m;
+      }
+      taken[best] = 1;
+      group.push_back(best);
+      for (std::size_t m : members) pull[m] += nt.volume[best][m];
+    }
+    arrange(nt, model, machine, level + 1, std::move(group), group_slots, slot_of);
+  }
+}
+
+}  // namespace
+
+void order_within_nodes(const MappingProblem& problem, Mapping& mapping) {
+  const Machine& machine = problem.machine();
+  const NodeModel* model = machine.node_model.get();
+  if (model == nullptr || model->levels.empty()) return;
+  const CommGraph& graph = problem.graph();
+  std::vector<std::vector<TaskId>> on_node(machine.num_nodes());
+  for (TaskId t = 0; t < mapping.num_tasks(); ++t) on_node[machine.node_of_slot(mapping.slot_of_task[t])].push_back(t);
+  for (const auto& tasks : on_node) {
+    if (tasks.size() < 2) continue;
+    NodeTasks nt;
+    nt.tasks = tasks;
+    for (TaskId t : tasks) nt.slots.push_back(mapping.slot_of_task[t]);
+    std::sort(nt.slots.begin(), nt.slots.end());
+    if (std::adjacent_find(nt.slots.begin(), nt.slots.end()) != nt.slots.end()) continue;  // several per slot
+    std::map<TaskId, std::size_t> index;
+    for (std::size_t i = 0; i < tasks.size(); ++i) index[tasks[i]] = i;
+    nt.volume.assign(tasks.size(), std::vector<double>(tasks.size(), 0.0));
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      auto targets = graph.targets(tasks[i]);
+      auto volumes = graph.volumes(tasks[i]);
+      for (std::size_t e = 0; e < targets.size(); ++e) {
+        auto it = index.find(targets[e]);
+        if (it == index.end() || it->second == i) continue;
+        nt.volume[i][it->second] += volumes[e];
+        nt.volume[it->second][i] += volumes[e];
+      }
+    }
+    std::vector<SlotId> before(tasks.size()), after(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i) before[i] = mapping.slot_of_task[tasks[i]];
+    std::vector<std::size_t> all(tasks.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    arrange(nt, *model, machine, 0, std::move(all), nt.slots, after);
+    if (cost(nt, *model, machine, after) < cost(nt, *model, machine, before)) {
+      for (std::size_t i = 0; i < tasks.size(); ++i) mapping.slot_of_task[tasks[i]] = after[i];
+    }
+  }
+}
+
+}  // namespace taskmap
