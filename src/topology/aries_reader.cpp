@@ -152,7 +152,9 @@ class AriesWiring final {
   const std::vector<Router>& routers() const { return routers_; }
 
  private:
-  static std::uint64_t key(std::uint32_t router, std::uint32_t tile) { return std::uint64_t{router} * kTilesPerRouter + tile; }
+  static std::uint64_t key(std::uint32_t router, std::uint32_t tile) {
+    return std::uint64_t{router} * kTilesPerRouter + tile;
+  }
   std::string port_name(std::uint64_t port) const {
     const auto tile = static_cast<std::uint32_t>(port % kTilesPerRouter);
     return fmt::format("{}l{}{}", routers_[port / kTilesPerRouter].name, tile / 8, tile % 8);
@@ -228,7 +230,9 @@ void AriesWiring::fill(Fabric& fabric, const WarningSink& warn) const {
       const auto& o = other->second;
       fail("{}:{}: port {} leads to {}, but {} leads to {} (line {})", path_, end.line, port_name(port),
            port_name(end.peer), port_name(end.peer),
-           o.kind == PortEnd::Kind::Wired ? port_name(o.peer) : o.kind == PortEnd::Kind::Unused ? "unused" : "processor",
+           o.kind == PortEnd::Kind::Wired    ? port_name(o.peer)
+           : o.kind == PortEnd::Kind::Unused ? "unused"
+                                             : "processor",
            o.line);
     }
     if (other == ports_.end()) {
@@ -236,8 +240,8 @@ void AriesWiring::fill(Fabric& fabric, const WarningSink& warn) const {
     } else if (port > end.peer) {
       continue;  // the cable was counted from its other end
     } else if (other->second.colour != end.colour) {
-      colour_differs.add(fmt::format("line {} says {}, line {} {}", end.line, colour_name(end.colour), other->second.line,
-                                     colour_name(other->second.colour)));
+      colour_differs.add(fmt::format("line {} says {}, line {} {}", end.line, colour_name(end.colour),
+                                     other->second.line, colour_name(other->second.colour)));
     }
     if (a == b) {
       loops.add(fmt::format("{} -> {} (line {})", port_name(port), port_name(end.peer), end.line));
@@ -262,7 +266,8 @@ void AriesWiring::fill(Fabric& fabric, const WarningSink& warn) const {
                      colour_misfits.count, colour_misfits.example));
   }
   if (loops.count > 0) {
-    warn(fmt::format("{}: {} links join two ports of one router (ignored), e.g. {}", path_, loops.count, loops.example));
+    warn(
+        fmt::format("{}: {} links join two ports of one router (ignored), e.g. {}", path_, loops.count, loops.example));
   }
 }
 

@@ -54,7 +54,8 @@ class DragonflyFile final {
   void read_router(const std::vector<std::string_view>& f) {
     if (f.size() != 3) cursor_.fail_here("expected 'router NAME GROUP'");
     const auto [it, added] = index_.emplace(std::string(f[1]), static_cast<std::uint32_t>(fabric_.switches.size()));
-    if (!added) cursor_.fail_here(fmt::format("router '{}' is declared twice (first on line {})", f[1], line_[it->second]));
+    if (!added)
+      cursor_.fail_here(fmt::format("router '{}' is declared twice (first on line {})", f[1], line_[it->second]));
     fabric_.switches.emplace_back(f[1]);
     group_.emplace_back(f[2]);
     line_.push_back(cursor_.line_number());
@@ -70,7 +71,8 @@ class DragonflyFile final {
     if (next < f.size() && (f[next] == "global" || f[next] == "local")) {
       const bool global = f[next] == "global";
       if (global != (group_[a] != group_[b])) {
-        cursor_.fail_here(fmt::format("a {} link between routers of groups '{}' and '{}'", f[next], group_[a], group_[b]));
+        cursor_.fail_here(
+            fmt::format("a {} link between routers of groups '{}' and '{}'", f[next], group_[a], group_[b]));
       }
       ++next;
     }
@@ -81,7 +83,8 @@ class DragonflyFile final {
       gbps = *rate;
       ++next;
     }
-    if (next != f.size()) cursor_.fail_here(fmt::format("unexpected '{}' (expected 'link A B [global|local] [GBPS]')", f[next]));
+    if (next != f.size())
+      cursor_.fail_here(fmt::format("unexpected '{}' (expected 'link A B [global|local] [GBPS]')", f[next]));
     fabric_.cables.push_back({a, b, gbps});
   }
 

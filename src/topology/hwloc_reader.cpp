@@ -171,7 +171,8 @@ Level tree_level(hwloc_topology_t topology, const std::vector<Slot>& slots, int 
   for (const auto& slot : slots) {
     hwloc_obj_t ancestor = slot.object->depth == depth ? slot.object
                                                        : hwloc_get_ancestor_obj_by_depth(topology, depth, slot.object);
-    if (ancestor != nullptr && ancestor->depth == depth) {  // the helper returns a shallower one when a depth is skipped
+    // (the helper returns a shallower ancestor when the slot's branch skips the depth)
+    if (ancestor != nullptr && ancestor->depth == depth) {
       level.index.push_back(ancestor->logical_index);
       continue;
     }
@@ -239,7 +240,9 @@ std::vector<Level> candidate_levels(hwloc_topology_t topology, const std::vector
   return levels;
 }
 
-std::size_t distinct(const Level& level) { return std::set<std::uint32_t>(level.index.begin(), level.index.end()).size(); }
+std::size_t distinct(const Level& level) {
+  return std::set<std::uint32_t>(level.index.begin(), level.index.end()).size();
+}
 
 // True when slots that differ at `outer` also differ at `inner` (inner nests in outer).
 bool refines(const Level& inner, const Level& outer) {

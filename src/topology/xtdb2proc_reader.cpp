@@ -84,7 +84,8 @@ std::vector<CrayNode> read_xtdb2proc(const std::string& path) {
     if (const auto [it, added] = line_of_nid.emplace(node.nid, node.line); !added) {
       cursor.fail_here(fmt::format("nid {} is listed twice (first at line {})", node.nid, it->second));
     }
-    const auto place = std::make_tuple(node.blade.column, node.blade.row, node.blade.chassis, node.blade.slot, node.node);
+    const auto place =
+        std::make_tuple(node.blade.column, node.blade.row, node.blade.chassis, node.blade.slot, node.node);
     if (const auto [it, added] = line_of_place.emplace(place, node.line); !added) {
       cursor.fail_here(
           fmt::format("node {}n{} is listed twice (first at line {})", blade_name(node.blade), node.node, it->second));

@@ -44,7 +44,8 @@ std::string error_of(const std::string& links, const std::string& nodes = "") {
 }
 
 std::size_t cables_at(const Fabric& f, double gbps) {
-  return static_cast<std::size_t>(std::count_if(f.cables.begin(), f.cables.end(), [&](const auto& c) { return c.gbps == gbps; }));
+  return static_cast<std::size_t>(
+      std::count_if(f.cables.begin(), f.cables.end(), [&](const auto& c) { return c.gbps == gbps; }));
 }
 
 // The connected parts of the switches joined by the cables of rate `gbps`: size -> how many.
@@ -137,7 +138,9 @@ TEST(AriesReader, NodesOnRoutersTheLinksDoNotListAreSkippedWithOneWarning) {
   ASSERT_EQ(r.fabric.hosts, std::vector<std::string>{"nid02261"});
   EXPECT_EQ(r.fabric.switches[r.fabric.host_ports[0].sw], "c3-1c2s5a0");
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_EQ(r.warnings[0].find(kNodes + ": 496 compute nodes are on routers " + kTheta + " does not list (skipped), e.g. nid05000 on c2-3c0s2a0 (line 8)"), 0u)
+  EXPECT_EQ(r.warnings[0].find(kNodes + ": 496 compute nodes are on routers " + kTheta +
+                               " does not list (skipped), e.g. nid05000 on c2-3c0s2a0 (line 8)"),
+            0u)
       << r.warnings[0];
 }
 
@@ -176,9 +179,12 @@ TEST(AriesReader, BadLinesGiveTheirFileAndLine) {
             bad("crossed.links") + ":1: port c0-0c0s0a0l00 leads to c0-0c0s1a0l00, but c0-0c0s1a0l00 leads to "
                                    "c0-0c0s2a0l00 (line 2)");
   const std::string links = bad("two-groups.links");
-  EXPECT_EQ(error_of(links, bad("twice.xtdb2proc")), bad("twice.xtdb2proc") + ":3: nid 5000 is listed twice (first at line 2)");
-  EXPECT_EQ(error_of(links, bad("no-row.xtdb2proc")), bad("no-row.xtdb2proc") + ":1: the record has no 'cab_row' field");
-  EXPECT_EQ(error_of(links, bad("bad-cpu.xtdb2proc")), bad("bad-cpu.xtdb2proc") + ":1: cpu=4 is not a number in [0, 4)");
+  EXPECT_EQ(error_of(links, bad("twice.xtdb2proc")),
+            bad("twice.xtdb2proc") + ":3: nid 5000 is listed twice (first at line 2)");
+  EXPECT_EQ(error_of(links, bad("no-row.xtdb2proc")),
+            bad("no-row.xtdb2proc") + ":1: the record has no 'cab_row' field");
+  EXPECT_EQ(error_of(links, bad("bad-cpu.xtdb2proc")),
+            bad("bad-cpu.xtdb2proc") + ":1: cpu=4 is not a number in [0, 4)");
   // The sample's nodes are in cabinets c2-3 ... c4-3, none in two-groups.links' c0-0 and c1-0.
   if (std::filesystem::exists(kNodes)) {
     EXPECT_EQ(error_of(links, kNodes),

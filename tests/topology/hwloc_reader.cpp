@@ -124,8 +124,10 @@ TEST(HwlocReader, EveryRealFileIsTested) {
 TEST(HwlocReader, RefusesTheFilesHwlocCannotLoadWithTheirReason) {
   TASKMAP_REQUIRE_SHARED_DATA(hwloc_file(""));
   const std::string v3 = hwloc_file("hwloc_cxlmem+dax.v3.xml");
-  EXPECT_EQ(error_of(v3),
-            v3 + ": hwloc 2.9.0 cannot load it: Invalid argument (XML version 3.0; this hwloc reads versions 1 and 2)");
+  const std::string v3_error = error_of(v3);  // "FILE: hwloc 2.9.0 cannot load it: ..." (Debian's hwloc)
+  EXPECT_EQ(v3_error.find(v3 + ": hwloc 2."), 0u) << v3_error;
+  EXPECT_TRUE(v3_error.ends_with(" cannot load it: Invalid argument (XML version 3.0; this hwloc reads versions 1 and 2)"))
+      << v3_error;
   const std::string diff = hwloc_file("hwloc-netloc_avakas_node097.diff.xml");
   EXPECT_EQ(error_of(diff, SlotUnit::Pu),
             diff + ": hwloc cannot load it: it is a topology diff against 'node002.xml', not a topology; apply it "
