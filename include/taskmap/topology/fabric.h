@@ -70,6 +70,9 @@ Machine build_fabric_machine(const Fabric& fabric, const FabricOptions& options)
 Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& warn);
 Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, const WarningSink& warn);
 Fabric read_aries_links(const std::string& links_path, const std::string& nodes_path, const WarningSink& warn);
+// taskmap's plain Dragonfly format ("router NAME GROUP", "link A B [global|local] [GBPS]",
+// "nodes ROUTER COUNT"; docs/topology-file.md); read_aries_links reads it too.
+Fabric read_dragonfly_file(const std::string& path, const WarningSink& warn);
 
 // Data rate of an InfiniBand link "4xEDR", "1xSDR", "4xNDR", "4xFDR10" in Gb/s (signalling
 // rate times width, as the specifications name them: SDR 2.5, DDR 5, QDR 10, FDR10 10.3125,

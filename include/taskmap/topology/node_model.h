@@ -19,7 +19,8 @@ struct NodeModel {
 
   std::uint32_t num_slots() const { return static_cast<std::uint32_t>(path.size()); }
   // Cost of a hop between two slots of one node: the number of levels below the deepest level
-  // they share (0 for the same slot; levels.size() when they share only the node).
+  // they share (0 for the same slot; levels.size() when they share only the node; 1 between
+  // two slots of a node with no levels). Throws Error for a slot out of range.
   std::uint32_t distance(std::uint32_t a, std::uint32_t b) const;
   // A flat node of n slots: no levels, every pair at distance 1.
   static NodeModel flat(std::uint32_t n);

@@ -1,0 +1,298 @@
+// read_hwloc_node: a node's levels and slots from hwloc XML, loaded by the hwloc library.
+// The topology is loaded with its disallowed CPUs so that logical indices are those of the
+// whole node (as Open MPI's rankfiles and lstopo number them); slots are then restricted to
+// the allowed cpuset (an XML gathered inside a Slurm job allows only the job's CPUs).
+#include <hwloc.h>
+#include <hwloc/diff.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
+#include "taskmap/topology/node_model.h"
+
+namespace taskmap {
+namespace {
+
+// Owns an hwloc topology.
+class HwlocTopology final {
+ public:
+  HwlocTopology() {
+    if (hwloc_topology_init(&topology_) != 0) fail("cannot initialise hwloc: {}", std::strerror(errno));
+  }
+  ~HwlocTopology() { hwloc_topology_destroy(topology_); }
+  HwlocTopology(const HwlocTopology&) = delete;
+  HwlocTopology& operator=(const HwlocTopology&) = delete;
+  hwloc_topology_t get() const { return topology_; }
+
+ private:
+  hwloc_topology_t topology_ = nullptr;
+};
+
+// Owns an hwloc bitmap.
+class Bitmap final {
+ public:
+  Bitmap() : bitmap_(hwloc_bitmap_alloc()) {
+    if (bitmap_ == nullptr) fail("hwloc: out of memory");
+  }
+  ~Bitmap() { hwloc_bitmap_free(bitmap_); }
+  Bitmap(const Bitmap&) = delete;
+  Bitmap& operator=(const Bitmap&) = delete;
+  hwloc_bitmap_t get() const { return bitmap_; }
+
+ private:
+  hwloc_bitmap_t bitmap_;
+};
+
+std::string_view first_line(std::string_view text) {
+  const auto start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos) return {};
+  text.remove_prefix(start);
+  return text.substr(0, text.find_first_of("\r\n"));
+}
+
+// lstopo's console output starts with the machine ("Machine (63GB total)") and names objects
+// by logical index ("Package L#0").
+bool looks_like_lstopo_text(std::string_view text) {
+  return first_line(text).starts_with("Machine") || text.find(" L#") != std::string_view::npos;
+}
+
+void refuse_unless_xml(const std::string& path, std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark
+  const auto line = first_line(text);
+  if (line.starts_with("<")) return;
+  if (looks_like_lstopo_text(text)) {
+    fail("{}: not hwloc XML: looks like lstopo's text output; write XML with `lstopo --of xml FILE`", path);
+  }
+  if (line.empty()) fail("{}: not hwloc XML: the file is empty", path);
+  fail("{}: not hwloc XML: it starts with '{}'", path, line.substr(0, 40));
+}
+
+// The version attribute of the <topology> element, for a clearer message when hwloc refuses
+// a newer format (hwloc itself says why only with HWLOC_XML_VERBOSE set).
+std::string declared_version(std::string_view text) {
+  constexpr std::string_view kTag = "<topology version=\"";
+  const auto at = text.find(kTag);
+  if (at == std::string_view::npos) return {};
+  const auto start = at + kTag.size();
+  const auto end = text.find('"', start);
+  if (end == std::string_view::npos || end - start > 16) return {};
+  return std::string(text.substr(start, end - start));
+}
+
+// hwloc could not load the text: say why, recognising a topology diff with hwloc's own reader.
+[[noreturn]] void fail_to_load(const std::string& path, const std::string& text, int error) {
+  hwloc_topology_diff_t diff = nullptr;
+  char* refname = nullptr;
+  if (hwloc_topology_diff_load_xmlbuffer(text.c_str(), static_cast<int>(text.size() + 1), &diff, &refname) == 0) {
+    const std::string reference = refname != nullptr ? refname : "";
+    hwloc_topology_diff_destroy(diff);
+    std::free(refname);
+    fail("{}: hwloc cannot load it: it is a topology diff against '{}', not a topology; apply it to that "
+         "file first (`hwloc-patch {} {} OUT.xml`)",
+         path, reference, reference.empty() ? "REFERENCE.xml" : reference, path);
+  }
+  const std::string version = declared_version(text);
+  if (!version.empty() && version[0] != '1' && version[0] != '2') {
+    fail("{}: hwloc {} cannot load it: {} (XML version {}; this hwloc reads versions 1 and 2)", path,
+         HWLOC_VERSION, std::strerror(error), version);
+  }
+  fail("{}: hwloc {} cannot load it: {}", path, HWLOC_VERSION, std::strerror(error));
+}
+
+void load(const HwlocTopology& topology, const std::string& path, const std::string& text) {
+  if (text.size() >= static_cast<std::size_t>(INT_MAX)) fail("{}: too large for hwloc ({} bytes)", path, text.size());
+  hwloc_topology_set_flags(topology.get(), HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  // The size counts the terminating '\0', as hwloc's own XML buffers do.
+  if (hwloc_topology_set_xmlbuffer(topology.get(), text.c_str(), static_cast<int>(text.size() + 1)) != 0 ||
+      hwloc_topology_load(topology.get()) != 0) {
+    fail_to_load(path, text, errno);
+  }
+}
+
+struct Slot {
+  hwloc_obj_t object;  // the core, or the PU
+  hwloc_obj_t core;
+  unsigned os_cpu;
+};
+
+std::vector<Slot> allowed_slots(hwloc_topology_t topology, SlotUnit unit, const std::string& path) {
+  const hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topology);
+  std::vector<Slot> slots;
+  Bitmap allowed_pus;
+  const int cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+  for (int i = 0; i < cores; ++i) {
+    hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
+    hwloc_bitmap_and(allowed_pus.get(), core->cpuset, allowed);
+    if (hwloc_bitmap_iszero(allowed_pus.get())) continue;
+    if (unit == SlotUnit::Core) {
+      slots.push_back({core, core, static_cast<unsigned>(hwloc_bitmap_first(allowed_pus.get()))});
+      continue;
+    }
+    for (hwloc_obj_t pu = hwloc_get_next_obj_inside_cpuset_by_type(topology, core->cpuset, HWLOC_OBJ_PU, nullptr);
+         pu != nullptr; pu = hwloc_get_next_obj_inside_cpuset_by_type(topology, core->cpuset, HWLOC_OBJ_PU, pu)) {
+      if (hwloc_bitmap_isset(allowed, pu->os_index)) slots.push_back({pu, core, pu->os_index});
+    }
+  }
+  if (slots.empty()) {
+    char* text = nullptr;
+    hwloc_bitmap_list_asprintf(&text, allowed);
+    const std::string set = text != nullptr ? text : "?";
+    std::free(text);
+    fail("{}: no allowed core ({} Core objects, allowed cpuset '{}')", path, cores, set);
+  }
+  return slots;
+}
+
+struct Level {
+  std::string name;
+  std::vector<std::uint32_t> index;  // per slot
+};
+
+// The level of the slots' ancestors at a tree depth. A slot with no ancestor there (an
+// irregular Group level) stands for its nearest deeper ancestor, numbered past the depth's
+// own objects so that it shares the level with nobody else.
+Level tree_level(hwloc_topology_t topology, const std::vector<Slot>& slots, int depth, std::string name) {
+  Level level{std::move(name), {}};
+  const auto own = static_cast<std::uint32_t>(hwloc_get_nbobjs_by_depth(topology, depth));
+  std::map<hwloc_obj_t, std::uint32_t> stand_ins;
+  for (const auto& slot : slots) {
+    hwloc_obj_t ancestor = slot.object->depth == depth ? slot.object
+                                                       : hwloc_get_ancestor_obj_by_depth(topology, depth, slot.object);
+    // (the helper returns a shallower ancestor when the slot's branch skips the depth)
+    if (ancestor != nullptr && ancestor->depth == depth) {
+      level.index.push_back(ancestor->logical_index);
+      continue;
+    }
+    hwloc_obj_t stand_in = slot.object;
+    while (stand_in->parent != nullptr && stand_in->parent->depth > depth) stand_in = stand_in->parent;
+    const auto [it, added] = stand_ins.emplace(stand_in, own + static_cast<std::uint32_t>(stand_ins.size()));
+    level.index.push_back(it->second);
+  }
+  return level;
+}
+
+// NUMA nodes form a level when each slot's CPUs lie in exactly one NUMA node holding CPUs
+// (not so with KNL's MCDRAM beside DDR, where each cluster has two). Returns the level and the
+// deepest depth the NUMA nodes hang from, or nothing.
+struct NumaLevel {
+  Level level;
+  int attach_depth = -1;
+};
+std::optional<NumaLevel> numa_level(hwloc_topology_t topology, const std::vector<Slot>& slots) {
+  std::vector<hwloc_obj_t> nodes;
+  for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, nullptr); node != nullptr;
+       node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)) {
+    if (!hwloc_bitmap_iszero(node->cpuset)) nodes.push_back(node);
+  }
+  NumaLevel numa{{"numa", {}}, -1};
+  for (const auto& slot : slots) {
+    hwloc_obj_t home = nullptr;
+    for (hwloc_obj_t node : nodes) {
+      if (!hwloc_bitmap_intersects(node->cpuset, slot.object->cpuset)) continue;
+      if (home != nullptr) return std::nullopt;
+      home = node;
+    }
+    if (home == nullptr) return std::nullopt;
+    numa.level.index.push_back(home->logical_index);
+    numa.attach_depth = std::max(numa.attach_depth, home->parent->depth);
+  }
+  return numa;
+}
+
+// Package, NUMA, L3 (below the package and more than one per package), Group, core and, for
+// PU slots, PU levels, outermost first. NUMA comes right below the object its nodes hang from.
+std::vector<Level> candidate_levels(hwloc_topology_t topology, const std::vector<Slot>& slots, SlotUnit unit) {
+  const int package_depth = hwloc_get_type_depth(topology, HWLOC_OBJ_PACKAGE);
+  const bool several_l3_per_package =
+      package_depth >= 0 &&
+      hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_L3CACHE) > hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE);
+  auto numa = numa_level(topology, slots);
+  std::vector<Level> levels;
+  const int depths = hwloc_topology_get_depth(topology);
+  for (int depth = 0; depth < depths; ++depth) {
+    switch (hwloc_get_depth_type(topology, depth)) {
+      case HWLOC_OBJ_PACKAGE: levels.push_back(tree_level(topology, slots, depth, "package")); break;
+      case HWLOC_OBJ_GROUP: levels.push_back(tree_level(topology, slots, depth, "group")); break;
+      case HWLOC_OBJ_CORE: levels.push_back(tree_level(topology, slots, depth, "core")); break;
+      case HWLOC_OBJ_L3CACHE:
+        if (several_l3_per_package && depth > package_depth) levels.push_back(tree_level(topology, slots, depth, "l3"));
+        break;
+      case HWLOC_OBJ_PU:
+        if (unit == SlotUnit::Pu) levels.push_back(tree_level(topology, slots, depth, "pu"));
+        break;
+      default: break;
+    }
+    if (numa && numa->attach_depth == depth) levels.push_back(std::move(numa->level));
+  }
+  return levels;
+}
+
+std::size_t distinct(const Level& level) {
+  return std::set<std::uint32_t>(level.index.begin(), level.index.end()).size();
+}
+
+// True when slots that differ at `outer` also differ at `inner` (inner nests in outer).
+bool refines(const Level& inner, const Level& outer) {
+  std::map<std::uint32_t, std::uint32_t> parent;
+  for (std::size_t s = 0; s < inner.index.size(); ++s) {
+    const auto [it, added] = parent.emplace(inner.index[s], outer.index[s]);
+    if (it->second != outer.index[s]) return false;
+  }
+  return true;
+}
+
+// Keeps the levels that tell slots apart: a level nesting in the one above it, with more than
+// one object, and not identical to the level below it. The slot level is always last.
+std::vector<Level> informative_levels(std::vector<Level> candidates) {
+  std::vector<Level> nested;
+  for (auto& level : candidates) {
+    if (distinct(level) <= 1) continue;
+    if (!nested.empty() && !refines(level, nested.back())) continue;
+    nested.push_back(std::move(level));
+  }
+  std::vector<Level> kept;
+  for (std::size_t i = 0; i < nested.size(); ++i) {
+    if (i + 1 < nested.size() && distinct(nested[i]) == distinct(nested[i + 1])) continue;
+    kept.push_back(std::move(nested[i]));
+  }
+  return kept;
+}
+
+}  // namespace
+
+NodeModel read_hwloc_node(const std::string& path, SlotUnit unit) {
+  const std::string text = io::read_text_file(path);
+  refuse_unless_xml(path, text);
+  HwlocTopology topology;
+  load(topology, path, text);
+  const auto slots = allowed_slots(topology.get(), unit, path);
+
+  NodeModel model;
+  model.source = path;
+  const auto levels = informative_levels(candidate_levels(topology.get(), slots, unit));
+  model.path.assign(slots.size(), std::vector<std::uint32_t>(levels.size()));
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    model.levels.push_back(levels[l].name);
+    for (std::size_t s = 0; s < slots.size(); ++s) model.path[s][l] = levels[l].index[s];
+  }
+  for (const auto& slot : slots) {
+    model.logical_core.push_back(slot.core->logical_index);
+    model.os_cpu.push_back(slot.os_cpu);
+  }
+  return model;
+}
+
+}  // namespace taskmap
