@@ -139,6 +139,9 @@ Machine build_machine(const MachineSpec& spec, const WarningSink& warn) {
       case MachineKind::Graph:
         m = read_graph_machine(spec.graph_path, spec.nodes_per_router, spec.slots_per_node);
         break;
+      case MachineKind::Slurm:
+      case MachineKind::Ibnet:
+      case MachineKind::Aries: break;  // built by build_fabric above
     }
   } catch (const Error& e) {
     if (spec.kind == MachineKind::Graph) throw;  // file errors already name file and line

@@ -158,7 +158,8 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
       {"slot out of range", "eval --machine torus:2x2 --pattern halo2d:2x2 --mapping " + bad + "slot_range.txt",
        "slot 99 is out of range [0, 4)"},
       {"bad out format", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper default --out-format lsf",
-       "--out-format 'lsf': unknown format 'lsf'; known: plain, openmpi-rankfile, hydra, slurm, cray-rank-order, bgq-mapfile"},
+       "--out-format 'lsf': unknown format 'lsf'; known: plain, openmpi-rankfile, hydra, slurm, slurm-map-cpu, cray-rank-order, "
+       "bgq-mapfile"},
       {"rankfile with more ranks than slots",
        base + "--machine torus:4x4 --pattern halo2d:8x8 --mapper default --out-format openmpi-rankfile",
        "--out-format openmpi-rankfile: 64 ranks but machine 'torus:4x4' has only 16 slots"},
@@ -179,7 +180,7 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
       {"simgrid export of a routing that splits flows",
        "export simgrid --machine torus:4x4 --pattern halo2d:4x4 --mapper default --routing minimal --out " + out,
        "splits the flow from router 0 to router 2 over several paths; SimGrid routes each pair on one path"},
-      {"router-level mapper on a fat-tree", base + "--machine fattree:k=4,n=2 --pattern halo2d:4x4 --mapper scotch",
+      {"router-level mapper on a fat-tree", base + "--machine fattree:k=4,n=2 --pattern halo2d:4x4 --mapper timer",
        "machine 'fattree:k=4,n=2' has routers without nodes (switches)"},
       {"unknown option", "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --colour red", "--colour"},
       {"unknown key", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper random:sed=2", "random: unknown parameter 'sed'; known: seed"},

@@ -258,7 +258,8 @@ TEST(Catalogs, ListTheExpectedEntries) {
 
 TEST(Catalogs, ExamplesBuild) {
   for (const CatalogEntry& e : machine_catalog().entries()) {
-    if (e.name != "graph") {
+    // Machines read from files: their examples name a site's files (tests/topology has real ones).
+    if (e.name != "graph" && e.name != "slurm" && e.name != "ibnet" && e.name != "aries") {
       EXPECT_GT(make_machine(e.example).num_slots(), 0u) << e.example;
     }
   }

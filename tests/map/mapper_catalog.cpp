@@ -66,8 +66,10 @@ TEST(MapperCatalog, ApplicabilityNamesTheReason) {
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("scotch+refine-mcl"), crowded), "");
   const Machine fat_tree = make_machine("fattree:k=4,n=2");
   const MappingProblem switches(fat_tree, halo);
-  EXPECT_EQ(why_not_applicable(parse_mapper_spec("scotch+refine-mcl"), switches),
-            "scotch: it places tasks on routers, and machine 'fattree:k=4,n=2' has routers without nodes (switches)");
+  EXPECT_EQ(why_not_applicable(parse_mapper_spec("timer+refine-mcl"), switches),
+            "timer: it places tasks on routers, and machine 'fattree:k=4,n=2' has routers without nodes (switches)");
+  // The router-level mappers place tasks on the routers that hold slots, switches or not.
+  EXPECT_EQ(why_not_applicable(parse_mapper_spec("scotch+refine-mcl"), switches), "");
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("cyclic+refine-mcl"), switches), "");
   const Machine torus3 = make_machine("torus:3x3");
   const CommGraph nine = make_halo2d(3, 3, 5, true);
