@@ -4,6 +4,10 @@
 
 #include <map>
 
+#include <fmt/ranges.h>
+
+#include "taskmap/topology/node_model.h"
+
 namespace taskmap {
 
 nlohmann::json metrics_to_json(const Metrics& m) {
@@ -123,6 +127,36 @@ std::map<std::string, std::uint64_t> channels_per_class(const Machine& machine) 
   for (const Channel& ch : machine.channels) ++count[machine.classes[ch.link_class].name];
   return count;
 }
+
+// The switches a fabric node hangs on: its router's neighbours among the switches (hosts with
+// injection links), or its own router (hosts on switch routers).
+std::vector<std::string> switches_of_node(const Machine& machine, const FabricShape& fabric, NodeId n) {
+  const RouterId r = machine.router_of_node(n);
+  if (r >= fabric.first_switch) return {fabric.switch_names[r - fabric.first_switch]};
+  std::vector<std::string> out;
+  for (const Channel& c : machine.channels) {
+    if (c.src == r && c.dst >= fabric.first_switch) out.push_back(fabric.switch_names[c.dst - fabric.first_switch]);
+  }
+  return out;
+}
+
+std::string node_counts(const Machine& machine) {
+  if (machine.uniform()) {
+    return fmt::format("{:<22}{} ({} per router)\n{:<22}{} ({} per node)\n", "nodes", machine.num_nodes(),
+                       machine.nodes_per_router, "slots", machine.num_slots(), machine.slots_per_node);
+  }
+  std::uint32_t with_slots = 0, fewest = UINT32_MAX, most = 0;
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    const std::uint32_t k = machine.slots_of_node(n);
+    if (k == 0) continue;
+    ++with_slots, fewest = std::min(fewest, k), most = std::max(most, k);
+  }
+  std::string out = fmt::format("{:<22}{}{}\n", "nodes", machine.num_nodes(), machine.named_nodes() ? ", named" : "");
+  out += fmt::format("{:<22}{} on {} nodes ({} per node)\n", "slots", machine.num_slots(), with_slots,
+                     fewest == most ? fmt::format("{}", most) : fmt::format("{} to {}", fewest, most));
+  return out;
+}
+
 }  // namespace
 
 std::string machine_info_table(const Machine& machine, const MachineInfo& info) {
@@ -130,8 +164,16 @@ std::string machine_info_table(const Machine& machine, const MachineInfo& info) 
   std::string out;
   out += fmt::format("{:<22}{}\n", "machine", machine.description);
   out += fmt::format("{:<22}{}\n", "routers", machine.num_routers);
-  out += fmt::format("{:<22}{} ({} per router)\n", "nodes", machine.num_nodes(), machine.nodes_per_router);
-  out += fmt::format("{:<22}{} ({} per node)\n", "slots", machine.num_slots(), machine.slots_per_node);
+  out += node_counts(machine);
+  if (const auto* fabric = std::get_if<FabricShape>(&machine.shape)) {
+    std::vector<std::string> top;
+    for (RouterId r : fabric->top_switches) top.push_back(fabric->switch_names[r - fabric->first_switch]);
+    out += fmt::format("{:<22}{} (top: {})\n", "switches", fabric->switch_names.size(), fmt::join(top, ", "));
+  }
+  if (machine.node_model) {
+    out += fmt::format("{:<22}{} slots: {} ({})\n", "node model", machine.node_model->num_slots(),
+                       fmt::join(machine.node_model->levels, " > "), machine.node_model->source);
+  }
   out += fmt::format("{:<22}{}\n", "channels", machine.channels.size());
   auto counts = channels_per_class(machine);
   for (const auto& c : machine.classes) {
@@ -145,6 +187,21 @@ std::string machine_info_table(const Machine& machine, const MachineInfo& info) 
                                                    : "no: " + info.not_partial_cube);
   return out;
 }
+
+namespace {
+// Named nodes with their slots (0: outside the job's allocation) and switches; [] otherwise.
+nlohmann::json hosts_json(const Machine& machine) {
+  nlohmann::json hosts = nlohmann::json::array();
+  if (!machine.named_nodes()) return hosts;
+  const auto* fabric = std::get_if<FabricShape>(&machine.shape);
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    nlohmann::json h = {{"name", machine.node_name(n)}, {"slots", machine.slots_of_node(n)}};
+    if (fabric) h["switches"] = switches_of_node(machine, *fabric, n);
+    hosts.push_back(std::move(h));
+  }
+  return hosts;
+}
+}  // namespace
 
 nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info) {
   const TopologyStats& stats = info.stats;
@@ -163,7 +220,8 @@ nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info
           {"avg_distance", stats.avg_distance},
           {"default_routing", info.routing},
           {"partial_cube_dims", info.not_partial_cube.empty() ? nlohmann::json(info.partial_cube_dims) : nlohmann::json()},
-          {"not_partial_cube", info.not_partial_cube}};
+          {"not_partial_cube", info.not_partial_cube},
+          {"hosts", hosts_json(machine)}};
 }
 
 }  // namespace taskmap
