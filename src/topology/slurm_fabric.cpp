@@ -203,10 +203,39 @@ class TreeBuilder final {
     }
     const std::size_t parts = count_components(static_cast<std::uint32_t>(fabric_.switches.size()), fabric_.cables);
     if (parts > 1) {
-      warn_(fmt::format("{}: the switches form {} unconnected groups ({} top switches): not one fabric", file, parts,
-                        fabric_.top_switches.size()));
+      warn_(fmt::format("{}: the switches form {} unconnected groups ({} top switches): joined under one added switch "
+                        "'{}' (the file names no link between them)",
+                        file, parts, fabric_.top_switches.size(), kForestRoot));
+      join_forest();
     }
     hosts_.warn(warn_);
+  }
+
+  // A forest: one added switch above a top switch of each tree (or, for a tree with no top, its
+  // first switch), so that traffic between the trees has a route.
+  static constexpr std::string_view kForestRoot = "forest-root";
+  void join_forest() {
+    const auto switches = static_cast<std::uint32_t>(fabric_.switches.size());
+    std::vector<std::uint32_t> part(switches);
+    std::iota(part.begin(), part.end(), 0u);
+    auto find = [&part](std::uint32_t x) {
+      while (part[x] != x) x = part[x] = part[part[x]];
+      return x;
+    };
+    for (const auto& c : fabric_.cables) part[find(c.a)] = find(c.b);
+    std::vector<std::uint32_t> representative(switches, UINT32_MAX);
+    for (std::uint32_t t : fabric_.top_switches) {
+      if (representative[find(t)] == UINT32_MAX) representative[find(t)] = t;
+    }
+    for (std::uint32_t s = 0; s < switches; ++s) {
+      if (representative[find(s)] == UINT32_MAX) representative[find(s)] = s;
+    }
+    const std::uint32_t root = switches;
+    fabric_.switches.emplace_back(kForestRoot);
+    for (std::uint32_t s = 0; s < switches; ++s) {
+      if (find(s) == s) fabric_.cables.push_back({root, representative[s], 0});
+    }
+    fabric_.top_switches = {root};
   }
 
   const Declarations& decls_;

@@ -227,11 +227,13 @@ TEST(SlurmReader, ATwoCycleIsOneCableAndLeavesNoRoot) {
 TEST(SlurmReader, AForestIsReadWithAWarning) {
   const auto path = slurm_instance("forest.conf");
   const auto r = read(path);
-  EXPECT_EQ(r.fabric.switches.size(), 2u);
-  EXPECT_TRUE(r.fabric.cables.empty());
-  EXPECT_EQ(top_names(r.fabric), (std::set<std::string>{"left", "right"}));
+  // The two trees are joined under one added switch, a cable to each tree's top.
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"left", "right", "forest-root"}));
+  EXPECT_EQ(r.fabric.cables.size(), 2u);
+  EXPECT_EQ(top_names(r.fabric), (std::set<std::string>{"forest-root"}));
   EXPECT_EQ(r.warnings, std::vector<std::string>{path + ": the switches form 2 unconnected groups (2 top switches): "
-                                                        "not one fabric"});
+                                                        "joined under one added switch 'forest-root' (the file names "
+                                                        "no link between them)"});
 }
 
 TEST(SlurmReader, YamlTree) {

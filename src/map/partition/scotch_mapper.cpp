@@ -82,7 +82,7 @@ class ScotchMapper final : public ConfiguredMapper<> {
       scotch_failed("graphBuild");
     }
     std::vector<RouterId> router_of_terminal = build_target(machine, arch);
-    if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY, static_cast<SCOTCH_Num>(router_of_terminal.size()),
+    if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY, SCOTCH_archSize(&arch),
                                   imbalance) != 0) {
       scotch_failed("stratGraphMapBuild");
     }
@@ -147,10 +147,11 @@ class ScotchMapper final : public ConfiguredMapper<> {
     std::vector<SCOTCH_Num> weights(machine.num_routers);
     for (RouterId r = 0; r < machine.num_routers; ++r)
       weights[r] = static_cast<SCOTCH_Num>(std::max<std::uint32_t>(1, machine.slots_of_router(r)));
+    // Scotch labels the terminals of a target built from a graph by their vertex numbers, so
+    // router_of_terminal stays the identity.
     std::vector<SCOTCH_Num> terminals;
     if (!routers_alike(machine)) {
-      router_of_terminal = routers_with_slots(machine);
-      terminals.assign(router_of_terminal.begin(), router_of_terminal.end());
+      for (RouterId r : routers_with_slots(machine)) terminals.push_back(static_cast<SCOTCH_Num>(r));
     }
     SCOTCH_Graph target;
     SCOTCH_graphInit(&target);

@@ -1,0 +1,122 @@
+// The cluster day end to end through the CLI: a Slurm fabric, the job's nodes from --nodes or
+// the scheduler's environment, launcher files with the real host names, the gain over the
+// launchers' defaults.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+std::string fabric() { return "slurm:" + test::instance("cluster/two-leaves.conf") + ",ppn=2"; }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(ClusterCommands, MapOnTheJobsNodesWritesTheirNames) {
+  const std::string out = testing::TempDir() + "rankfile";
+  const auto r = test::run_taskmap("map --machine '" + fabric() + "' --nodes 'cn[02-04]' --pattern halo2d:2x3 " +
+                                   "--mapper scotch+refine-hb --out-format openmpi-rankfile --out '" + out + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");  // stdout stays free for --out -
+  const auto err = lines_of(r.err);
+  EXPECT_NE(std::find(err.begin(), err.end(), "taskmap: allocation from --nodes: 3 nodes, 6 slots"), err.end()) << r.err;
+  for (const char* prefix : {"scotch+refine-hb:", "hostname-order (launcher default):", "cyclic (launcher default):"}) {
+    EXPECT_EQ(std::count_if(err.begin(), err.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; }), 1)
+        << prefix << "\n" << r.err;
+  }
+  std::ifstream in(out);
+  std::set<std::string> hosts;
+  std::set<std::pair<std::string, std::string>> slots;
+  int ranks = 0;
+  for (std::string line; std::getline(in, line); ++ranks) {
+    const auto eq = line.find('='), sp = line.find(' ', eq);
+    hosts.insert(line.substr(eq + 1, sp - eq - 1));
+    slots.insert({line.substr(eq + 1, sp - eq - 1), line.substr(sp + 1)});
+  }
+  EXPECT_EQ(ranks, 6);
+  EXPECT_EQ(hosts, (std::set<std::string>{"cn02", "cn03", "cn04"}));
+  EXPECT_EQ(slots.size(), 6u);  // every (host, core) once
+}
+
+TEST(ClusterCommands, TheSchedulersEnvironmentGivesTheNodes) {
+  const std::string env = "SLURM_JOB_NODELIST='cn[01,05]' SLURM_TASKS_PER_NODE='2,1' ";
+  const auto r = test::run_command(env + TASKMAP_BINARY + std::string(" info --machine '") + fabric() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("taskmap: allocation from $SLURM_JOB_NODELIST with $SLURM_TASKS_PER_NODE: 2 nodes, 3 slots"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("3 on 2 nodes (1 to 2 per node)"), std::string::npos) << r.out;
+  // --nodes wins over the environment; a synthetic machine ignores it.
+  const auto given = test::run_command(env + TASKMAP_BINARY + std::string(" info --machine '") + fabric() +
+                                       "' --nodes cn03");
+  EXPECT_NE(given.err.find("allocation from --nodes: 1 nodes, 2 slots"), std::string::npos) << given.err;
+  const auto torus = test::run_command(env + TASKMAP_BINARY + std::string(" info --machine torus:2x2"));
+  EXPECT_EQ(torus.exit_code, 0);
+  EXPECT_EQ(torus.err, "");
+}
+
+TEST(ClusterCommands, NodesFromAFileWhosePathHoldsSpecialCharacters) {
+  const auto dir = std::filesystem::path(testing::TempDir()) / "N=64,ppn=2 'x' é";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "hosts") << "cn01 slots=1\ncn06 slots=2\n";
+  const std::string arg = "@" + (dir / "hosts").string();
+  std::string quoted = "'";
+  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  const auto r = test::run_taskmap("info --machine '" + fabric() + "' --nodes " + quoted);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("3 slots"), std::string::npos) << r.err;
+  std::filesystem::remove(dir / "hosts");
+  const auto missing = test::run_taskmap("info --machine '" + fabric() + "' --nodes " + quoted);
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find((dir / "hosts").string()), std::string::npos) << missing.err;
+}
+
+TEST(ClusterCommands, BadAllocationsGetOneLine) {
+  struct Case {
+    std::string args, error;
+  };
+  const std::string m = "info --machine '" + fabric() + "' ";
+  const std::vector<Case> cases = {
+      {m + "--nodes 'cn[01-'", "taskmap: error: --nodes: host list 'cn[01-': unclosed '['\n"},
+      {m + "--nodes 'cn[05-03]'", "taskmap: error: --nodes: host list 'cn[05-03]': reversed range 05-03\n"},
+      {m + "--nodes cn07", "taskmap: error: --nodes: host 'cn07' is not in machine '" + fabric() +
+                               "' (closest: cn01, cn02, cn03)\n"},
+      {"info --machine torus:2x2 --nodes cn01",
+       "taskmap: error: --nodes: machine 'torus:2x2' has no host names; an allocation needs a machine read from the "
+       "cluster's files (slurm:, ibnet:, aries:)\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const auto r = test::run_taskmap(c.args);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, c.error);
+  }
+}
+
+TEST(ClusterCommands, ANodeTopologyFixesTheSlotsPerNode) {
+  const std::string xml = test::instance("hwloc/partly-allowed.xml");
+  const auto r = test::run_taskmap("info --machine '" + fabric() + "' --node-topology 'hwloc:" + xml + "' --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string hosts = testing::TempDir() + "too-many.hosts";
+  std::ofstream(hosts) << "cn01 slots=64\n";
+  const auto bad = test::run_taskmap("info --machine '" + fabric() + "' --node-topology 'hwloc:" + xml +
+                                     "' --nodes '@" + hosts + "'");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_NE(bad.err.find("host 'cn01' is given 64 slots but the node topology " + xml + " has"), std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
+}  // namespace taskmap

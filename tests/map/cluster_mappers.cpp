@@ -1,0 +1,133 @@
+// Mappers on a job's scattered nodes: the launchers' defaults, the general mappers on nodes of
+// different slot counts, the inside of nodes, up*/down*, launcher files with real names.
+#include <gtest/gtest.h>
+
+#include "taskmap/core/error.h"
+#include "taskmap/eval/evaluator.h"
+#include "taskmap/launch/placement.h"
+#include "taskmap/map/node_order.h"
+#include "taskmap/topology/allocation.h"
+#include "taskmap/topology/fabric.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+using test::run_mapper;
+using test::run_mapper_on;
+
+// Leaves l0 (cn10, cn2) and l1 (cn01, gpu1) under one spine.
+Machine named_four(std::uint32_t ppn) {
+  Fabric f;
+  f.source = "four";
+  f.switches = {"l0", "l1", "spine"};
+  f.hosts = {"cn10", "cn2", "cn01", "gpu1"};
+  f.host_ports = {{0, 0, 0}, {1, 0, 0}, {2, 1, 0}, {3, 1, 0}};
+  f.cables = {{0, 2, 0}, {1, 2, 0}};
+  return build_fabric_machine(f, {.slots_per_node = ppn, .description = "four"});
+}
+
+TEST(ClusterMappers, HostnameOrderFillsNodesInNameOrder) {
+  const Machine m = named_four(2);
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x3"));
+  // cn01 (slots 4-5), cn2 (2-3), cn10 (0-1): six ranks in that order.
+  EXPECT_EQ(run_mapper("hostname-order", m, g).slot_of_task, (std::vector<SlotId>{4, 5, 2, 3, 0, 1}));
+}
+
+TEST(ClusterMappers, CyclicIsTheLaunchersRoundRobinOnUnevenNodes) {
+  const Machine m = allocate(named_four(4), parse_nodes_argument("@" + test::instance("cluster/uneven.hosts")));
+  // Nodes in fabric order: cn10 (not allocated), cn2 (3 slots: 0-2), cn01 (1 slot: 3), gpu1 (2
+  // slots: 4-5). Round robin in name order cn01, cn2, gpu1, skipping full nodes.
+  EXPECT_EQ(m.num_slots(), 6u);
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x3"));
+  EXPECT_EQ(run_mapper("cyclic", m, g).slot_of_task, (std::vector<SlotId>{3, 0, 4, 1, 5, 2}));
+}
+
+TEST(ClusterMappers, GeneralMappersUseOnlyTheAllocatedSlots) {
+  const Machine m = allocate(named_four(4), parse_nodes_argument("@" + test::instance("cluster/uneven.hosts")));
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x3"));
+  for (const char* spec : {"scotch", "metis", "rb", "greedy", "scotch+refine-hb", "rb+refine-mcl:seconds=0.2"}) {
+    SCOPED_TRACE(spec);
+    const Mapping mapping = run_mapper(spec, m, g);
+    std::vector<int> used(m.num_slots(), 0);
+    for (SlotId s : mapping.slot_of_task) {
+      ASSERT_LT(s, m.num_slots());
+      ++used[s];
+    }
+    EXPECT_EQ(std::count(used.begin(), used.end(), 1), 6);  // one rank per allocated slot
+  }
+}
+
+TEST(ClusterMappers, RanksInsideANodeShareTheDeepestLevelTheyCan) {
+  // One node of 2 packages x 2 cores; heavy pairs (0, 2) and (1, 3).
+  auto model = std::make_shared<NodeModel>();
+  model->source = "hand-made";
+  model->levels = {"package", "core"};
+  model->path = {{0, 0}, {0, 1}, {1, 2}, {1, 3}};
+  model->logical_core = {0, 1, 2, 3};
+  model->os_cpu = {0, 2, 1, 3};
+  Machine m = with_node_model(make_machine("torus:2"), model);
+  const CommGraph g = CommGraph::from_edges(4, {{0, 2, 10.0}, {1, 3, 10.0}, {0, 1, 1.0}});
+  const MappingProblem problem(m, g);
+  Mapping mapping{{0, 1, 2, 3, }, {}};
+  // Before: both heavy pairs across the packages (distance 2), the light pair in one (1).
+  EXPECT_DOUBLE_EQ(Evaluator(problem).evaluate(g, mapping).node_hop_bytes, 10 * 2 + 10 * 2 + 1 * 1);
+  order_within_nodes(problem, mapping);
+  const Metrics after = Evaluator(problem).evaluate(g, mapping);
+  EXPECT_DOUBLE_EQ(after.node_hop_bytes, 10 * 1 + 10 * 1 + 1 * 2);
+  // Every optimizing mapper does it; the launchers' default keeps its order.
+  EXPECT_DOUBLE_EQ(Evaluator(problem).evaluate(g, run_mapper_on(problem, "greedy")).node_hop_bytes, 22.0);
+  EXPECT_DOUBLE_EQ(Evaluator(problem).evaluate(g, run_mapper_on(problem, "default")).node_hop_bytes, 41.0);
+  // Launcher files name the core by its logical index, srun's map_cpu by its OS index.
+  const std::string rankfile = format_placement(mapping, m, PlacementFormat::OpenMpiRankfile);
+  EXPECT_NE(rankfile.find("rank 2=node0 slot=1\n"), std::string::npos) << rankfile;
+}
+
+// Switches A, B under the top switch S, and C below both: x on A, y on B. Shortest paths from
+// A to B go through S (up, down) or through C (down, then up): ecmp splits over both, up*/down*
+// takes only the first.
+Machine diamond() {
+  Fabric f;
+  f.source = "diamond";
+  f.switches = {"S", "A", "B", "C"};
+  f.hosts = {"x", "y"};
+  f.host_ports = {{0, 1, 0}, {1, 2, 0}};
+  f.cables = {{0, 1, 0}, {0, 2, 0}, {1, 3, 0}, {2, 3, 0}};
+  f.top_switches = {0};
+  return build_fabric_machine(f, {.description = "diamond"});
+}
+
+TEST(ClusterMappers, UpDownRoutesTurnOnlyAtTheTop) {
+  const Machine m = diamond();
+  // Routers: x 0, y 1, S 2, A 3, B 4, C 5.
+  auto channel = [&](RouterId u, RouterId v) {
+    for (ChannelId c = 0; c < m.channels.size(); ++c)
+      if (m.channels[c].src == u && m.channels[c].dst == v) return c;
+    return kNoChannel;
+  };
+  const auto ecmp = test::route_loads(*make_routing(m, parse_routing_spec("ecmp")), 0, 1);
+  EXPECT_DOUBLE_EQ(ecmp.at(channel(3, 2)), 0.5);
+  EXPECT_DOUBLE_EQ(ecmp.at(channel(3, 5)), 0.5);
+  const auto updn = test::route_loads(*make_routing(m, parse_routing_spec("updn")), 0, 1);
+  EXPECT_DOUBLE_EQ(updn.at(channel(0, 3)), 1.0);
+  EXPECT_DOUBLE_EQ(updn.at(channel(3, 2)), 1.0);
+  EXPECT_DOUBLE_EQ(updn.at(channel(2, 4)), 1.0);
+  EXPECT_DOUBLE_EQ(updn.at(channel(4, 1)), 1.0);
+  EXPECT_EQ(updn.count(channel(3, 5)), 0u);
+  EXPECT_THROW(make_routing(make_machine("torus:4"), parse_routing_spec("updn")), Error);
+}
+
+TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {
+  const Machine m = allocate(named_four(2), parse_nodes_argument("cn2,gpu1"));
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x2"));
+  const Mapping mapping = run_mapper("hostname-order", m, g);  // cn2 then gpu1
+  EXPECT_EQ(format_placement(mapping, m, PlacementFormat::OpenMpiRankfile),
+            "rank 0=cn2 slot=0\nrank 1=cn2 slot=1\nrank 2=gpu1 slot=0\nrank 3=gpu1 slot=1\n");
+  EXPECT_EQ(format_placement(mapping, m, PlacementFormat::Hydra), "cn2:2\ngpu1:2\n");
+  EXPECT_EQ(format_placement(mapping, m, PlacementFormat::Slurm), "cn2\ncn2\ngpu1\ngpu1\n");
+  EXPECT_EQ(format_placement(mapping, m, PlacementFormat::SlurmMapCpu), "map_cpu:0,1\n");
+  const Mapping crossed{{0, 3, 2, 1}, {}};  // cn2 gets cores 0 and 1 in another order than gpu1
+  EXPECT_THROW(format_placement(crossed, m, PlacementFormat::SlurmMapCpu), Error);
+}
+
+}  // namespace
+}  // namespace taskmap

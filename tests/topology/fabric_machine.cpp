@@ -1,0 +1,198 @@
+// Fabric -> Machine, allocations and the job's slots, on fabrics small enough to derive every
+// number by hand.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "taskmap/core/error.h"
+#include "taskmap/eval/evaluator.h"
+#include "taskmap/topology/allocation.h"
+#include "taskmap/topology/fabric.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+// Leaves s0 (hosts a, b) and s1 (host c, cabled twice: two rails) under spine s2; s0-s2 has two
+// parallel 200G cables, s1-s2 one 100G cable; hosts have 100G ports.
+Fabric two_leaves() {
+  Fabric f;
+  f.source = "two-leaves";
+  f.switches = {"s0", "s1", "s2"};
+  f.hosts = {"a", "b", "c"};
+  f.host_ports = {{0, 0, 100}, {1, 0, 100}, {2, 1, 100}, {2, 1, 100}};
+  f.cables = {{0, 2, 200}, {0, 2, 200}, {1, 2, 100}};
+  return f;
+}
+
+TEST(FabricMachine, RoutersChannelsAndClassesFromTheCables) {
+  const Machine m = build_fabric_machine(two_leaves(), {.slots_per_node = 4, .description = "two"});
+  EXPECT_EQ(m.num_routers, 6u);  // 3 hosts' own routers, then 3 switches
+  EXPECT_EQ(m.channels.size(), 2u * 4 + 2u * 3);
+  EXPECT_EQ(m.num_nodes(), 3u);
+  EXPECT_EQ(m.num_slots(), 12u);
+  EXPECT_EQ(m.node_name(2), "c");
+  EXPECT_EQ(m.router_of_slot(9), 2u);
+  EXPECT_EQ(m.slots_of_router(4), 0u);  // a switch
+  // The most common switch-to-switch rate (200G, twice) is bandwidth 1.
+  std::map<std::string, std::pair<double, bool>> classes;
+  for (const LinkClass& c : m.classes) classes[c.name] = {c.bandwidth, c.host_link};
+  EXPECT_EQ(classes["link-200G"], std::make_pair(1.0, false));
+  EXPECT_EQ(classes["link-100G"], std::make_pair(0.5, false));
+  EXPECT_EQ(classes["inject"], std::make_pair(0.5, true));
+  EXPECT_EQ(classes["eject"], std::make_pair(0.5, true));
+}
+
+TEST(FabricMachine, OneFlowAcrossTheSpine) {
+  const Machine m = build_fabric_machine(two_leaves(), {.slots_per_node = 1, .description = "two"});
+  CommGraph g = CommGraph::from_edges(3, {{0, 2, 1.0}});
+  const MappingProblem problem(m, g);
+  EXPECT_EQ(problem.routing_name(), "ecmp");
+  const Metrics x = Evaluator(problem).evaluate(g, Mapping{{0, 1, 2}, {}});
+  // a -> s0 -> s2 -> s1 -> c: 4 hops. a's port carries 1 over 0.5; s2 -> s1 carries 1 over 0.5;
+  // each of the parallel s0 -> s2 cables 0.5 over 1; each of c's two rails 0.5 over 0.5.
+  EXPECT_DOUBLE_EQ(x.hop_bytes, 4.0);
+  EXPECT_DOUBLE_EQ(x.mcl, 2.0);
+  EXPECT_DOUBLE_EQ(x.mcl_network, 2.0);
+  EXPECT_DOUBLE_EQ(x.leaf_uplink_volume, 1.0);  // 0.5 + 0.5 up from s0; nothing up from s1
+}
+
+TEST(FabricMachine, TheNicIsTheBottleneckWhenItIsSlowest) {
+  Fabric f = two_leaves();
+  f.cables = {{0, 2, 100}, {1, 2, 100}};
+  f.host_ports = {{0, 0, 25}, {1, 0, 100}, {2, 1, 100}};
+  const Machine m = build_fabric_machine(f, {.description = "nic"});
+  CommGraph g = CommGraph::from_edges(3, {{0, 2, 1.0}});
+  const MappingProblem problem(m, g);
+  const Metrics x = Evaluator(problem).evaluate(g, Mapping{{0, 1, 2}, {}});
+  EXPECT_DOUBLE_EQ(x.mcl, 4.0);          // a's 25G port: 1 / 0.25
+  EXPECT_DOUBLE_EQ(x.mcl_network, 1.0);  // the 100G switch links
+  EXPECT_EQ(x.bottleneck_class, "inject-25G");
+}
+
+TEST(FabricMachine, RefusesWhatHasNoMeaning) {
+  Fabric f = two_leaves();
+  f.host_ports.pop_back();
+  f.host_ports.pop_back();  // c has no port left
+  EXPECT_THROW(
+      {
+        try {
+          build_fabric_machine(f, {});
+        } catch (const Error& e) {
+          EXPECT_STREQ(e.what(), "two-leaves: host 'c' is cabled to no switch");
+          throw;
+        }
+      },
+      Error);
+  f = two_leaves();
+  f.cables.pop_back();  // s1 and its host c are cut off
+  try {
+    build_fabric_machine(f, {});
+    FAIL() << "a fabric in two pieces was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "two-leaves: the fabric is not connected: host 'c' cannot reach switch 's0' (taskmap routes over one "
+                 "connected fabric; give each part as a machine of its own)");
+  }
+}
+
+TEST(FabricMachine, TopSwitchesAreDeclaredOrFarthestFromTheHosts) {
+  const Machine m = build_fabric_machine(two_leaves(), {});
+  EXPECT_EQ(std::get<FabricShape>(m.shape).top_switches, std::vector<RouterId>{5});  // s2
+  Fabric f = two_leaves();
+  f.top_switches = {0};
+  EXPECT_EQ(std::get<FabricShape>(build_fabric_machine(f, {}).shape).top_switches, std::vector<RouterId>{3});
+}
+
+TEST(FabricMachine, HostsOnSwitchRoutersHaveNoInjectionChannels) {
+  Fabric f;
+  f.source = "aries-like";
+  f.switches = {"r0", "r1"};
+  f.hosts = {"n2", "n0", "n1"};
+  f.host_ports = {{0, 1, 0}, {1, 0, 0}, {2, 0, 0}};
+  f.cables = {{0, 1, 0}};
+  f.hosts_on_switches = true;
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 2});
+  EXPECT_EQ(m.num_routers, 2u);
+  EXPECT_EQ(m.channels.size(), 2u);
+  // Nodes in router order: n0 and n1 on r0, then n2 on r1.
+  EXPECT_EQ(m.node_name(0), "n0");
+  EXPECT_EQ(m.node_name(2), "n2");
+  EXPECT_EQ(m.slots_of_router(0), 4u);
+  EXPECT_EQ(m.first_slot_of_router(1), 4u);
+}
+
+Machine named_four(std::uint32_t ppn) {
+  Fabric f;
+  f.source = "four";
+  f.switches = {"leaf0", "leaf1", "spine"};
+  f.hosts = {"cn10", "cn2", "cn01", "gpu1"};
+  f.host_ports = {{0, 0, 0}, {1, 0, 0}, {2, 1, 0}, {3, 1, 0}};
+  f.cables = {{0, 2, 0}, {1, 2, 0}};
+  return build_fabric_machine(f, {.slots_per_node = ppn, .description = "four"});
+}
+
+TEST(Allocation, OnlyTheAllocatedNodesHaveSlots) {
+  const Machine m = allocate(named_four(4), parse_nodes_argument("cn01,cn2,gpu1"));
+  EXPECT_EQ(m.num_slots(), 12u);
+  EXPECT_EQ(m.slots_of_node(0), 0u);  // cn10 is not in the job
+  EXPECT_EQ(m.first_slot_of_node(1), 0u);
+  EXPECT_EQ(m.node_of_slot(5), 2u);  // cn01
+  EXPECT_EQ(m.num_routers, 7u);      // the whole fabric stays
+}
+
+TEST(Allocation, HostFilesGiveCounts) {
+  const std::string path = testing::TempDir() + "hosts, run=1.txt";
+  std::ofstream(path) << "# Open MPI, Hydra and PBS forms\ncn10 slots=2\ncn2:3\ngpu1\ngpu1\n";
+  const Machine m = allocate(named_four(4), parse_nodes_argument("@" + path));
+  EXPECT_EQ(m.slots_of_node(0), 2u);
+  EXPECT_EQ(m.slots_of_node(1), 3u);
+  EXPECT_EQ(m.slots_of_node(2), 0u);
+  EXPECT_EQ(m.slots_of_node(3), 2u);  // listed twice: two slots
+}
+
+TEST(Allocation, AnUnknownHostNamesTheClosestKnownOnes) {
+  try {
+    allocate(named_four(1), parse_nodes_argument("cn3"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "--nodes: host 'cn3' is not in machine 'four' (closest: cn2, cn10, cn01)");
+  }
+  EXPECT_THROW(parse_nodes_argument("cn[01-"), Error);
+  EXPECT_THROW(allocate(make_machine("torus:2x2"), parse_nodes_argument("node0")), Error);
+}
+
+TEST(Allocation, TheSchedulersEnvironment) {
+  setenv("SLURM_JOB_NODELIST", "cn[01-02],gpu1", 1);
+  setenv("SLURM_TASKS_PER_NODE", "2(x2),1", 1);
+  auto a = allocation_from_environment();
+  unsetenv("SLURM_JOB_NODELIST");
+  unsetenv("SLURM_TASKS_PER_NODE");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->source, "$SLURM_JOB_NODELIST with $SLURM_TASKS_PER_NODE");
+  EXPECT_EQ(a->hosts, (std::vector<std::string>{"cn01", "cn02", "gpu1"}));
+  EXPECT_EQ(a->slots, (std::vector<std::uint32_t>{2, 2, 1}));
+  const std::string pbs = testing::TempDir() + "pbs_nodefile";
+  std::ofstream(pbs) << "cn2\ncn2\ncn10\n";
+  setenv("PBS_NODEFILE", pbs.c_str(), 1);
+  a = allocation_from_environment();
+  unsetenv("PBS_NODEFILE");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->hosts, (std::vector<std::string>{"cn2", "cn10"}));
+  EXPECT_EQ(a->slots, (std::vector<std::uint32_t>{2, 0}));  // cn10 once: the whole node
+  EXPECT_FALSE(allocation_from_environment().has_value());
+}
+
+TEST(Allocation, HostNamesSortAsSlurmSortsThem) {
+  EXPECT_TRUE(hostname_less("cn2", "cn10"));
+  EXPECT_TRUE(hostname_less("cn01", "cn2"));
+  EXPECT_TRUE(hostname_less("cn10", "gpu1"));
+  EXPECT_TRUE(hostname_less("r1n16", "r2n01"));
+  EXPECT_FALSE(hostname_less("cn10", "cn10"));
+  const Machine m = named_four(1);
+  EXPECT_EQ(nodes_in_name_order(m), (std::vector<NodeId>{2, 1, 0, 3}));  // cn01, cn2, cn10, gpu1
+}
+
+}  // namespace
+}  // namespace taskmap
