@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include "taskmap/topology/fabric.h"
+
 #include <gtest/gtest-spi.h>
 
 #include <sys/wait.h>
@@ -9,6 +11,17 @@
 #include <sstream>
 
 namespace taskmap::test {
+
+Machine four_named_nodes(std::uint32_t ppn) {
+  Fabric f;
+  f.source = "four";
+  f.switches = {"l0", "l1", "spine"};
+  f.hosts = {"cn10", "cn2", "cn01", "gpu1"};
+  f.host_ports = {{0, 0, 0}, {1, 0, 0}, {2, 1, 0}, {3, 1, 0}};
+  f.cables = {{0, 2, 0}, {1, 2, 0}};
+  return build_fabric_machine(f, {.slots_per_node = ppn, .description = "four"});
+}
+
 
 CommandResult run_taskmap(const std::string& args) { return run_command(std::string(TASKMAP_BINARY) + " " + args); }
 

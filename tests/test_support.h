@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "taskmap/core/error.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/workload/pattern_spec.h"
@@ -76,6 +77,20 @@ inline Evaluated evaluate(const std::string& machine, const std::string& pattern
   e.metrics = Evaluator(problem).evaluate(e.graph, m, &e.loads);
   return e;
 }
+
+// The message of the taskmap::Error that `f()` throws, or "no error".
+template <class F>
+std::string error_message(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A small fabric with named nodes: leaves l0 (cn10, cn2) and l1 (cn01, gpu1) under one spine.
+Machine four_named_nodes(std::uint32_t ppn);
 
 struct CommandResult {
   int exit_code = 0;

@@ -15,26 +15,15 @@ namespace {
 using test::run_mapper;
 using test::run_mapper_on;
 
-// Leaves l0 (cn10, cn2) and l1 (cn01, gpu1) under one spine.
-Machine named_four(std::uint32_t ppn) {
-  Fabric f;
-  f.source = "four";
-  f.switches = {"l0", "l1", "spine"};
-  f.hosts = {"cn10", "cn2", "cn01", "gpu1"};
-  f.host_ports = {{0, 0, 0}, {1, 0, 0}, {2, 1, 0}, {3, 1, 0}};
-  f.cables = {{0, 2, 0}, {1, 2, 0}};
-  return build_fabric_machine(f, {.slots_per_node = ppn, .description = "four"});
-}
-
 TEST(ClusterMappers, HostnameOrderFillsNodesInNameOrder) {
-  const Machine m = named_four(2);
+  const Machine m = test::four_named_nodes(2);
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x3"));
   // cn01 (slots 4-5), cn2 (2-3), cn10 (0-1): six ranks in that order.
   EXPECT_EQ(run_mapper("hostname-order", m, g).slot_of_task, (std::vector<SlotId>{4, 5, 2, 3, 0, 1}));
 }
 
 TEST(ClusterMappers, CyclicIsTheLaunchersRoundRobinOnUnevenNodes) {
-  const Machine m = allocate(named_four(4), parse_nodes_argument("@" + test::instance("cluster/uneven.hosts")));
+  const Machine m = allocate(test::four_named_nodes(4), parse_nodes_argument("@" + test::instance("cluster/uneven.hosts")));
   // Nodes in fabric order: cn10 (not allocated), cn2 (3 slots: 0-2), cn01 (1 slot: 3), gpu1 (2
   // slots: 4-5). Round robin in name order cn01, cn2, gpu1, skipping full nodes.
   EXPECT_EQ(m.num_slots(), 6u);
@@ -43,7 +32,7 @@ TEST(ClusterMappers, CyclicIsTheLaunchersRoundRobinOnUnevenNodes) {
 }
 
 TEST(ClusterMappers, GeneralMappersUseOnlyTheAllocatedSlots) {
-  const Machine m = allocate(named_four(4), parse_nodes_argument("@" + test::instance("cluster/uneven.hosts")));
+  const Machine m = allocate(test::four_named_nodes(4), parse_nodes_argument("@" + test::instance("cluster/uneven.hosts")));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x3"));
   for (const char* spec : {"scotch", "metis", "rb", "greedy", "scotch+refine-hb", "rb+refine-mcl:seconds=0.2"}) {
     SCOPED_TRACE(spec);
@@ -117,7 +106,7 @@ TEST(ClusterMappers, UpDownRoutesTurnOnlyAtTheTop) {
 }
 
 TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {
-  const Machine m = allocate(named_four(2), parse_nodes_argument("cn2,gpu1"));
+  const Machine m = allocate(test::four_named_nodes(2), parse_nodes_argument("cn2,gpu1"));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x2"));
   const Mapping mapping = run_mapper("hostname-order", m, g);  // cn2 then gpu1
   EXPECT_EQ(format_placement(mapping, m, PlacementFormat::OpenMpiRankfile),

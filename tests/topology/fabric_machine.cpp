@@ -123,18 +123,9 @@ TEST(FabricMachine, HostsOnSwitchRoutersHaveNoInjectionChannels) {
   EXPECT_EQ(m.first_slot_of_router(1), 4u);
 }
 
-Machine named_four(std::uint32_t ppn) {
-  Fabric f;
-  f.source = "four";
-  f.switches = {"leaf0", "leaf1", "spine"};
-  f.hosts = {"cn10", "cn2", "cn01", "gpu1"};
-  f.host_ports = {{0, 0, 0}, {1, 0, 0}, {2, 1, 0}, {3, 1, 0}};
-  f.cables = {{0, 2, 0}, {1, 2, 0}};
-  return build_fabric_machine(f, {.slots_per_node = ppn, .description = "four"});
-}
 
 TEST(Allocation, OnlyTheAllocatedNodesHaveSlots) {
-  const Machine m = allocate(named_four(4), parse_nodes_argument("cn01,cn2,gpu1"));
+  const Machine m = allocate(test::four_named_nodes(4), parse_nodes_argument("cn01,cn2,gpu1"));
   EXPECT_EQ(m.num_slots(), 12u);
   EXPECT_EQ(m.slots_of_node(0), 0u);  // cn10 is not in the job
   EXPECT_EQ(m.first_slot_of_node(1), 0u);
@@ -145,7 +136,7 @@ TEST(Allocation, OnlyTheAllocatedNodesHaveSlots) {
 TEST(Allocation, HostFilesGiveCounts) {
   const std::string path = testing::TempDir() + "hosts, run=1.txt";
   std::ofstream(path) << "# Open MPI, Hydra and PBS forms\ncn10 slots=2\ncn2:3\ngpu1\ngpu1\n";
-  const Machine m = allocate(named_four(4), parse_nodes_argument("@" + path));
+  const Machine m = allocate(test::four_named_nodes(4), parse_nodes_argument("@" + path));
   EXPECT_EQ(m.slots_of_node(0), 2u);
   EXPECT_EQ(m.slots_of_node(1), 3u);
   EXPECT_EQ(m.slots_of_node(2), 0u);
@@ -154,7 +145,7 @@ TEST(Allocation, HostFilesGiveCounts) {
 
 TEST(Allocation, AnUnknownHostNamesTheClosestKnownOnes) {
   try {
-    allocate(named_four(1), parse_nodes_argument("cn3"));
+    allocate(test::four_named_nodes(1), parse_nodes_argument("cn3"));
     FAIL();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "--nodes: host 'cn3' is not in machine 'four' (closest: cn2, cn10, cn01)");
@@ -190,7 +181,7 @@ TEST(Allocation, HostNamesSortAsSlurmSortsThem) {
   EXPECT_TRUE(hostname_less("cn10", "gpu1"));
   EXPECT_TRUE(hostname_less("r1n16", "r2n01"));
   EXPECT_FALSE(hostname_less("cn10", "cn10"));
-  const Machine m = named_four(1);
+  const Machine m = test::four_named_nodes(1);
   EXPECT_EQ(nodes_in_name_order(m), (std::vector<NodeId>{2, 1, 0, 3}));  // cn01, cn2, cn10, gpu1
 }
 

@@ -71,12 +71,7 @@ Read read_file(const std::string& path, const std::string& map = "") {
 std::string ibnet_data(const std::string& name) { return test::shared_data("topologies/ibnet/" + name); }
 
 std::string error_of(const std::string& path) {
-  try {
-    read_file(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::error_message([&] { read_file(path); });
 }
 
 TEST(InfinibandGbps, WidthTimesLaneSignallingRate) {

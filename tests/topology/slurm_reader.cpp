@@ -32,12 +32,7 @@ Read read(const std::string& path, const std::string& map_file = "") {
 }
 
 std::string error_of(const std::string& path) {
-  try {
-    read(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::error_message([&] { read(path); });
 }
 
 std::string slurm_data(const std::string& name) { return test::shared_data("topologies/slurm/" + name); }

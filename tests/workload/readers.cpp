@@ -10,12 +10,7 @@ namespace {
 CommGraph pattern(const std::string& spec) { return build_pattern(parse_pattern_spec(spec)); }
 
 std::string error_of(const std::string& spec) {
-  try {
-    pattern(spec);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::error_message([&] { pattern(spec); });
 }
 
 TEST(Readers, MetisWithEdgeWeights) {
