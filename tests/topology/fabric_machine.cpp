@@ -113,7 +113,7 @@ TEST(FabricMachine, HostsOnSwitchRoutersHaveNoInjectionChannels) {
   f.host_ports = {{0, 1, 0}, {1, 0, 0}, {2, 0, 0}};
   f.cables = {{0, 1, 0}};
   f.hosts_on_switches = true;
-  const Machine m = build_fabric_machine(f, {.slots_per_node = 2});
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 2, .description = "aries-like"});
   EXPECT_EQ(m.num_routers, 2u);
   EXPECT_EQ(m.channels.size(), 2u);
   // Nodes in router order: n0 and n1 on r0, then n2 on r1.
