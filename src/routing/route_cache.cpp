@@ -13,8 +13,17 @@ constexpr std::size_t kChunk = std::size_t(1) << 20;
 
 template <typename Load>
 BasicRouteCache<Load>::BasicRouteCache(const Machine& machine, const Routing& routing)
-    : routing_(routing), routers_(machine.num_routers) {
-  if (routers_ > 4096) fail("route cache: at most 4096 routers are supported, machine '{}' has {}", machine.description, routers_);
+    : routing_(routing) {
+  // Tasks sit only on routers with slots, so only those are indexed (on a fabric read from
+  // files: the job's nodes, not the switches or the other nodes).
+  index_.assign(machine.num_routers, UINT32_MAX);
+  routers_ = 0;
+  for (RouterId r = 0; r < machine.num_routers; ++r)
+    if (machine.slots_of_router(r) > 0) index_[r] = routers_++;
+  if (routers_ > 4096) {
+    fail("route cache: at most 4096 routers holding slots are supported, machine '{}' has {}", machine.description,
+         routers_);
+  }
   inv_bandwidth_.reserve(machine.channels.size());
   for (const Channel& c : machine.channels) inv_bandwidth_.push_back(1.0 / machine.classes[c.link_class].bandwidth);
   const std::size_t pairs = std::size_t(routers_) * routers_;
@@ -26,7 +35,10 @@ BasicRouteCache<Load>::BasicRouteCache(const Machine& machine, const Routing& ro
 template <typename Load>
 auto BasicRouteCache<Load>::route(RouterId u, RouterId v) -> std::pair<const Share*, const Share*> {
   static const Share kNoShares[1] = {};  // marks computed empty routes
-  const std::size_t pair = std::size_t(u) * routers_ + v;
+  if (index_[u] == UINT32_MAX || index_[v] == UINT32_MAX) {
+    fail("route cache: router {} or {} holds no slot", u, v);
+  }
+  const std::size_t pair = std::size_t(index_[u]) * routers_ + index_[v];
   if (const Share* first = begin_[pair].load(std::memory_order_acquire)) return {first, first + count_[pair]};
   thread_local std::vector<ChannelShare> shares;
   thread_local std::vector<Share> computed;

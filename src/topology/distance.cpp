@@ -129,6 +129,31 @@ TopologyStats topology_stats(const Machine& machine) {
     stats.avg_distance = sum_all_pairs_mean * static_cast<double>(n) / static_cast<double>(n - 1);
     return stats;
   }
+  if (std::holds_alternative<GraphShape>(machine.shape) || std::holds_alternative<FatTreeShape>(machine.shape) ||
+      std::holds_alternative<FabricShape>(machine.shape)) {
+    // One breadth-first search per router, none kept: memory stays linear in the machine.
+    const ChannelAdjacency adjacency(machine, false);
+    std::vector<std::uint32_t> row(n);
+    std::vector<RouterId> queue(n);
+    long double sum = 0;
+    for (RouterId a = 0; a < n; ++a) {
+      std::fill(row.begin(), row.end(), UINT32_MAX);
+      row[a] = 0;
+      std::size_t head = 0, tail = 0;
+      queue[tail++] = a;
+      while (head < tail) {
+        const RouterId u = queue[head++];
+        for (auto i = adjacency.offsets[u]; i < adjacency.offsets[u + 1]; ++i) {
+          const RouterId v = machine.channels[adjacency.channels[i]].dst;
+          if (row[v] == UINT32_MAX) row[v] = row[u] + 1, queue[tail++] = v;
+        }
+      }
+      if (tail != n) fail("{}: router {} cannot reach every router", machine.description, a);
+      for (RouterId b = 0; b < n; ++b) sum += row[b], stats.diameter = std::max(stats.diameter, row[b]);
+    }
+    stats.avg_distance = static_cast<double>(sum / static_cast<long double>(n * (n - 1)));
+    return stats;
+  }
   HopDistance dist(machine);
   long double sum = 0;
   for (RouterId a = 0; a < n; ++a) {

@@ -30,6 +30,7 @@ class BasicRouteCache {
 
  private:
   const Routing& routing_;
+  std::vector<std::uint32_t> index_;  // router -> its index among the routers with slots
   std::uint32_t routers_;
   std::vector<double> inv_bandwidth_;
   // Per pair: first share (published last; null = not computed yet) and count.

@@ -1,12 +1,17 @@
 // rb: recursive bisection of the task graph and the machine together. The routers are halved
-// (tori, meshes, hypercubes: the box across its longest side; other machines: a METIS
-// bisection of their router graph), the tasks are bisected by METIS in proportion to the two
+// (tori, meshes, hypercubes: the box across its longest side; machines whose routers differ,
+// such as fabrics read from files: along the hierarchy the hop distances show, whole leaves and
+// pods to a side (DistanceSplit); other machines: a METIS bisection of their router graph), the tasks are bisected by METIS in proportion to the two
 // halves' slots, and each task half recurses into its router half down to single routers.
 // tries=N has METIS compute N bisections per split and keep the best cut.
 #include <metis.h>
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <tuple>
+
+#include "distance_split.h"
 
 #include "taskmap/map/mapper_support.h"
 #include "taskmap/map/partition/partition_mappers.h"
@@ -29,26 +34,33 @@ class RbMapper final : public ConfiguredMapper<std::uint32_t> {
     std::vector<RouterId> routers(machine.num_routers);
     std::iota(routers.begin(), routers.end(), RouterId{0});
     const IntegerGraph whole = integer_graph(graph, 1.0);
-    recurse(machine, whole, std::move(tasks), std::move(routers), router_of, problem.imbalance());
+    std::optional<DistanceSplit> hierarchy;
+    if (!machine.torus() && !routers_alike(machine)) {
+      hierarchy.emplace(machine);
+      routers = routers_with_slots(machine);  // the splits go by distance: switches play no part
+    }
+    recurse(machine, whole, std::move(tasks), std::move(routers), router_of, problem.imbalance(),
+            hierarchy ? &*hierarchy : nullptr);
     return place_on_routers(machine, graph, std::move(router_of), problem.imbalance());
   }
 
  private:
   void recurse(const Machine& machine, const IntegerGraph& g, std::vector<TaskId> tasks, std::vector<RouterId> routers,
-               std::vector<RouterId>& router_of, double imbalance) const {
+               std::vector<RouterId>& router_of, double imbalance, const DistanceSplit* hierarchy) const {
     if (tasks.empty()) return;
     const std::vector<RouterId> holding = with_slots(machine, routers);
     if (holding.size() == 1) {
       for (TaskId t : tasks) router_of[t] = holding.front();
       return;
     }
-    auto [first, second] = halve_routers(machine, routers, imbalance);
+    auto [first, second] = hierarchy ? hierarchy->split(holding) : std::pair<std::vector<RouterId>, std::vector<RouterId>>{};
+    if (first.empty()) std::tie(first, second) = halve_routers(machine, hierarchy ? holding : routers, imbalance);
     const double share = double(slots_of(machine, first)) / double(slots_of(machine, routers));
     std::vector<bool> in_first = bisect(g, tasks, share, imbalance);
     std::vector<TaskId> a, b;
     for (std::size_t i = 0; i < tasks.size(); ++i) (in_first[i] ? a : b).push_back(tasks[i]);
-    recurse(machine, g, std::move(a), std::move(first), router_of, imbalance);
-    recurse(machine, g, std::move(b), std::move(second), router_of, imbalance);
+    recurse(machine, g, std::move(a), std::move(first), router_of, imbalance, hierarchy);
+    recurse(machine, g, std::move(b), std::move(second), router_of, imbalance, hierarchy);
   }
 
   static std::vector<RouterId> with_slots(const Machine& machine, const std::vector<RouterId>& routers) {
