@@ -2,6 +2,7 @@
 // to destination (counting parallel channels as distinct paths) carries an equal share. A
 // channel u->v lies on a shortest path iff d(s,u) + 1 + d(v,t) = d(s,t); its share is
 // paths(s,u) * paths(v,t) / paths(s,t). Breadth-first rows are cached per router.
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -28,7 +29,24 @@ class EcmpRouting final : public Routing {
     const std::uint32_t total = from.dist[dst];
     if (total == UINT32_MAX) fail("{}: router {} cannot reach router {}", m_.description, src, dst);
     const double all = from.paths[dst];
-    for (RouterId u = 0; u < m_.num_routers; ++u) {
+    // The routers on shortest paths, found from src along them (not by a scan of the whole
+    // machine), then taken in id order so that shares come out as a full scan gives them.
+    ++stamp_;
+    if (seen_.size() != m_.num_routers) seen_.assign(m_.num_routers, 0), stamp_ = 1;
+    on_paths_.assign(1, src);
+    seen_[src] = stamp_;
+    for (std::size_t k = 0; k < on_paths_.size(); ++k) {
+      const RouterId u = on_paths_[k];
+      for (auto i = forward_.offsets[u]; i < forward_.offsets[u + 1]; ++i) {
+        const RouterId v = m_.channels[forward_.channels[i]].dst;
+        if (seen_[v] != stamp_ && v != dst && to.dist[v] != UINT32_MAX && from.dist[u] + 1 + to.dist[v] == total) {
+          seen_[v] = stamp_;
+          on_paths_.push_back(v);
+        }
+      }
+    }
+    std::sort(on_paths_.begin(), on_paths_.end());
+    for (RouterId u : on_paths_) {
       if (from.dist[u] >= total) continue;
       for (auto i = forward_.offsets[u]; i < forward_.offsets[u + 1]; ++i) {
         const ChannelId c = forward_.channels[i];
@@ -75,6 +93,9 @@ class EcmpRouting final : public Routing {
   ChannelAdjacency forward_, backward_;
   mutable std::mutex mutex_;
   mutable std::unordered_map<RouterId, BfsRow> from_cache_, to_cache_;
+  mutable std::vector<std::uint32_t> seen_;  // stamp of the route that reached a router
+  mutable std::uint32_t stamp_ = 0;
+  mutable std::vector<RouterId> on_paths_;
 };
 
 }  // namespace
