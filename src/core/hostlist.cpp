@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <limits>
 #include <map>
 #include <tuple>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
+#include "taskmap/core/text_source.h"
 
 namespace taskmap::io {
 namespace {
@@ -45,8 +46,9 @@ class HostListParser final {
  public:
   HostListParser(std::string_view text, std::string_view source) : text_(text), source_(source) {}
 
+  // The list and the problem quote input, which may hold a line break (a YAML value): escaped.
   [[noreturn]] void fail_with(std::string_view problem) const {
-    fail("{}: host list '{}': {}", source_, shown(text_), problem);
+    fail("{}: host list '{}': {}", source_, io::printable(shown(text_)), io::printable(problem));
   }
 
   // Splits at the commas outside brackets.
@@ -124,15 +126,6 @@ class HostListParser final {
   std::string_view source_;
 };
 
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
-  return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
-}
-
-std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) return std::numeric_limits<std::uint64_t>::max();
-  return a * b;
-}
-
 std::uint64_t name_count(const NamePattern& pattern) {
   std::uint64_t count = 1;
   for (const auto& group : pattern.groups) {
@@ -141,6 +134,21 @@ std::uint64_t name_count(const NamePattern& pattern) {
     count = saturating_mul(count, in_group);
   }
   return count;
+}
+
+// Memory one expanded name takes: the string, and its characters when they do not fit inside it.
+std::uint64_t name_bytes(const NamePattern& pattern) {
+  std::uint64_t length = 0;
+  for (const auto& literal : pattern.literals) length += literal.size();
+  for (const auto& group : pattern.groups) {
+    std::uint64_t widest = 0;
+    for (const Range& r : group) {
+      widest = std::max<std::uint64_t>({widest, static_cast<std::uint64_t>(r.width), std::to_string(r.hi).size()});
+    }
+    length += widest;
+  }
+  constexpr std::uint64_t kInPlace = 15;  // libstdc++'s short-string capacity
+  return sizeof(std::string) + (length > kInPlace ? length + 1 : 0);
 }
 
 void append_number(std::string& out, std::uint64_t value, int width) {
@@ -183,6 +191,12 @@ std::vector<std::string> expand_hostlist(std::string_view text, std::string_view
     total = saturating_add(total, name_count(patterns.back()));
   }
   if (total > max_hosts) parser.fail_with(fmt::format("expands to more than {} names", max_hosts));
+  std::uint64_t bytes = 0;
+  for (const auto& pattern : patterns) {
+    bytes = saturating_add(bytes, saturating_mul(name_count(pattern), name_bytes(pattern)));
+  }
+  check_memory(fmt::format("{}: host list '{}'", source, printable(shown(text))), bytes,
+               fmt::format("{} names", format_count(total)));
   std::vector<std::string> names;
   names.reserve(static_cast<std::size_t>(total));
   std::string prefix;
@@ -258,7 +272,7 @@ std::string compress_hostlist(std::vector<std::string> names) {
 std::vector<std::uint32_t> expand_slurm_counts(std::string_view text, std::string_view source) {
   std::vector<std::uint32_t> counts;
   auto failure = [&](std::string_view problem) {
-    fail("{}: task counts '{}': {}", source, shown(text), problem);
+    fail("{}: task counts '{}': {}", source, io::printable(shown(text)), io::printable(problem));
   };
   auto parse = [&](std::string_view digits, std::string_view what) -> std::uint64_t {
     std::uint64_t value = 0;

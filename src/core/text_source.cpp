@@ -118,6 +118,19 @@ std::vector<std::string_view> split_fields(std::string_view line, bool commas_to
   return fields;
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::optional<std::int64_t> parse_int(std::string_view field) {
   std::int64_t value = 0;
   if (!field.empty() && field.front() == '+') field.remove_prefix(1);

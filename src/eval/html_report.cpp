@@ -120,11 +120,12 @@ std::string torus_panel(const Machine& m, const TorusShape& t, std::size_t di, s
     const std::uint32_t size = which ? W : H;
     const bool wraps = (which ? x : y) == size - 1;
     const std::string col = colour(v, scale);
-    auto seg = [&](double x1, double y1, double x2, double y2) {
+    // A copy: clang 14 cannot capture a structured binding in a lambda (the fuzz build uses it).
+    auto seg = [&, util = v](double x1, double y1, double x2, double y2) {
       out += fmt::format(
           "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.1f}\" "
           "data-util=\"{:.17g}\"><title>{:.6g}</title></line>\n",
-          x1, y1, x2, y2, col, stroke, v, v);
+          x1, y1, x2, y2, col, stroke, util, util);
     };
     if (!wraps) {
       seg(cx(x), cy(y), cx(which ? x + 1 : x), cy(which ? y : y + 1));

@@ -92,6 +92,34 @@ std::string declared_version(std::string_view text) {
   return std::string(text.substr(start, end - start));
 }
 
+// `name="..."` among the attributes of an XML start tag (not as the tail of a longer name).
+bool has_attribute(std::string_view tag, std::string_view name) {
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  for (auto at = tag.find(name); at != std::string_view::npos; at = tag.find(name, at + 1)) {
+    if (at == 0 || !is_space(tag[at - 1])) continue;
+    auto after = at + name.size();
+    while (after < tag.size() && is_space(tag[after])) ++after;
+    if (after < tag.size() && tag[after] == '=') return true;
+  }
+  return false;
+}
+
+// hwloc 2.9 (Debian 12) crashes on an object with a cpuset but no complete_cpuset (or a nodeset
+// but no complete_nodeset) instead of refusing it (fixed upstream by open-mpi/hwloc#783); its
+// exporter always writes both, so such a file was edited by hand or damaged.
+void refuse_what_hwloc_crashes_on(const std::string& path, std::string_view text) {
+  constexpr std::string_view kObject = "<object";
+  for (auto at = text.find(kObject); at != std::string_view::npos; at = text.find(kObject, at + 1)) {
+    const std::string_view tag = text.substr(at, text.find('>', at) - at);
+    for (const auto& [set, complete] : {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
+      if (!has_attribute(tag, set) || has_attribute(tag, complete)) continue;
+      const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+      fail("{}:{}: an object with a {} but no {} (hwloc writes both; this hwloc library crashes on it)", path,
+           line, set, complete);
+    }
+  }
+}
+
 // hwloc could not load the text: say why, recognising a topology diff with hwloc's own reader.
 [[noreturn]] void fail_to_load(const std::string& path, const std::string& text, int error) {
   hwloc_topology_diff_t diff = nullptr;
@@ -276,6 +304,7 @@ std::vector<Level> informative_levels(std::vector<Level> candidates) {
 NodeModel read_hwloc_node(const std::string& path, SlotUnit unit) {
   const std::string text = io::read_text_file(path);
   refuse_unless_xml(path, text);
+  refuse_what_hwloc_crashes_on(path, text);
   HwlocTopology topology;
   load(topology, path, text);
   const auto slots = allowed_slots(topology.get(), unit, path);

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 #include "slurm_topology.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/text_source.h"
@@ -19,13 +21,13 @@ class YamlParser final {
     YAML::Node root;
     try {
       root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      fail("{}:{}: {}", decls_.source, e.mark.line + 1, e.msg);
+    } catch (const YAML::Exception& e) {  // its message may quote a line break or a NUL it stopped at
+      fail("{}:{}: {}", decls_.source, e.mark.line + 1, io::printable(e.msg));
     }
     try {
       read_topology(choose(root));
     } catch (const YAML::Exception& e) {  // a value of the wrong type (a map where text belongs, ...)
-      fail("{}:{}: {}", decls_.source, e.mark.line + 1, e.msg);
+      fail("{}:{}: {}", decls_.source, e.mark.line + 1, io::printable(e.msg));
     }
     if (unknown_keys_ > 0) {
       warn_(fmt::format("{}:{}: {} ignored, first '{}:'", decls_.source, first_unknown_line_,
@@ -62,10 +64,10 @@ class YamlParser final {
     if (topologies.size() > 1) {
       std::vector<std::string> others;
       for (std::size_t i = 0; i < topologies.size(); ++i) {
-        if (i != chosen) others.push_back(topologies[i]["topology"].as<std::string>());
+        if (i != chosen) others.push_back(text_of(topologies[i]["topology"]));
       }
       warn_(fmt::format("{}: {} topologies, read '{}' ({}), not {}", decls_.source, topologies.size(),
-                        topologies[chosen]["topology"].as<std::string>(),
+                        text_of(topologies[chosen]["topology"]),
                         by_default ? "the cluster default" : "the first; none is cluster_default",
                         fmt::join(others, ", ")));
     }
@@ -73,7 +75,7 @@ class YamlParser final {
   }
 
   void read_topology(const YAML::Node& topology) {
-    const std::string name = topology["topology"].as<std::string>();
+    const std::string name = text_of(topology["topology"]);
     std::vector<std::string> types;
     for (const auto& entry : topology) {
       const auto key = entry.first.as<std::string>();
@@ -166,18 +168,28 @@ class YamlParser final {
   std::string name_of(const YAML::Node& entry, const char* key) const {
     const YAML::Node name = entry[key];
     if (!name || !name.IsScalar() || name.Scalar().empty()) fail_at(entry, fmt::format("entry without '{}: NAME'", key));
-    return name.Scalar();
+    return text_of(name);
+  }
+
+  // A scalar taken as text (a name, a host list): one line, as in topology.conf. YAML can quote
+  // a line break or a NUL into it, which would end up in host names and messages.
+  std::string text_of(const YAML::Node& scalar) const {
+    std::string text = scalar.as<std::string>();
+    if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+      fail_at(scalar, fmt::format("'{}' holds a control character", io::printable(text)));
+    }
+    return text;
   }
 
   // "node[01-04]", or a list of such strings.
   std::vector<std::string> hostlist(const YAML::Node& value) {
     if (value.IsNull()) return {};
-    if (value.IsScalar()) return budget_.expand(value.Scalar(), where(value));
+    if (value.IsScalar()) return budget_.expand(text_of(value), where(value));
     if (!value.IsSequence()) fail_at(value, "expected a host list");
     std::vector<std::string> names;
     for (const auto& item : value) {
       if (!item.IsScalar()) fail_at(item, "expected a host list");
-      auto more = budget_.expand(item.Scalar(), where(item));
+      auto more = budget_.expand(text_of(item), where(item));
       names.insert(names.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
     }
     return names;
@@ -185,7 +197,7 @@ class YamlParser final {
 
   void unknown(const std::string& key, const YAML::Node& at) {
     if (unknown_keys_++ == 0) {
-      first_unknown_key_ = key;
+      first_unknown_key_ = io::printable(key);
       first_unknown_line_ = line_of(at);
     }
   }

@@ -11,7 +11,8 @@ namespace taskmap::io {
 
 // Expands a host list in order (duplicates kept). Throws Error "SOURCE: host list 'TEXT':
 // problem" on a syntax error (unclosed bracket, reversed range, empty name, a list that would
-// expand to more than `max_hosts` names).
+// expand to more than `max_hosts` names), LimitError when the names would take more than
+// memory_limit().
 std::vector<std::string> expand_hostlist(std::string_view text, std::string_view source = "host list",
                                          std::size_t max_hosts = std::size_t{1} << 24);
 

@@ -36,6 +36,10 @@ class LineCursor {
 // Splits on spaces, tabs and (optionally) commas; drops empty fields.
 std::vector<std::string_view> split_fields(std::string_view line, bool commas_too = false);
 
+// `text` with its control characters (a line break, a NUL) written as \xNN, for quoting input
+// in a message that must stay one line.
+std::string printable(std::string_view text);
+
 // Strict number parsing: the whole field must be consumed.
 std::optional<std::int64_t> parse_int(std::string_view field);
 std::optional<double> parse_double(std::string_view field);

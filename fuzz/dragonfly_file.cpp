@@ -1,0 +1,13 @@
+// taskmap's plain Dragonfly format (read_dragonfly_file). The fabric a file gives is then built into a
+// machine, as --machine does: an accepted file builds, or fails with an Error.
+#include "fuzz_support.h"
+#include "taskmap/topology/fabric.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string& path = taskmap::fuzz::write_input(data, size, "fabric.dragonfly");
+  taskmap::fuzz::read_file(path, [&] {
+    const taskmap::Fabric fabric = taskmap::read_dragonfly_file(path, taskmap::fuzz::warnings_of(path));
+    taskmap::build_fabric_machine(fabric, taskmap::FabricOptions{});
+  });
+  return 0;
+}
