@@ -11,8 +11,10 @@
 #     exchanges with rank i of copy k+1 (mod K) the median volume of the trace's flows.
 # Per row: hostname-order, cyclic, scotch and the candidate pipelines scotch+refine-hb,
 # rb+refine-hb, rb+refine-mcl, scotch+refine-mcl (refine-mcl:seconds=REFINE_MCL_SECONDS). The
-# pipelines start from scotch's and rb's placements written once by `taskmap map` (file:PATH+R);
-# their seconds are the start mapper's seconds plus the refiner's. Then a summary per pipeline
+# pipelines start from scotch's and rb's placements written once by `taskmap map` (file:PATH+R),
+# and the scotch row is that placement too (Scotch's placement on large Aries allocations varies
+# from one process to the next); the seconds of scotch and rb come from a run of their own in
+# the same compare, a pipeline's are the start mapper's seconds plus the refiner's. Then a summary per pipeline
 # and the time of the best one on 4096 ranks (halo3d 16x16x16) over the whole of Edison (5760
 # nodes, ppn=1). Rows run JOBS (default 2) at a time; a taskmap failure is listed with its command.
 # The Aries machines have no injection/ejection channels: both MCL columns agree there, and the
@@ -98,6 +100,7 @@ run_row() {
         "$patspec" "$base" "$(grep -v 'warning\|^taskmap: allocation' "$out.err" | tail -3)" >> "$out.failures"
     fi
   done
+  for base in scotch rb; do [ -f "$out.$base" ] && mappers+=("file:$out.$base"); done
   for refiner in "${candidates[@]}"; do
     base=${refiner%%+*}
     [ -f "$out.$base" ] && mappers+=("file:$out.$base+${refiner#*+}")

@@ -9,8 +9,9 @@
                                            ('src dst volume', copy k's rank i -> i + k*n), plus a ring
                                            between copies (see below); print the task count
   rows COMPARE.json ROWINFO BASES          the compare output as result lines (tab separated, see ROW_FIELDS);
-                                           a mapper 'file:PATH+R' is named BASE+R, BASES being 'BASE=PATH'
-                                           pairs, and its seconds get the BASE row's seconds added
+                                           BASES are 'BASE=PATH' pairs: 'file:PATH' is named BASE and
+                                           'file:PATH+R' BASE+R, both with the BASE row's seconds added;
+                                           the BASE row itself is left out
   summary RESULTS.tsv                      the summary of cluster.sh; prints the best pipeline last
 
 KIND: contiguous - the first hosts in natural host-name order (digit runs compared as numbers);
@@ -128,6 +129,8 @@ def rows(compare_path, row_info, bases):
     seconds_of = {r["mapper"]: r["mapping_seconds"] for r in found}
     for r in found:
         name, seconds = r["mapper"], r["mapping_seconds"]
+        if name in base_of_path.values():
+            continue  # run only for its seconds: its placement is the file's (the one refined)
         if name.startswith("file:"):
             path, _, rest = name[len("file:"):].partition("+")
             base = base_of_path[path]
