@@ -134,7 +134,7 @@ elapsed=$((SECONDS - started))
 # The table, in job order (rb's own row is kept only for the pipelines' seconds).
 echo "# Mappers on real cluster fabrics"
 echo
-echo "$("$bin" --version 2>/dev/null | head -1); refine-mcl:seconds=$refine_seconds; allocation seed $seed; $jobs rows at a time; rows took ${elapsed} s"
+echo "$("$bin" --version 2>/dev/null | sed -n 1p); refine-mcl:seconds=$refine_seconds; allocation seed $seed; $jobs rows at a time; rows took ${elapsed} s"
 [ -f "$work/skipped" ] && sed 's/^/- /' "$work/skipped"
 echo
 echo "| fabric | allocation | nodes | leaves | ranks | pattern | mapper | MCL (network links) | MCL (with injection) | hop-bytes | leaf-uplink volume | mapping s |"
@@ -155,7 +155,8 @@ best=$(tail -1 "$work/summary" | awk '{ print $NF }')
 
 echo
 echo "## Slowest rows (wall seconds of the row: scotch and rb placements, then all mappers evaluated)"
-cat "$work"/row*.wall | sort -g -r | head -8 | sed 's/^/- /'
+# (sed -n, not head: under pipefail a reader that stops early can kill sort with SIGPIPE)
+cat "$work"/row*.wall | sort -g -r | sed -n '1,8s/^/- /p'
 
 echo
 echo "## taskmap failures"
@@ -164,7 +165,7 @@ if ls "$work"/row*.failures > /dev/null 2>&1; then cat "$work"/row*.failures; el
 echo
 echo "## Timing: the best pipeline on 4096 ranks over the whole of Edison (5760 nodes, ppn=1)"
 if [ "$best" != none ]; then
-  spec=$(printf '%s\n' "${candidates[@]}" | grep "^$best\(:\|$\)" | head -1)
+  spec=$(printf '%s\n' "${candidates[@]}" | grep "^$best\(:\|$\)" | sed -n 1p)
   cmd=("$bin" compare --machine "aries:$topo/dragonfly/codes_links-edison.txt.gz,ppn=1" --pattern halo3d:16x16x16,points=27 --mappers "hostname-order,$spec")
   echo '```'
   echo "$ ${cmd[*]}"
