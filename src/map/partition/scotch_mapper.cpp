@@ -161,6 +161,9 @@ class ScotchMapper final : public ConfiguredMapper<> {
                                         nullptr);
     SCOTCH_Strat arch_strat;
     SCOTCH_stratInit(&arch_strat);
+    // The target's decomposition draws from Scotch's global random state (outside the
+    // deterministic context of the mapping itself): reset it so every build is the same.
+    SCOTCH_randomReset();
     // Deco 1 (the exact distance matrix): better mappings than deco 2 on the few thousand
     // routers taskmap's machines have.
     const int arched = built == 0 ? SCOTCH_archBuild0(&arch, &target, static_cast<SCOTCH_Num>(terminals.size()),
