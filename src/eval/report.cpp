@@ -167,8 +167,13 @@ std::string machine_info_table(const Machine& machine, const MachineInfo& info) 
   out += node_counts(machine);
   if (const auto* fabric = std::get_if<FabricShape>(&machine.shape)) {
     std::vector<std::string> top;
-    for (RouterId r : fabric->top_switches) top.push_back(fabric->switch_names[r - fabric->first_switch]);
-    out += fmt::format("{:<22}{} (top: {})\n", "switches", fabric->switch_names.size(), fmt::join(top, ", "));
+    for (RouterId r : fabric->top_switches) {
+      if (top.size() == 8) break;  // a Dragonfly's routers are all at the top
+      top.push_back(fabric->switch_names[r - fabric->first_switch]);
+    }
+    const std::string more = fabric->top_switches.size() > top.size()
+                                 ? fmt::format(", ... {} in all", fabric->top_switches.size()) : "";
+    out += fmt::format("{:<22}{} (top: {}{})\n", "switches", fabric->switch_names.size(), fmt::join(top, ", "), more);
   }
   if (machine.node_model) {
     out += fmt::format("{:<22}{} slots: {} ({})\n", "node model", machine.node_model->num_slots(),
