@@ -217,8 +217,9 @@ nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info
           {"routers", machine.num_routers},
           {"nodes", machine.num_nodes()},
           {"slots", machine.num_slots()},
-          {"nodes_per_router", machine.nodes_per_router},
-          {"slots_per_node", machine.slots_per_node},
+          // Per router and per node counts hold on uniform machines only; a fabric's vary (hosts).
+          {"nodes_per_router", machine.uniform() ? nlohmann::json(machine.nodes_per_router) : nlohmann::json()},
+          {"slots_per_node", machine.uniform() ? nlohmann::json(machine.slots_per_node) : nlohmann::json()},
           {"channels", machine.channels.size()},
           {"classes", classes},
           {"diameter", stats.diameter},
