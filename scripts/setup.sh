@@ -2,8 +2,7 @@
 # Installs the Debian 12 packages taskmap needs to build, test and benchmark.
 # Idempotent: packages already present are left alone. Needs root (or sudo).
 # With --extras it also installs what the checks beyond the test suite use: the MPI programs
-# bench/profile.sh records (lammps, lammps-examples, hpcc), chromium, to look at reports, and
-# clang with libFuzzer for scripts/fuzz.sh.
+# bench/profile.sh records (lammps, lammps-examples, hpcc) and chromium, to look at reports.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
@@ -17,7 +16,7 @@ packages=(
   libhwloc-dev libyaml-cpp-dev
 )
 if [ "${1:-}" = "--extras" ]; then
-  packages+=(lammps lammps-examples hpcc chromium clang libfuzzer-14-dev)
+  packages+=(lammps lammps-examples hpcc chromium)
 fi
 missing=()
 for p in "${packages[@]}"; do
