@@ -6,6 +6,7 @@
 # Corpora grow across runs in build-fuzz/fuzz-corpus/NAME; findings (crash-*, leak-*,
 # timeout-*, oom-*) land in build-fuzz/fuzz-findings/NAME/, each log in build-fuzz/fuzz-logs/.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   Exit status 1 when a target found something.
+# TASKMAP_FUZZ_RUNS=N stops a target after N executions, before its time is up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -63,7 +64,7 @@ while read -r name dict seeds; do
   start=$SECONDS
   echo "fuzz_$name: ${seconds}s" >&2
   "$build/fuzz/fuzz_$name" -dict="fuzz/$dict.dict" -rss_limit_mb=2048 -timeout=10 -max_total_time="$seconds" \
-    -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$seed_dir" > "$log" 2>&1 || true
+    -runs="${TASKMAP_FUZZ_RUNS:--1}" -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$seed_dir" > "$log" 2>&1 || true
   elapsed=$((SECONDS - start))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   corp=$(grep -o 'corp: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)

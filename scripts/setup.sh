@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages taskmap needs to build, test and benchmark.
+# Installs the Debian 12 packages taskmap needs to build, test, fuzz and benchmark.
 # Idempotent: packages already present are left alone. Needs root (or sudo).
 # With --extras it also installs what the checks beyond the test suite use: the MPI programs
 # bench/profile.sh records (lammps, lammps-examples, hpcc) and chromium, to look at reports.
@@ -14,6 +14,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libsimgrid-dev
   libhwloc-dev libyaml-cpp-dev
+  clang libfuzzer-14-dev  # scripts/fuzz.sh
 )
 if [ "${1:-}" = "--extras" ]; then
   packages+=(lammps lammps-examples hpcc chromium)

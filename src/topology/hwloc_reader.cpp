@@ -104,18 +104,30 @@ bool has_attribute(std::string_view tag, std::string_view name) {
   return false;
 }
 
-// hwloc 2.9 (Debian 12) crashes on an object with a cpuset but no complete_cpuset (or a nodeset
-// but no complete_nodeset) instead of refusing it (fixed upstream by open-mpi/hwloc#783); its
-// exporter always writes both, so such a file was edited by hand or damaged.
+// hwloc 2.9 (Debian 12) crashes instead of refusing an object with a cpuset but no
+// complete_cpuset, or a nodeset but no complete_nodeset (its exporter writes both; fixed upstream
+// by open-mpi/hwloc#783), and, through its libxml2 plugin, a <!DOCTYPE> without a system id
+// (open-mpi/hwloc#786). Such files were edited by hand or damaged: refused here first.
 void refuse_what_hwloc_crashes_on(const std::string& path, std::string_view text) {
+  auto line_of = [&](std::size_t at) {
+    return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  };
   constexpr std::string_view kObject = "<object";
+  constexpr std::pair<const char*, const char*> kSets[] = {{"cpuset", "complete_cpuset"},
+                                                           {"nodeset", "complete_nodeset"}};
   for (auto at = text.find(kObject); at != std::string_view::npos; at = text.find(kObject, at + 1)) {
     const std::string_view tag = text.substr(at, text.find('>', at) - at);
-    for (const auto& [set, complete] : {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
+    for (const auto& [set, complete] : kSets) {
       if (!has_attribute(tag, set) || has_attribute(tag, complete)) continue;
-      const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
       fail("{}:{}: an object with a {} but no {} (hwloc writes both; this hwloc library crashes on it)", path,
-           line, set, complete);
+           line_of(at), set, complete);
+    }
+  }
+  if (const auto at = text.find("<!DOCTYPE"); at != std::string_view::npos) {
+    const std::string_view declaration = text.substr(at, text.find('>', at) - at);
+    if (declaration.find("SYSTEM") == std::string_view::npos && declaration.find("PUBLIC") == std::string_view::npos) {
+      fail("{}:{}: a <!DOCTYPE> without a system id such as SYSTEM \"hwloc2.dtd\" (this hwloc library crashes on it)",
+           path, line_of(at));
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/hostlist.h"
+#include "taskmap/core/memory.h"
 
 namespace taskmap {
 namespace {
@@ -83,6 +84,27 @@ TEST(HostList, TooManyNamesIsCountedBeforeExpanding) {
   EXPECT_EQ(error_of("a[0-18446744073709551615]b[0-18446744073709551615]"),
             "topology.conf:7: host list 'a[0-18446744073709551615]b[0-18446744073709551615]': "
             "expands to more than 16777216 names");
+}
+
+TEST(HostList, ErrorsQuotingALineBreakStayOneLine) {
+  // A YAML value can hold a line break; trim() takes only spaces and tabs, so "1\n" is the bound.
+  EXPECT_EQ(error_of("cn[1\n-2]"), "topology.conf:7: host list 'cn[1\\x0a-2]': '1\\x0a' is not a number");
+}
+
+TEST(HostList, NamesNeedingMoreThanTheMemoryLimitAreRefusedBeforeExpanding) {
+  // 10^5 names of 14 characters: 32 bytes each (in the string itself) = 3.2e6 bytes = 3.1 MiB.
+  set_memory_limit(std::uint64_t{1} << 20);
+  EXPECT_EQ(error_of("longname-[00000-99999]"),
+            "topology.conf:7: host list 'longname-[00000-99999]' needs about 3.1 MiB for 100000 names; "
+            "limit 1 MiB (--max-memory)");
+  // 10 names of 23 characters: 32 + 24 bytes each = 560 bytes.
+  set_memory_limit(559);
+  EXPECT_EQ(error_of("a-very-long-host-name-[0-9]"),
+            "topology.conf:7: host list 'a-very-long-host-name-[0-9]' needs about 560 B for 10 names; "
+            "limit 559 B (--max-memory)");
+  set_memory_limit(560);
+  EXPECT_EQ(io::expand_hostlist("a-very-long-host-name-[0-9]", "x").size(), 10u);
+  set_memory_limit(0);
 }
 
 TEST(HostList, CompressFoldsSortedNamesKeepingPadding) {

@@ -51,5 +51,10 @@ TEST(TextInput, FieldsAndStrictNumbers) {
   EXPECT_EQ(io::parse_double("1.5.2"), std::nullopt);
 }
 
+TEST(TextInput, PrintableEscapesControlCharactersOnly) {
+  EXPECT_EQ(io::printable(std::string_view("a\nb\0c\x7f\td", 8)), "a\\x0ab\\x00c\\x7f\\x09d");
+  EXPECT_EQ(io::printable("node-01 \xc3\xa9"), "node-01 \xc3\xa9");  // bytes of UTF-8 text stay
+}
+
 }  // namespace
 }  // namespace taskmap
