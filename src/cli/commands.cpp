@@ -53,15 +53,27 @@ void print_gain(const MappingProblem& problem, const std::string& chosen, const 
 
 int run_info(const RunConfig& c) {
   Job job = validate(c, false);
-  Machine machine = job_machine(job, c);
-  MachineInfo info;
-  routing_for(machine, job, &info.routing);
-  info.stats = topology_stats(machine);
-  try {
-    info.partial_cube_dims = PartialCube::of_machine(machine).dims();
-  } catch (const Error& e) {
-    info.not_partial_cube = e.what();
+  // A large structured machine is described from its outline, in closed forms: building its
+  // channels could take longer than everything info says about it.
+  // Small ones are built, so that the partial-cube test can run on their channels.
+  constexpr std::uint64_t kBuildUpToChannels = std::uint64_t{1} << 22;
+  const bool from_file = job.machine_spec.kind == MachineKind::Graph || job.machine_spec.kind == MachineKind::Slurm ||
+                         job.machine_spec.kind == MachineKind::Ibnet || job.machine_spec.kind == MachineKind::Aries;
+  Machine machine;
+  if (!from_file && !job.allocation && c.node_topology.empty()) {
+    machine = build_machine(job.machine_spec, {}, BuildDetail::Outline);
+    std::uint64_t channels = 0;
+    for (std::uint64_t n : channels_per_class(machine)) channels += n;
+    if (channels <= kBuildUpToChannels) machine = job_machine(job, c);
+  } else {
+    machine = job_machine(job, c);
   }
+  MachineInfo info;
+  const RoutingSpec routing = job.routing_spec ? *job.routing_spec : default_routing(machine);
+  check_routing_applies(machine, routing);
+  info.routing = routing.text;
+  info.stats = topology_stats(machine);
+  info.partial_cube = partial_cube_answer(machine);
   if (job.format == OutputFormat::Json) std::cout << machine_info_json(machine, info).dump(2) << "\n";
   else std::cout << machine_info_table(machine, info);
   return 0;

@@ -121,13 +121,6 @@ std::string channel_loads_csv(const Machine& machine, const std::vector<double>&
 }
 
 namespace {
-std::map<std::string, std::uint64_t> channels_per_class(const Machine& machine) {
-  std::map<std::string, std::uint64_t> count;
-  for (const auto& c : machine.classes) count[c.name] = 0;
-  for (const Channel& ch : machine.channels) ++count[machine.classes[ch.link_class].name];
-  return count;
-}
-
 // The switches a fabric node hangs on: its router's neighbours among the switches (hosts with
 // injection links), or its own router (hosts on switch routers).
 std::vector<std::string> switches_of_node(const Machine& machine, const FabricShape& fabric, NodeId n) {
@@ -179,17 +172,33 @@ std::string machine_info_table(const Machine& machine, const MachineInfo& info) 
     out += fmt::format("{:<22}{} slots: {} ({})\n", "node model", machine.node_model->num_slots(),
                        fmt::join(machine.node_model->levels, " > "), machine.node_model->source);
   }
-  out += fmt::format("{:<22}{}\n", "channels", machine.channels.size());
-  auto counts = channels_per_class(machine);
-  for (const auto& c : machine.classes) {
-    out += fmt::format("  {:<20}{} channels, bandwidth {}\n", c.name, counts[c.name], c.bandwidth);
+  const auto counts = channels_per_class(machine);
+  std::uint64_t channels = 0;
+  for (std::uint64_t n : counts) channels += n;
+  out += fmt::format("{:<22}{}\n", "channels", channels);
+  for (std::size_t c = 0; c < machine.classes.size(); ++c) {
+    out += fmt::format("  {:<20}{} channels, bandwidth {}\n", machine.classes[c].name, counts[c],
+                       machine.classes[c].bandwidth);
   }
-  out += fmt::format("{:<22}{}\n", "diameter", stats.diameter);
-  out += fmt::format("{:<22}{:.6f}\n", "average distance", stats.avg_distance);
+  if (stats.estimated) {
+    const std::string range = stats.diameter == stats.diameter_upper
+                                  ? fmt::format("{}", stats.diameter)
+                                  : fmt::format("{} to {}", stats.diameter, stats.diameter_upper);
+    out += fmt::format("{:<22}{} (estimate: breadth-first search from {} sampled routers)\n", "diameter", range,
+                       stats.sources);
+    out += fmt::format("{:<22}{:.6f} +- {:.6f} (estimate, 99% confidence)\n", "average distance", stats.avg_distance,
+                       stats.avg_error);
+  } else {
+    out += fmt::format("{:<22}{}\n", "diameter", stats.diameter);
+    out += fmt::format("{:<22}{:.6f}\n", "average distance", stats.avg_distance);
+  }
   out += fmt::format("{:<22}{}\n", "default routing", info.routing);
+  using Verdict = PartialCubeAnswer::Verdict;
+  const PartialCubeAnswer& pc = info.partial_cube;
   out += fmt::format("{:<22}{}\n", "partial cube",
-                     info.not_partial_cube.empty() ? fmt::format("yes, {}-bit labels", info.partial_cube_dims)
-                                                   : "no: " + info.not_partial_cube);
+                     pc.verdict == Verdict::Yes  ? fmt::format("yes, {}-bit labels", pc.dims)
+                     : pc.verdict == Verdict::No ? "no: " + pc.reason
+                                                 : "unknown: " + pc.reason);
   return out;
 }
 
@@ -211,8 +220,14 @@ nlohmann::json hosts_json(const Machine& machine) {
 nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info) {
   const TopologyStats& stats = info.stats;
   nlohmann::json classes = nlohmann::json::object();
-  auto counts = channels_per_class(machine);
-  for (const auto& c : machine.classes) classes[c.name] = {{"channels", counts[c.name]}, {"bandwidth", c.bandwidth}};
+  const auto counts = channels_per_class(machine);
+  std::uint64_t channels = 0;
+  for (std::size_t c = 0; c < machine.classes.size(); ++c) {
+    classes[machine.classes[c].name] = {{"channels", counts[c]}, {"bandwidth", machine.classes[c].bandwidth}};
+    channels += counts[c];
+  }
+  using Verdict = PartialCubeAnswer::Verdict;
+  const PartialCubeAnswer& pc = info.partial_cube;
   return {{"machine", machine.description},
           {"routers", machine.num_routers},
           {"nodes", machine.num_nodes()},
@@ -220,13 +235,19 @@ nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info
           // Per router and per node counts hold on uniform machines only; a fabric's vary (hosts).
           {"nodes_per_router", machine.uniform() ? nlohmann::json(machine.nodes_per_router) : nlohmann::json()},
           {"slots_per_node", machine.uniform() ? nlohmann::json(machine.slots_per_node) : nlohmann::json()},
-          {"channels", machine.channels.size()},
+          {"channels", channels},
           {"classes", classes},
           {"diameter", stats.diameter},
           {"avg_distance", stats.avg_distance},
+          // Sampled on large graphs and fabrics: then diameter is a lower bound, diameter_upper an
+          // upper bound and avg_distance_error the half-width of a 99% confidence interval.
+          {"distance_estimated", stats.estimated},
+          {"diameter_upper", stats.diameter_upper},
+          {"avg_distance_error", stats.avg_error},
           {"default_routing", info.routing},
-          {"partial_cube_dims", info.not_partial_cube.empty() ? nlohmann::json(info.partial_cube_dims) : nlohmann::json()},
-          {"not_partial_cube", info.not_partial_cube},
+          {"partial_cube", pc.verdict == Verdict::Yes ? "yes" : pc.verdict == Verdict::No ? "no" : "unknown"},
+          {"partial_cube_dims", pc.verdict == Verdict::Yes ? nlohmann::json(pc.dims) : nlohmann::json()},
+          {"not_partial_cube", pc.verdict == Verdict::Yes ? "" : pc.reason},
           {"hosts", hosts_json(machine)}};
 }
 

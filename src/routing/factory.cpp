@@ -24,7 +24,7 @@ RoutingSpec default_routing(const Machine& machine) {
   return parse_routing_spec(names.front());
 }
 
-std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec& spec) {
+void check_routing_applies(const Machine& machine, const RoutingSpec& spec) {
   const CatalogEntry* entry = nullptr;
   for (const CatalogEntry& e : routing_catalog().entries()) {
     if (e.tag == static_cast<int>(spec.kind)) entry = &e;
@@ -38,6 +38,11 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
     }
     fail("--routing '{}' does not apply to {} machines ({}; use {})", spec.text, machine.kind_name(), reason, use);
   }
+}
+
+std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec& spec) {
+  check_routing_applies(machine, spec);
+  if (machine.outline) fail("machine '{}': an outline has no channels to route on", machine.description);
   const bool rect = std::holds_alternative<RectTorusShape>(machine.shape);
   switch (spec.kind) {
     case RoutingKind::Ecmp: return detail::make_ecmp_routing(machine);

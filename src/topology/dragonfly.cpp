@@ -3,7 +3,7 @@
 
 namespace taskmap {
 
-Machine build_dragonfly(const DragonflyParams& params) {
+Machine build_dragonfly(const DragonflyParams& params, BuildDetail detail) {
   const std::uint32_t p = params.p, a = params.a, h = params.h;
   if (p == 0 || a == 0 || h == 0) fail("dragonfly: p, a and h must be at least 1 (got p={}, a={}, h={})", p, a, h);
   const std::uint64_t g = static_cast<std::uint64_t>(a) * h + 1;
@@ -22,6 +22,10 @@ Machine build_dragonfly(const DragonflyParams& params) {
   s.wiring = params.wiring;
   const std::uint16_t local = m.add_class("local", 1.0);
   const std::uint16_t global = m.add_class("global", 1.0);
+  if (detail == BuildDetail::Outline) {
+    m.shape = std::move(s);
+    return m;
+  }
 
   s.local_of.assign(routers * a, kNoChannel);
   for (std::uint32_t G = 0; G < s.g; ++G) {

@@ -5,7 +5,7 @@
 
 namespace taskmap {
 
-Machine build_fat_tree(std::uint32_t k, std::uint32_t n, std::uint32_t slots_per_node) {
+Machine build_fat_tree(std::uint32_t k, std::uint32_t n, std::uint32_t slots_per_node, BuildDetail detail) {
   if (k < 2) fail("fattree: k must be at least 2 (got {})", k);
   if (n < 1) fail("fattree: n must be at least 1 (got {})", n);
   std::uint64_t hosts = 1;
@@ -26,11 +26,15 @@ Machine build_fat_tree(std::uint32_t k, std::uint32_t n, std::uint32_t slots_per
   s.n = n;
   s.hosts = static_cast<std::uint32_t>(hosts);
   s.per_level = static_cast<std::uint32_t>(per_level);
-  s.up_of.assign(std::size_t(m.num_routers) * k, kNoChannel);
-  s.down_of.assign(std::size_t(m.num_routers) * k, kNoChannel);
   // One class per level of links, named by the upper end: l1 joins nodes to leaf switches.
   std::vector<std::uint16_t> level_class;
   for (std::uint32_t l = 1; l <= n; ++l) level_class.push_back(m.add_class(fmt::format("l{}", l), 1.0));
+  if (detail == BuildDetail::Outline) {
+    m.shape = std::move(s);
+    return m;
+  }
+  s.up_of.assign(std::size_t(m.num_routers) * k, kNoChannel);
+  s.down_of.assign(std::size_t(m.num_routers) * k, kNoChannel);
   auto link = [&](RouterId child, std::uint32_t up_digit, RouterId parent, std::uint32_t down_digit,
                   std::uint32_t level) {
     s.up_of[std::size_t(child) * k + up_digit] = m.add_channel(child, parent, level_class[level - 1]);

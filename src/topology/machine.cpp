@@ -117,4 +117,41 @@ std::vector<NodeId> nodes_in_name_order(const Machine& machine) {
   return nodes;
 }
 
+std::vector<std::uint64_t> channels_per_class(const Machine& machine) {
+  std::vector<std::uint64_t> count(machine.classes.size(), 0);
+  if (!machine.outline) {
+    for (const Channel& ch : machine.channels) ++count[ch.link_class];
+    return count;
+  }
+  // Closed forms, in the order the builders add the classes.
+  const std::uint64_t routers = machine.num_routers;
+  if (const auto* t = std::get_if<TorusShape>(&machine.shape)) {
+    std::size_t c = 0;
+    for (std::size_t d = 0; d < t->dims(); ++d) {
+      const std::uint64_t k = t->sizes[d];
+      if (k < 2) continue;
+      // Every router has a + and a - channel on a ring (two to the same neighbour when k = 2);
+      // on a line all but the last (first) router of each line.
+      const std::uint64_t per_direction = t->wrap[d] ? routers : routers / k * (k - 1);
+      count[c++] = per_direction, count[c++] = per_direction;
+    }
+  } else if (std::holds_alternative<RectTorusShape>(machine.shape)) {
+    for (auto& c : count) c = routers;
+  } else if (const auto* d = std::get_if<DragonflyShape>(&machine.shape)) {
+    count[0] = std::uint64_t{d->g} * d->a * (d->a - 1);
+    count[1] = std::uint64_t{d->g} * (d->g - 1);
+  } else if (const auto* p = std::get_if<PercsShape>(&machine.shape)) {
+    // Ordered node pairs of a supernode, self-loops included: same drawer LL, else LR.
+    const std::uint64_t drawers = PercsShape::kNodes / PercsShape::kDrawerSize;
+    const std::uint64_t ll = drawers * PercsShape::kDrawerSize * PercsShape::kDrawerSize;
+    count[0] = p->ns * ll;
+    count[1] = p->ns * (std::uint64_t{PercsShape::kNodes} * PercsShape::kNodes - ll);
+    count[2] = std::uint64_t{p->ns} * p->nd * p->ns;
+  } else if (const auto* f = std::get_if<FatTreeShape>(&machine.shape)) {
+    // Every level of links joins k^n children to their parents, one up and one down channel each.
+    for (auto& c : count) c = 2 * std::uint64_t{f->hosts};
+  }
+  return count;
+}
+
 }  // namespace taskmap

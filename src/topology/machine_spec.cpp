@@ -117,25 +117,27 @@ Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
 
 }  // namespace
 
-Machine build_machine(const MachineSpec& spec, const WarningSink& warn) {
+Machine build_machine(const MachineSpec& spec, const WarningSink& warn, BuildDetail detail) {
   if (spec.kind == MachineKind::Slurm || spec.kind == MachineKind::Ibnet || spec.kind == MachineKind::Aries) {
     return build_fabric(spec, warn);  // file errors name the file and line
   }
   Machine m;
   try {
     switch (spec.kind) {
-      case MachineKind::Torus: m = build_torus(spec.torus); break;
+      case MachineKind::Torus: m = build_torus(spec.torus, detail); break;
       case MachineKind::Hypercube:
-        m = build_hypercube(spec.hypercube_d, spec.nodes_per_router, spec.slots_per_node);
+        m = build_hypercube(spec.hypercube_d, spec.nodes_per_router, spec.slots_per_node, detail);
         break;
       case MachineKind::RectTorus:
       case MachineKind::RectTwistedTorus:
         m = build_rect_torus(spec.rect_a, spec.kind == MachineKind::RectTwistedTorus, spec.nodes_per_router,
-                             spec.slots_per_node);
+                             spec.slots_per_node, detail);
         break;
-      case MachineKind::Dragonfly: m = build_dragonfly(spec.dragonfly); break;
-      case MachineKind::Percs: m = build_percs(spec.percs_ns, spec.percs_nd, spec.slots_per_node); break;
-      case MachineKind::FatTree: m = build_fat_tree(spec.fat_tree_k, spec.fat_tree_n, spec.slots_per_node); break;
+      case MachineKind::Dragonfly: m = build_dragonfly(spec.dragonfly, detail); break;
+      case MachineKind::Percs: m = build_percs(spec.percs_ns, spec.percs_nd, spec.slots_per_node, detail); break;
+      case MachineKind::FatTree:
+        m = build_fat_tree(spec.fat_tree_k, spec.fat_tree_n, spec.slots_per_node, detail);
+        break;
       case MachineKind::Graph:
         m = read_graph_machine(spec.graph_path, spec.nodes_per_router, spec.slots_per_node);
         break;
@@ -148,6 +150,7 @@ Machine build_machine(const MachineSpec& spec, const WarningSink& warn) {
     fail("--machine '{}': {}", spec.text, e.what());
   }
   m.description = spec.text;
+  m.outline = detail == BuildDetail::Outline && spec.kind != MachineKind::Graph;
   return m;
 }
 

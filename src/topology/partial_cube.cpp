@@ -19,6 +19,8 @@ constexpr std::uint32_t kUnreached = UINT32_MAX;
 // All-pairs verification costs vertices x edges; above this the theorem (bipartite and the
 // classes partition the edges) is trusted instead.
 constexpr std::uint32_t kVerifyUpTo = 8192;
+// partial_cube_answer() runs the full test up to this many routers x channels.
+constexpr std::uint64_t kTestUpTo = std::uint64_t{1} << 27;
 
 struct Graph {
   std::vector<std::uint32_t> offsets, targets;
@@ -124,6 +126,61 @@ PartialCube PartialCube::of_machine(const Machine& machine) {
   edges.reserve(machine.channels.size());
   for (const Channel& c : machine.channels) edges.emplace_back(c.src, c.dst);
   return of_graph(machine.num_routers, edges, fmt::format("machine '{}'", machine.description));
+}
+
+PartialCubeAnswer partial_cube_answer(const Machine& machine) {
+  using Verdict = PartialCubeAnswer::Verdict;
+  const std::string name = fmt::format("machine '{}'", machine.description);
+  if (const auto* t = machine.torus()) {
+    PartialCubeAnswer answer{Verdict::Yes, 0, ""};
+    for (std::size_t d = 0; d < t->dims(); ++d) {
+      const std::uint32_t k = t->sizes[d];
+      if (t->wrap[d] && k > 2 && k % 2 == 1) {
+        return {Verdict::No, 0,
+                fmt::format("{} is not a partial cube: dimension {} is a ring of {} routers, an odd cycle", name,
+                            t->letters[d], k)};
+      }
+      answer.dims += (t->wrap[d] && k > 2) ? k / 2 : k - 1;
+    }
+    return answer;
+  }
+  const auto* dragonfly = std::get_if<DragonflyShape>(&machine.shape);
+  if ((dragonfly && dragonfly->a >= 3) || std::holds_alternative<PercsShape>(machine.shape)) {
+    return {Verdict::No, 0,
+            fmt::format("{} is not a partial cube: the routers of a {} are all joined, so three of them form a "
+                        "triangle",
+                        name, dragonfly ? "group" : "supernode")};
+  }
+  const std::uint64_t routers = machine.num_routers;
+  if (machine.outline) {
+    return {Verdict::Untested, 0, fmt::format("not tested on {} routers (too large to build)", routers)};
+  }
+  if (routers * machine.channels.size() <= kTestUpTo) {
+    try {
+      return {Verdict::Yes, PartialCube::of_machine(machine).dims(), ""};
+    } catch (const Error& e) {
+      return {Verdict::No, 0, e.what()};
+    }
+  }
+  // Too large for the classes: bipartiteness alone, one breadth-first search.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(machine.channels.size());
+  for (const Channel& c : machine.channels) edges.emplace_back(c.src, c.dst);
+  const Graph g = simple_graph(machine.num_routers, edges, name);
+  std::vector<std::uint32_t> level;
+  bfs(g, 0, level);
+  for (auto [u, v] : g.edges) {
+    if (level[u] == kUnreached || level[v] == kUnreached) {
+      return {Verdict::No, 0, fmt::format("{} is not a partial cube: it is not connected", name)};
+    }
+    if (level[u] % 2 == level[v] % 2) {
+      return {Verdict::No, 0,
+              fmt::format("{} is not a partial cube: it is not bipartite (edge {}-{} closes an odd cycle)", name, u, v)};
+    }
+  }
+  return {Verdict::Untested, 0,
+          fmt::format("bipartite; the full test was not run on {} routers and {} channels", routers,
+                      machine.channels.size())};
 }
 
 std::uint32_t PartialCube::hamming(std::uint32_t a, std::uint32_t b) const {

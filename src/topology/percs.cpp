@@ -3,7 +3,7 @@
 
 namespace taskmap {
 
-Machine build_percs(std::uint32_t ns, std::uint32_t nd, std::uint32_t slots_per_node) {
+Machine build_percs(std::uint32_t ns, std::uint32_t nd, std::uint32_t slots_per_node, BuildDetail detail) {
   constexpr std::uint32_t kNodes = PercsShape::kNodes;
   if (ns == 0) fail("percs: ns (number of supernodes) must be at least 1");
   if (nd == 0 || kNodes % nd != 0) fail("percs: nd={} does not divide 32 (use 1, 2, 4, 8, 16 or 32)", nd);
@@ -26,6 +26,10 @@ Machine build_percs(std::uint32_t ns, std::uint32_t nd, std::uint32_t slots_per_
   const std::uint16_t ll = m.add_class("LL", 21.0);
   const std::uint16_t lr = m.add_class("LR", 5.0);
   const std::uint16_t d = m.add_class("D", 10.0);
+  if (detail == BuildDetail::Outline) {
+    m.shape = s;
+    return m;
+  }
   // L links: every ordered node pair of a supernode, self-loops included (LL), ids as in l_channel().
   for (std::uint32_t a = 0; a < ns; ++a) {
     for (std::uint32_t u = 0; u < kNodes; ++u) {

@@ -17,7 +17,7 @@ RectPoint rect_reduce(const RectTorusShape& s, std::int64_t x, std::int64_t y) {
 }
 
 Machine build_rect_torus(std::uint32_t a, bool twisted, std::uint32_t nodes_per_router,
-                         std::uint32_t slots_per_node) {
+                         std::uint32_t slots_per_node, BuildDetail detail) {
   const char* name = twisted ? "rtt" : "rt";
   if (a < 2) fail("{}: a must be at least 2, not {}", name, a);
   const std::uint64_t routers = 2ull * a * a;
@@ -31,6 +31,10 @@ Machine build_rect_torus(std::uint32_t a, bool twisted, std::uint32_t nodes_per_
   shape.twisted = twisted;
   const std::uint16_t classes[4] = {m.add_class("x+", 1.0), m.add_class("x-", 1.0), m.add_class("y+", 1.0),
                                     m.add_class("y-", 1.0)};
+  if (detail == BuildDetail::Outline) {
+    m.shape = std::move(shape);
+    return m;
+  }
   const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
   shape.channel_of.assign(routers * 4, kNoChannel);
   for (RouterId r = 0; r < routers; ++r) {

@@ -14,7 +14,7 @@ std::string torus_letters(std::size_t dims) {
   return letters;
 }
 
-Machine build_torus(const TorusParams& params) {
+Machine build_torus(const TorusParams& params, BuildDetail detail) {
   const std::size_t dims = params.sizes.size();
   if (dims == 0) fail("torus: at least one dimension is needed");
   if (params.wrap.size() != dims) fail("torus: {} wrap flags for {} dimensions", params.wrap.size(), dims);
@@ -44,6 +44,10 @@ Machine build_torus(const TorusParams& params) {
     class_of[d * 2] = m.add_class(fmt::format("{}+", shape.letters[d]), 1.0);
     class_of[d * 2 + 1] = m.add_class(fmt::format("{}-", shape.letters[d]), 1.0);
   }
+  if (detail == BuildDetail::Outline) {
+    m.shape = std::move(shape);
+    return m;
+  }
   shape.channel_of.assign(routers * dims * 2, kNoChannel);
   for (RouterId r = 0; r < routers; ++r) {
     for (std::size_t d = 0; d < dims; ++d) {
@@ -72,7 +76,8 @@ Machine build_torus(const TorusParams& params) {
   return m;
 }
 
-Machine build_hypercube(std::uint32_t d, std::uint32_t nodes_per_router, std::uint32_t slots_per_node) {
+Machine build_hypercube(std::uint32_t d, std::uint32_t nodes_per_router, std::uint32_t slots_per_node,
+                        BuildDetail detail) {
   if (d == 0) fail("hypercube: dimension d must be at least 1");
   if (d > 22) fail("hypercube: d={} is more than taskmap supports (22)", d);
   TorusParams p;
@@ -80,7 +85,7 @@ Machine build_hypercube(std::uint32_t d, std::uint32_t nodes_per_router, std::ui
   p.wrap.assign(d, false);  // one channel per direction between the two nodes of a dimension
   p.nodes_per_router = nodes_per_router;
   p.slots_per_node = slots_per_node;
-  return build_torus(p);
+  return build_torus(p, detail);
 }
 
 }  // namespace taskmap

@@ -92,6 +92,32 @@ TEST(Cli, InfoReportsStructure) {
   EXPECT_EQ(torus["partial_cube_dims"], 12);
 }
 
+// `info` used to compare every pair of routers (and to label partial cubes edge class by edge
+// class): these never returned. Closed forms describe them from their parameters; the time
+// limit (generous for sanitizer builds) is what fails if a quadratic step comes back.
+TEST(Cli, InfoOnMillionRouterMachinesReturns) {
+  struct Case {
+    const char* machine;
+    std::uint64_t routers, channels;
+    std::uint32_t diameter;
+  };
+  // Dragonfly: g = 10,001 groups of 100 routers, a(a-1) local channels per group, g(g-1)
+  // global; torus: 4 channels per router; RTT(1448): 2a^2 routers of 4 channels, diameter a
+  // [RTT-map Table 1].
+  for (const Case& c : {Case{"dragonfly:p=100,a=100,h=100", 1000100, 10001ull * 9900 + 10001ull * 10000, 3},
+                        Case{"torus:2048x2048", 2048ull * 2048, 4ull * 2048 * 2048, 2048},
+                        Case{"rtt:a=1448", 2ull * 1448 * 1448, 8ull * 1448 * 1448, 1448}}) {
+    SCOPED_TRACE(c.machine);
+    const auto r = test::run_command(std::string("timeout 120 ") + TASKMAP_BINARY + " info --format json --machine " + c.machine);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["routers"], c.routers);
+    EXPECT_EQ(j["channels"], c.channels);
+    EXPECT_EQ(j["diameter"], c.diameter);
+    EXPECT_EQ(j["distance_estimated"], false);
+  }
+}
+
 TEST(Cli, MapWritesPlainAndRankfilePlacements) {
   const std::string plain = temp_path("plain.txt"), rankfile = temp_path("rankfile");
   ASSERT_EQ(run_taskmap("map --machine torus:2x2,ppn=2 --pattern halo2d:2x4 --mapper order:TBA --out " + plain).exit_code, 0);

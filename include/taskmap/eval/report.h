@@ -7,6 +7,7 @@
 
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/topology/distance.h"
+#include "taskmap/topology/partial_cube.h"
 
 namespace taskmap {
 
@@ -29,8 +30,7 @@ std::string channel_loads_csv(const Machine& machine, const std::vector<double>&
 struct MachineInfo {
   TopologyStats stats;
   std::string routing;              // the default routing's name
-  std::uint32_t partial_cube_dims = 0;  // label bits when the router graph is a partial cube
-  std::string not_partial_cube;     // otherwise: why not
+  PartialCubeAnswer partial_cube;
 };
 std::string machine_info_table(const Machine& machine, const MachineInfo& info);
 nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info);

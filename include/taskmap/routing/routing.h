@@ -51,6 +51,8 @@ struct RoutingSpec {
 RoutingSpec parse_routing_spec(std::string_view text);
 // The documented default of each machine family (README "Routings").
 RoutingSpec default_routing(const Machine& machine);
+// Throws Error naming the routings that do apply when `spec` does not apply to the machine.
+void check_routing_applies(const Machine& machine, const RoutingSpec& spec);
 // Throws Error when the routing does not apply to the machine.
 std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec& spec);
 

@@ -24,11 +24,23 @@ class HopDistance {
   std::unique_ptr<GraphCache> graph_;
 };
 
+// Diameter and average distance (over ordered pairs of distinct routers) of the hop distance.
+// Exact on every structured family, from its parameters alone (closed forms: the channels are
+// not needed, so an outline machine will do), and on graphs and fabrics small enough for a
+// breadth-first search from every router. Larger graphs and fabrics are estimated from a
+// uniform sample of sources (fixed seed: the same numbers every run).
 struct TopologyStats {
-  std::uint32_t diameter = 0;
-  double avg_distance = 0;  // over ordered pairs of distinct routers
+  std::uint32_t diameter = 0;  // estimated: the largest distance seen, a lower bound
+  double avg_distance = 0;
+  bool estimated = false;
+  std::uint32_t diameter_upper = 0;  // == diameter when exact; else twice the smallest eccentricity seen
+  double avg_error = 0;              // estimated: half-width of the 99% confidence interval
+  std::uint32_t sources = 0;         // estimated: breadth-first searches from sampled routers
 };
-TopologyStats topology_stats(const Machine& machine);
+// Graphs and fabrics with routers x (routers + channels) above `exact_work` are sampled, with
+// as many sources as that work allows (at least 64).
+inline constexpr std::uint64_t kExactDistanceWork = std::uint64_t{1} << 28;
+TopologyStats topology_stats(const Machine& machine, std::uint64_t exact_work = kExactDistanceWork);
 
 // Out-channel adjacency (CSR over routers), shared by BFS users.
 struct ChannelAdjacency {

@@ -145,6 +145,8 @@ class Machine {
   std::uint32_t host_routers = 0;
   std::uint32_t nodes_per_router = 1;
   std::uint32_t slots_per_node = 1;  // with a NodeTable: the nominal count (a full node's)
+  // Built with BuildDetail::Outline (builders.h): no channels; only described, never routed.
+  bool outline = false;
   std::vector<LinkClass> classes;
   std::vector<Channel> channels;
   MachineShape shape;
@@ -203,5 +205,8 @@ class Machine {
 std::vector<NodeId> nodes_in_name_order(const Machine& machine);
 // That order on two names.
 bool hostname_less(std::string_view a, std::string_view b);
+
+// Channels of each link class (by class id): counted on a built machine, closed forms on an outline.
+std::vector<std::uint64_t> channels_per_class(const Machine& machine);
 
 }  // namespace taskmap

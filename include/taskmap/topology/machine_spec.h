@@ -35,7 +35,9 @@ struct MachineSpec {
 
 MachineSpec parse_machine_spec(std::string_view text);
 // Readers of cluster files report oddities they accept through `warn` (ignored when empty).
-Machine build_machine(const MachineSpec& spec, const WarningSink& warn = {});
+// An outline (structured families only; machines read from files are always built in full)
+// has no channels: channels_per_class() and topology_stats() describe it in closed form.
+Machine build_machine(const MachineSpec& spec, const WarningSink& warn = {}, BuildDetail detail = BuildDetail::Full);
 inline Machine make_machine(std::string_view text, const WarningSink& warn = {}) {
   return build_machine(parse_machine_spec(text), warn);
 }

@@ -33,4 +33,16 @@ class PartialCube {
   std::vector<std::uint64_t> bits_;  // vertices_ x words_
 };
 
+// Whether a machine's router graph is a partial cube, answered in bounded work: closed form on
+// tori and meshes (a line of k routers takes k-1 bits, a ring of even size k takes k/2, a ring
+// of odd size is an odd cycle; products add), a triangle inside a Dragonfly group of 3 or more
+// routers or a PERCS supernode rules it out, and any other machine is tested by of_machine()
+// when routers x channels is small, else only for bipartiteness.
+struct PartialCubeAnswer {
+  enum class Verdict { Yes, No, Untested } verdict = Verdict::Untested;
+  std::uint32_t dims = 0;  // Yes: label bits
+  std::string reason;      // No: why not; Untested: why it was not tested
+};
+PartialCubeAnswer partial_cube_answer(const Machine& machine);
+
 }  // namespace taskmap

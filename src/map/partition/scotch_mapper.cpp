@@ -62,7 +62,7 @@ class ScotchMapper final : public ConfiguredMapper<> {
   std::vector<RouterId> scotch_routers(const Machine& machine, const CommGraph& graph, double imbalance) const {
     const std::uint32_t n = graph.num_tasks();
     // Scotch's mapping cost is weight x target distance, so the machine's diameter bounds it.
-    IntegerGraph ig = integer_graph(graph, topology_stats(machine).diameter);
+    IntegerGraph ig = integer_graph(graph, topology_stats(machine).diameter_upper);
     SCOTCH_Graph g;
     SCOTCH_Arch arch;
     SCOTCH_Strat strat;
