@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/topology/node_model.h"
 
@@ -10,6 +13,11 @@ namespace taskmap {
 
 Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads_out) const {
   validate_mapping(mapping, machine_, graph.num_tasks(), "mapping", UINT32_MAX);  // many-to-one allowed
+  // Peak: one router-pair record per task pair (16 bytes), a load per channel, and the routes
+  // are streamed (shares of one pair at a time), so flow-hops cost time, not memory.
+  check_memory(fmt::format("evaluating {} task pairs on '{}'", format_count(graph.num_edges()), machine_.description),
+               saturating_add(saturating_mul(graph.num_edges(), 16), saturating_mul(machine_.channels.size(), 16)),
+               format_count(graph.num_edges()) + " router-pair records");
   const HopDistance distance(machine_);
   const NodeModel* model = machine_.node_model.get();
   auto node_distance = [&](SlotId a, SlotId b) -> double {

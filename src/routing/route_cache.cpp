@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 
 namespace taskmap {
 
@@ -27,6 +30,12 @@ BasicRouteCache<Load>::BasicRouteCache(const Machine& machine, const Routing& ro
   inv_bandwidth_.reserve(machine.channels.size());
   for (const Channel& c : machine.channels) inv_bandwidth_.push_back(1.0 / machine.classes[c.link_class].bandwidth);
   const std::size_t pairs = std::size_t(routers_) * routers_;
+  // The pair table is allocated up front; the routes are pooled up to a quarter of the memory
+  // limit (then computed again on every call).
+  check_memory(fmt::format("the route cache of '{}'", machine.description),
+               saturating_mul(pairs, sizeof(std::atomic<const Share*>) + sizeof(std::uint32_t)),
+               fmt::format("routes between {} routers", routers_));
+  max_pooled_ = std::min<std::size_t>(kMaxPooledShares, memory_limit() / 4 / sizeof(Share));
   begin_ = std::make_unique<std::atomic<const Share*>[]>(pairs);
   for (std::size_t i = 0; i < pairs; ++i) begin_[i].store(nullptr, std::memory_order_relaxed);
   count_.assign(pairs, 0);
@@ -48,7 +57,7 @@ auto BasicRouteCache<Load>::route(RouterId u, RouterId v) -> std::pair<const Sha
   for (const ChannelShare& s : shares) computed.push_back({s.channel, static_cast<Load>(s.fraction * inv_bandwidth_[s.channel])});
   std::lock_guard lock(mutex_);
   if (const Share* first = begin_[pair].load(std::memory_order_acquire)) return {first, first + count_[pair]};
-  if (pooled_ + computed.size() > kMaxPooledShares) return {computed.data(), computed.data() + computed.size()};
+  if (pooled_ + computed.size() > max_pooled_) return {computed.data(), computed.data() + computed.size()};
   const Share* first = kNoShares;
   if (!computed.empty()) {
     if (room_ - used_ < computed.size()) {

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/topology/rect_torus_geometry.h"
 
 namespace taskmap {
@@ -23,10 +24,17 @@ ChannelAdjacency::ChannelAdjacency(const Machine& m, bool reverse) {
   }
 }
 
+// Rows are kept up to a budget (an eighth of the memory limit, at most 1 GiB), then all are
+// dropped and computed again as needed: memory stays bounded on fabrics of many routers.
 struct HopDistance::GraphCache {
-  explicit GraphCache(const Machine& m) : adjacency(m, false), rows(m.num_routers) {}
+  explicit GraphCache(const Machine& m)
+      : adjacency(m, false),
+        rows(m.num_routers),
+        max_rows(std::max<std::uint64_t>(1, std::min<std::uint64_t>(memory_limit() / 8, std::uint64_t{1} << 30) /
+                                                (std::uint64_t{4} * m.num_routers))) {}
   ChannelAdjacency adjacency;
   std::vector<std::vector<std::uint32_t>> rows;
+  std::uint64_t max_rows, kept = 0;
   std::mutex mutex;
 };
 
@@ -88,6 +96,11 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
   std::lock_guard lock(graph_->mutex);
   auto& row = graph_->rows[a];
   if (row.empty()) {
+    if (graph_->kept == graph_->max_rows) {
+      for (auto& r : graph_->rows) std::vector<std::uint32_t>().swap(r);
+      graph_->kept = 0;
+    }
+    ++graph_->kept;
     row.assign(machine_.num_routers, UINT32_MAX);
     std::deque<RouterId> queue{a};
     row[a] = 0;

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/topology/node_model.h"
 
 namespace taskmap {
@@ -152,6 +153,25 @@ std::vector<std::uint64_t> channels_per_class(const Machine& machine) {
     for (auto& c : count) c = 2 * std::uint64_t{f->hosts};
   }
   return count;
+}
+
+std::uint64_t estimated_bytes(const Machine& outline) {
+  std::uint64_t channels = 0;
+  for (std::uint64_t n : channels_per_class(outline)) channels = saturating_add(channels, n);
+  std::uint64_t bytes = saturating_mul(channels, sizeof(Channel));
+  const std::uint64_t routers = outline.num_routers;
+  // The shapes' per-router channel tables.
+  if (const auto* t = std::get_if<TorusShape>(&outline.shape)) {
+    bytes = saturating_add(bytes, saturating_mul(routers, t->dims() * 2 * sizeof(ChannelId)));
+  } else if (std::holds_alternative<RectTorusShape>(outline.shape)) {
+    bytes = saturating_add(bytes, saturating_mul(routers, 4 * sizeof(ChannelId)));
+  } else if (const auto* d = std::get_if<DragonflyShape>(&outline.shape)) {
+    bytes = saturating_add(bytes, saturating_mul(routers, std::uint64_t{d->a} * sizeof(ChannelId)));
+    bytes = saturating_add(bytes, saturating_mul(std::uint64_t{d->g} * d->g, sizeof(ChannelId) + sizeof(std::uint32_t)));
+  } else if (const auto* f = std::get_if<FatTreeShape>(&outline.shape)) {
+    bytes = saturating_add(bytes, saturating_mul(routers, std::uint64_t{f->k} * 2 * sizeof(ChannelId)));
+  }
+  return bytes;
 }
 
 }  // namespace taskmap

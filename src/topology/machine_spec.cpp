@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/topology/allocation.h"
 #include "taskmap/topology/machine_catalog.h"
 
@@ -120,6 +121,13 @@ Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
 Machine build_machine(const MachineSpec& spec, const WarningSink& warn, BuildDetail detail) {
   if (spec.kind == MachineKind::Slurm || spec.kind == MachineKind::Ibnet || spec.kind == MachineKind::Aries) {
     return build_fabric(spec, warn);  // file errors name the file and line
+  }
+  // A full build is checked against the memory limit first, from its outline.
+  if (detail == BuildDetail::Full && spec.kind != MachineKind::Graph) {
+    const Machine outline = build_machine(spec, warn, BuildDetail::Outline);
+    std::uint64_t channels = 0;
+    for (std::uint64_t n : channels_per_class(outline)) channels += n;
+    check_memory(fmt::format("--machine '{}'", spec.text), estimated_bytes(outline), format_count(channels) + " channels");
   }
   Machine m;
   try {

@@ -39,6 +39,19 @@ TEST(CliInputLimits, OneLineNoOutputForEachOversizedInput) {
   }
 }
 
+// A machine's channels are counted from its parameters before any is built. Dragonfly
+// (100, 100, 100): 10,001 groups; 10,001 x 100 x 99 local and 10,001 x 10,000 global channels
+// of 12 bytes, 100 local-channel ids per router and two g x g tables of 4-byte entries:
+// 3,588,438,808 bytes, 3.34 GiB.
+TEST(CliInputLimits, MachinesAreSizedBeforeTheyAreBuilt) {
+  auto r = test::run_taskmap("eval --machine dragonfly:p=100,a=100,h=100 --pattern halo2d:2x2 --mapper default "
+                             "--max-memory 1G");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "taskmap: error: --machine 'dragonfly:p=100,a=100,h=100' needs about 3.3 GiB for 1.99e8 channels; "
+            "limit 1 GiB (--max-memory)\n");
+}
+
 TEST(CliInputLimits, MaxMemoryTakesSizesAndRefusesOthers) {
   auto r = test::run_taskmap("eval --machine torus:4 --pattern halo2d:2x2 --mapper default --max-memory 512M");
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -38,7 +38,7 @@ class BasicRouteCache {
   std::vector<std::uint32_t> count_;
   std::mutex mutex_;  // guards chunks_, room_ and the publication of a pair
   std::vector<std::unique_ptr<Share[]>> chunks_;  // stable storage, filled front to back
-  std::size_t used_ = 0, room_ = 0, pooled_ = 0;
+  std::size_t used_ = 0, room_ = 0, pooled_ = 0, max_pooled_ = 0;
 };
 
 using RouteCache = BasicRouteCache<float>;

@@ -208,5 +208,7 @@ bool hostname_less(std::string_view a, std::string_view b);
 
 // Channels of each link class (by class id): counted on a built machine, closed forms on an outline.
 std::vector<std::uint64_t> channels_per_class(const Machine& machine);
+// The bytes a structured machine's full build takes (its channels and channel tables), from its outline.
+std::uint64_t estimated_bytes(const Machine& outline);
 
 }  // namespace taskmap
