@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 np=${2:-16}
-lib=$PWD/build/libtaskmap-profile.so
+lib=$PWD/build/libtaskmap-profile-openmpi.so
 bin=$PWD/build/taskmap
 [ -f "$lib" ] || { echo "no $lib (build with Open MPI installed)"; exit 1; }
 work=$(mktemp -d)

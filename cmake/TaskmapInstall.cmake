@@ -1,5 +1,5 @@
 # Install rules: the taskmap command, the module libraries with their headers (installed by
-# taskmap_module), the profiler, the docs, a CMake package (find_package(taskmap) ->
+# taskmap_module), the MPI libraries (profiler, reorder), the docs, a CMake package (find_package(taskmap) ->
 # taskmap::taskmap) and a pkg-config file (taskmap.pc).
 include(CMakePackageConfigHelpers)
 
@@ -10,10 +10,10 @@ install(TARGETS taskmap RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ${TASKMAP_MODULE_TARGETS} taskmap_lib EXPORT taskmap-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-if(TARGET taskmap-profile)
+foreach(mpi ${TASKMAP_MPIS})
   # Loaded with LD_PRELOAD, not linked: outside the export set.
-  install(TARGETS taskmap-profile LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-endif()
+  install(TARGETS taskmap-profile-${mpi} taskmap-reorder-${mpi} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endforeach()
 file(GLOB TASKMAP_DOCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/*.md)
 install(FILES ${TASKMAP_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

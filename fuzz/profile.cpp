@@ -1,4 +1,4 @@
-// Files of libtaskmap-profile.so (read_profile, reached through read_edge_list by the
+// Files of libtaskmap-profile-<mpi>.so (read_profile, reached through read_edge_list by the
 // "# taskmap-profile:" header). An input without the header gets it, so every run reaches the
 // profile reader.
 #include <vector>

@@ -12,6 +12,7 @@ packages=(
   coinor-libcbc-dev
   libscotch-dev scotch libmetis-dev
   libopenmpi-dev openmpi-bin
+  mpich libmpich-dev  # the MPI libraries are built and tested for both MPIs
   libsimgrid-dev
   libhwloc-dev libyaml-cpp-dev
   clang libfuzzer-14-dev  # scripts/fuzz.sh

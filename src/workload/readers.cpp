@@ -281,7 +281,7 @@ namespace {
 constexpr std::string_view kProfileHeader = "# taskmap-profile:";
 constexpr std::string_view kProfileEnd = "# end of taskmap-profile:";
 
-// A file written by libtaskmap-profile.so: "# taskmap-profile: N ranks ..." first, then
+// A file written by libtaskmap-profile-<mpi>.so: "# taskmap-profile: N ranks ..." first, then
 // "src dst bytes messages" lines, then "# end of taskmap-profile: L lines". A copy cut short
 // (a crashed run, a full disk) lacks the end line or some data lines, and is refused.
 CommGraph read_profile(const std::string& path, std::string text) {

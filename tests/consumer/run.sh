@@ -30,9 +30,11 @@ case $step in
              cmake/taskmap/taskmap-targets.cmake pkgconfig/taskmap.pc libtaskmap_core.a libtaskmap_map.a; do
       compgen -G "$prefix/lib*/$f" >/dev/null || compgen -G "$prefix/lib/*/$f" >/dev/null || fail "not installed: lib/$f"
     done
-    if [[ -e $build/libtaskmap-profile.so ]]; then
-      compgen -G "$prefix/lib*/libtaskmap-profile.so" >/dev/null || fail "not installed: libtaskmap-profile.so"
-    fi
+    # The MPI libraries the build made (one profiler and one reorder library per MPI found).
+    for built in "$build"/libtaskmap-profile-*.so "$build"/libtaskmap-reorder-*.so; do
+      [[ -e $built ]] || continue
+      compgen -G "$prefix/lib*/$(basename "$built")" >/dev/null || fail "not installed: $(basename "$built")"
+    done
     ;;
   find-package)
     rm -rf "$work"

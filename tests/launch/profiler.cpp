@@ -1,4 +1,4 @@
-// The MPI profiler (libtaskmap-profile.so) on an unmodified MPI program run by Open MPI's
+// The MPI profiler (libtaskmap-profile-openmpi.so) on an unmodified MPI program run by Open MPI's
 // mpirun: every point-to-point send is counted, in MPI_COMM_WORLD ranks, and taskmap reads
 // the file it writes.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// libtaskmap-profile.so: a PMPI interposition library. Loaded with LD_PRELOAD into an
+// libtaskmap-profile-<mpi>.so: a PMPI interposition library. Loaded with LD_PRELOAD into an
 // unmodified MPI program, it counts bytes and messages per (sender, receiver) of every
 // point-to-point send (blocking, non-blocking, persistent, sendrecv), with ranks in
 // MPI_COMM_WORLD, and at MPI_Finalize rank 0 writes them to $TASKMAP_PROFILE_OUT (default

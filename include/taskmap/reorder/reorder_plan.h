@@ -1,0 +1,48 @@
+#pragma once
+// The rank order an MPI topology constructor (MPI_Cart_create, MPI_Graph_create,
+// MPI_Dist_graph_create*) with reorder = true should return: the processes of the input
+// communicator are placed on the machine by the node they run on and their CPU, the graph the
+// call describes is mapped onto their slots, and each vertex (a rank of the new communicator)
+// goes to the process on the slot its task got. Pure computation: the MPI side
+// (libtaskmap-reorder-*.so) gathers the inputs and builds the communicator.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "taskmap/workload/comm_graph.h"
+
+namespace taskmap {
+
+struct ReorderRequest {
+  std::string call;                // "MPI_Cart_create", ... (for messages and the report)
+  CommGraph graph;                 // vertices = ranks of the new communicator
+  std::vector<std::string> hosts;  // per process of the input communicator: its node's name
+  std::vector<int> cpus;           // per process: its CPU (sched_getcpu), -1 when unknown
+  std::string machine;             // a machine spec (TASKMAP_MACHINE)
+  std::string node_topology;       // "hwloc:FILE" or empty (TASKMAP_NODE_TOPOLOGY)
+  std::string routing;             // empty: the machine's default (TASKMAP_ROUTING)
+  std::string mapper;              // empty: kDefaultReorderMapper (TASKMAP_MAPPER)
+};
+
+// The best general pipeline on clusters (docs/clusters.md).
+inline constexpr const char* kDefaultReorderMapper = "scotch+refine-hb";
+
+struct ReorderPlan {
+  // process_of_vertex[v]: the input communicator's rank that becomes rank v; every process
+  // appears at most once (not at all when the graph has fewer vertices than processes).
+  std::vector<int> process_of_vertex;
+  nlohmann::json report;  // docs/mpi.md describes it
+};
+
+// Throws Error with the reason when the plan cannot be made (unknown machine or host, mapper
+// error): the caller then keeps the identity order.
+ReorderPlan plan_reorder(const ReorderRequest& request);
+
+// The node of each process under TASKMAP_FAKE_HOST: "@FILE" (line i names rank i's host) or
+// "host:RANKS,..." items with RANKS a rank or a range "first-last". Throws Error naming the
+// value and the problem, or a rank the value leaves without a host.
+std::vector<std::string> fake_hosts(const std::string& value, int processes);
+
+}  // namespace taskmap

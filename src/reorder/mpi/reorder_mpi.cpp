@@ -1,0 +1,334 @@
+// libtaskmap-reorder-<mpi>.so: MPI's topology constructors with reorder = true return a
+// communicator whose rank order places the described graph well on the machine
+// (TASKMAP_MACHINE). Interposed through the MPI profiling interface: LD_PRELOAD into a
+// dynamically linked program, or link it before the MPI library. Rank 0 computes the order
+// (plan_reorder) and broadcasts it; every process then joins MPI_Comm_split with its new rank
+// as the key and calls the real constructor on that communicator with reorder = false, so
+// every topology query and neighbourhood collective is MPI's own, on the new order. Whatever
+// fails inside keeps the identity order, with one warning line on rank 0.
+#include <mpi.h>
+#include <sched.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <future>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "taskmap/core/atomic_file.h"
+#include "taskmap/core/error.h"
+#include "taskmap/reorder/reorder_plan.h"
+
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// One directed edge of the described graph, between vertices (ranks of the new communicator).
+struct Edge {
+  int src, dst;
+  double weight;
+};
+
+// Each process's place: world rank, host, CPU; gathered on rank 0 of `comm`.
+struct Places {
+  std::vector<int> world_ranks, cpus;
+  std::vector<std::string> hosts;
+};
+
+Places gather_places(MPI_Comm comm, int size, int rank) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  PMPI_Get_processor_name(name, &length);
+  int world = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world);
+  int mine[2] = {world, sched_getcpu()};
+  Places p;
+  std::vector<int> pairs(rank == 0 ? 2 * size : 0);
+  std::vector<char> names(rank == 0 ? static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME : 0);
+  PMPI_Gather(mine, 2, MPI_INT, pairs.data(), 2, MPI_INT, 0, comm);
+  PMPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
+  if (rank != 0) return p;
+  for (int i = 0; i < size; ++i) {
+    p.world_ranks.push_back(pairs[2 * i]);
+    p.cpus.push_back(pairs[2 * i + 1]);
+    const char* n = &names[static_cast<std::size_t>(i) * MPI_MAX_PROCESSOR_NAME];
+    p.hosts.emplace_back(n, strnlen(n, MPI_MAX_PROCESSOR_NAME));
+  }
+  return p;
+}
+
+// Rank 0's work: the plan, within TASKMAP_REORDER_SECONDS. Returns the vertex of each process
+// (-1: none), or the identity with a warning.
+std::vector<int> plan_on_root(const char* call, int vertices, const std::vector<Edge>& edges, Places places) {
+  const int size = static_cast<int>(places.hosts.size());
+  std::vector<int> vertex_of_process(static_cast<std::size_t>(size), -1);
+  for (int p = 0; p < vertices; ++p) vertex_of_process[static_cast<std::size_t>(p)] = p;
+  const std::string report_path = env("TASKMAP_REORDER_REPORT");
+  auto keep_identity = [&](const std::string& why) {
+    std::fprintf(stderr, "taskmap reorder: %s keeps the identity order: %s\n", call, why.c_str());
+    if (!report_path.empty()) {
+      try {
+        taskmap::io::write_file_atomically(report_path,
+                                           nlohmann::json{{"call", call}, {"kept", "identity"}, {"error", why}}.dump(2) + "\n");
+      } catch (const std::exception&) {
+      }
+    }
+    return vertex_of_process;
+  };
+  try {
+    auto request = std::make_shared<taskmap::ReorderRequest>();
+    request->call = call;
+    std::vector<taskmap::CommEdge> graph_edges;
+    for (const Edge& e : edges) {
+      graph_edges.push_back({static_cast<taskmap::TaskId>(e.src), static_cast<taskmap::TaskId>(e.dst), e.weight});
+    }
+    request->graph = taskmap::CommGraph::from_edges(static_cast<std::uint32_t>(vertices), std::move(graph_edges));
+    request->cpus = places.cpus;
+    request->hosts = places.hosts;
+    if (const std::string fake = env("TASKMAP_FAKE_HOST"); !fake.empty()) {
+      int world_size = 0;
+      PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+      const std::vector<std::string> by_world_rank = taskmap::fake_hosts(fake, world_size);
+      for (int p = 0; p < size; ++p) request->hosts[p] = by_world_rank[places.world_ranks[p]];
+    }
+    request->machine = env("TASKMAP_MACHINE");
+    request->node_topology = env("TASKMAP_NODE_TOPOLOGY");
+    request->routing = env("TASKMAP_ROUTING");
+    request->mapper = env("TASKMAP_MAPPER");
+    double seconds = 10;
+    if (const std::string s = env("TASKMAP_REORDER_SECONDS"); !s.empty()) {
+      char* end = nullptr;
+      seconds = std::strtod(s.c_str(), &end);
+      if (end == s.c_str() || *end != '\0' || !(seconds > 0)) return keep_identity("TASKMAP_REORDER_SECONDS '" + s + "' is not a positive number");
+    }
+    // The plan runs on its own thread so that a time limit can be kept; on time-out the thread
+    // is left to finish on its own (it owns everything it touches).
+    auto task = std::make_shared<std::packaged_task<taskmap::ReorderPlan()>>([request] { return taskmap::plan_reorder(*request); });
+    std::future<taskmap::ReorderPlan> result = task->get_future();
+    std::thread([task] { (*task)(); }).detach();
+    if (result.wait_for(std::chrono::duration<double>(seconds)) != std::future_status::ready) {
+      return keep_identity("the mapping took longer than TASKMAP_REORDER_SECONDS (" + std::to_string(seconds) + " s)");
+    }
+    const taskmap::ReorderPlan plan = result.get();
+    std::fill(vertex_of_process.begin(), vertex_of_process.end(), -1);
+    for (int v = 0; v < vertices; ++v) vertex_of_process[plan.process_of_vertex[v]] = v;
+    if (!report_path.empty()) taskmap::io::write_file_atomically(report_path, plan.report.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    return keep_identity(e.what());
+  }
+  return vertex_of_process;
+}
+
+// The new rank of every process, decided on rank 0 and broadcast; then the communicator whose
+// rank order is that, or MPI_COMM_NULL for a process without a vertex.
+MPI_Comm reordered(MPI_Comm comm, const char* call, int vertices, const std::function<std::vector<Edge>()>& edges) {
+  int size = 0, rank = 0;
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  Places places = gather_places(comm, size, rank);
+  std::vector<int> vertex_of_process(static_cast<std::size_t>(size));
+  if (rank == 0) vertex_of_process = plan_on_root(call, vertices, edges(), std::move(places));
+  PMPI_Bcast(vertex_of_process.data(), size, MPI_INT, 0, comm);
+  const int vertex = vertex_of_process[static_cast<std::size_t>(rank)];
+  MPI_Comm split = MPI_COMM_NULL;
+  PMPI_Comm_split(comm, vertex >= 0 ? 0 : MPI_UNDEFINED, vertex, &split);
+  return split;
+}
+
+bool plain_intracommunicator(MPI_Comm comm) {
+  int inter = 0;
+  return comm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+}
+
+int communicator_size(MPI_Comm comm) {
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  return size;
+}
+
+// Every process's list, concatenated in rank order on every process.
+std::vector<int> all_gathered(MPI_Comm comm, const std::vector<int>& mine, std::vector<int>* counts_out = nullptr) {
+  const int size = communicator_size(comm);
+  std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+  int count = static_cast<int>(mine.size());
+  PMPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+  std::vector<int> all(static_cast<std::size_t>(offsets.back() + counts.back()));
+  PMPI_Allgatherv(mine.data(), count, MPI_INT, all.data(), counts.data(), offsets.data(), MPI_INT, comm);
+  if (counts_out) *counts_out = std::move(counts);
+  return all;
+}
+
+// The adjacency of every vertex of a distributed graph, from its edges.
+struct Adjacency {
+  std::vector<std::vector<int>> sources, source_weights, destinations, destination_weights;
+  explicit Adjacency(int vertices)
+      : sources(vertices), source_weights(vertices), destinations(vertices), destination_weights(vertices) {}
+  void add(int src, int dst, int weight) {
+    destinations[src].push_back(dst), destination_weights[src].push_back(weight);
+    sources[dst].push_back(src), source_weights[dst].push_back(weight);
+  }
+};
+
+int create_dist_graph(MPI_Comm split, const Adjacency& adjacency, bool weighted, MPI_Info info, MPI_Comm* out) {
+  int v = 0;
+  PMPI_Comm_rank(split, &v);
+  const auto& in = adjacency.sources[v];
+  const auto& out_list = adjacency.destinations[v];
+  auto weights = [&](const std::vector<int>& w) -> const int* {
+    if (!weighted) return MPI_UNWEIGHTED;
+    return w.empty() ? MPI_WEIGHTS_EMPTY : w.data();
+  };
+  const int rc = PMPI_Dist_graph_create_adjacent(split, static_cast<int>(in.size()), in.data(),
+                                                 weights(adjacency.source_weights[v]), static_cast<int>(out_list.size()),
+                                                 out_list.data(), weights(adjacency.destination_weights[v]), info, 0, out);
+  return rc;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm* comm_cart) {
+  long long vertices = 1;
+  for (int d = 0; d < ndims && vertices > 0; ++d) vertices = dims[d] > 0 ? vertices * dims[d] : 0;
+  if (!reorder || ndims <= 0 || !plain_intracommunicator(comm_old) || vertices <= 0 ||
+      vertices > communicator_size(comm_old)) {
+    return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);  // MPI's own checks and errors
+  }
+  // Row-major ranks, as MPI numbers a Cartesian grid; one unit of traffic to each neighbour.
+  auto edges = [&] {
+    std::vector<Edge> list;
+    std::vector<int> coord(static_cast<std::size_t>(ndims));
+    for (int r = 0; r < vertices; ++r) {
+      for (int d = ndims - 1, rest = r; d >= 0; --d) coord[d] = rest % dims[d], rest /= dims[d];
+      for (int d = 0; d < ndims; ++d) {
+        for (int step : {-1, 1}) {
+          int c = coord[d] + step;
+          if (c < 0 || c >= dims[d]) {
+            if (!periods[d] || dims[d] == 1) continue;
+            c = (c + dims[d]) % dims[d];
+          }
+          int neighbour = 0;
+          for (int e = 0; e < ndims; ++e) neighbour = neighbour * dims[e] + (e == d ? c : coord[e]);
+          list.push_back({r, neighbour, 1.0});
+        }
+      }
+    }
+    return list;
+  };
+  MPI_Comm split = reordered(comm_old, "MPI_Cart_create", static_cast<int>(vertices), edges);
+  if (split == MPI_COMM_NULL) {
+    *comm_cart = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  const int rc = PMPI_Cart_create(split, ndims, dims, periods, 0, comm_cart);
+  PMPI_Comm_free(&split);
+  return rc;
+}
+
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                     MPI_Comm* comm_graph) {
+  if (!reorder || nnodes <= 0 || !plain_intracommunicator(comm_old) || nnodes > communicator_size(comm_old)) {
+    return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+  }
+  auto list = [&] {
+    std::vector<Edge> out;
+    for (int v = 0; v < nnodes; ++v) {
+      for (int i = v == 0 ? 0 : index[v - 1]; i < index[v]; ++i) {
+        if (edges[i] >= 0 && edges[i] < nnodes) out.push_back({v, edges[i], 1.0});
+      }
+    }
+    return out;
+  };
+  MPI_Comm split = reordered(comm_old, "MPI_Graph_create", nnodes, list);
+  if (split == MPI_COMM_NULL) {
+    *comm_graph = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  const int rc = PMPI_Graph_create(split, nnodes, index, edges, 0, comm_graph);
+  PMPI_Comm_free(&split);
+  return rc;
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+                                   int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm* comm_dist_graph) {
+  if (!reorder || !plain_intracommunicator(comm_old) || indegree < 0 || outdegree < 0) {
+    return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                                           destweights, info, reorder, comm_dist_graph);
+  }
+  const int size = communicator_size(comm_old);
+  const bool weighted = destweights != MPI_UNWEIGHTED;
+  // Each process is the vertex of its rank: its out-edges (and their weights) make the graph;
+  // the process that becomes that vertex gets its lists as given, in their order.
+  auto pairs = [&](int degree, const int* ranks, const int* weights) {
+    std::vector<int> list;
+    const bool given = weighted && weights != MPI_WEIGHTS_EMPTY;
+    for (int i = 0; i < degree; ++i) list.push_back(ranks[i]), list.push_back(given ? weights[i] : 1);
+    return list;
+  };
+  std::vector<int> in_counts, out_counts;
+  const std::vector<int> all_in = all_gathered(comm_old, pairs(indegree, sources, sourceweights), &in_counts);
+  const std::vector<int> all_out = all_gathered(comm_old, pairs(outdegree, destinations, destweights), &out_counts);
+  Adjacency adjacency(size);
+  std::vector<Edge> edges;
+  for (int p = 0, at = 0; p < size; ++p) {
+    for (int i = 0; i < in_counts[p]; i += 2, at += 2) {
+      adjacency.sources[p].push_back(all_in[at]), adjacency.source_weights[p].push_back(all_in[at + 1]);
+    }
+  }
+  for (int p = 0, at = 0; p < size; ++p) {
+    for (int i = 0; i < out_counts[p]; i += 2, at += 2) {
+      const int dst = all_out[at], w = all_out[at + 1];
+      adjacency.destinations[p].push_back(dst), adjacency.destination_weights[p].push_back(w);
+      if (dst >= 0 && dst < size) edges.push_back({p, dst, weighted ? static_cast<double>(w) : 1.0});
+    }
+  }
+  MPI_Comm split = reordered(comm_old, "MPI_Dist_graph_create_adjacent", size, [&] { return edges; });
+  const int rc = create_dist_graph(split, adjacency, weighted, info, comm_dist_graph);
+  PMPI_Comm_free(&split);
+  return rc;
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm* comm_dist_graph) {
+  if (!reorder || !plain_intracommunicator(comm_old) || n < 0) {
+    return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
+                                  comm_dist_graph);
+  }
+  const int size = communicator_size(comm_old);
+  const bool weighted = weights != MPI_UNWEIGHTED;
+  std::vector<int> mine;  // (src, dst, weight) triples
+  for (int i = 0, at = 0; i < n; ++i) {
+    for (int j = 0; j < degrees[i]; ++j, ++at) {
+      mine.insert(mine.end(), {sources[i], destinations[at], weighted && weights != MPI_WEIGHTS_EMPTY ? weights[at] : 1});
+    }
+  }
+  const std::vector<int> all = all_gathered(comm_old, mine);
+  Adjacency adjacency(size);
+  std::vector<Edge> edges;
+  for (std::size_t at = 0; at + 3 <= all.size(); at += 3) {
+    const int src = all[at], dst = all[at + 1], w = all[at + 2];
+    if (src < 0 || src >= size || dst < 0 || dst >= size) continue;
+    adjacency.add(src, dst, w);
+    edges.push_back({src, dst, weighted ? static_cast<double>(w) : 1.0});
+  }
+  MPI_Comm split = reordered(comm_old, "MPI_Dist_graph_create", size, [&] { return edges; });
+  const int rc = create_dist_graph(split, adjacency, weighted, info, comm_dist_graph);
+  PMPI_Comm_free(&split);
+  return rc;
+}
+
+}  // extern "C"

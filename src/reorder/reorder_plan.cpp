@@ -1,0 +1,173 @@
+#include "taskmap/reorder/reorder_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <numeric>
+
+#include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
+#include "taskmap/eval/evaluator.h"
+#include "taskmap/launch/placement.h"
+#include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/problem/problem.h"
+#include "taskmap/topology/allocation.h"
+#include "taskmap/topology/machine_spec.h"
+
+namespace taskmap {
+namespace {
+
+// The job's machine: the processes' nodes get as many slots as processes run on them.
+Allocation allocation_of(const std::vector<std::string>& hosts) {
+  Allocation allocation;
+  allocation.source = "the processes' hosts";
+  std::map<std::string, std::size_t> index;
+  for (const std::string& h : hosts) {
+    auto [it, added] = index.emplace(h, allocation.hosts.size());
+    if (added) allocation.hosts.push_back(h), allocation.slots.push_back(0);
+    ++allocation.slots[it->second];
+  }
+  return allocation;
+}
+
+// Each process's slot: the processes of a node take its slots in the order of their CPUs
+// (then ranks), so that slot k of a node is the k-th core the job uses there.
+std::vector<SlotId> slots_of_processes(const Machine& job, const std::vector<std::string>& hosts,
+                                       const std::vector<int>& cpus) {
+  std::map<std::string, NodeId> node_of_name;
+  for (NodeId n = 0; n < job.num_nodes(); ++n) node_of_name.emplace(job.node_name(n), n);
+  std::vector<int> order(hosts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return std::pair(hosts[a], cpus[a]) < std::pair(hosts[b], cpus[b]);
+  });
+  std::vector<SlotId> slot(hosts.size());
+  std::map<NodeId, std::uint32_t> used;
+  for (int p : order) {
+    const NodeId n = node_of_name.at(hosts[p]);  // allocate() checked every name
+    slot[p] = job.first_slot_of_node(n) + used[n]++;
+  }
+  return slot;
+}
+
+nlohmann::json metrics_json(const Metrics& m) {
+  return {{"hop_bytes", m.hop_bytes}, {"mcl", m.mcl}, {"mcl_network", m.mcl_network}};
+}
+
+}  // namespace
+
+ReorderPlan plan_reorder(const ReorderRequest& request) {
+  const std::size_t processes = request.hosts.size();
+  const CommGraph& graph = request.graph;
+  if (graph.num_tasks() > processes) {
+    fail("{} describes {} ranks, but the communicator has {} processes", request.call, graph.num_tasks(), processes);
+  }
+  if (request.machine.empty()) fail("no machine: set TASKMAP_MACHINE (e.g. slurm:/etc/slurm/topology.conf)");
+  Machine machine = build_machine(parse_machine_spec(request.machine));
+  if (!request.node_topology.empty()) {
+    machine = with_node_model(std::move(machine), read_node_topology(request.node_topology, SlotUnit::Core));
+  }
+  const Allocation allocation = allocation_of(request.hosts);
+  const Machine job = allocate(machine, allocation);
+  const std::vector<SlotId> slot_of_process = slots_of_processes(job, request.hosts, request.cpus);
+  std::map<SlotId, int> process_of_slot;
+  for (std::size_t p = 0; p < processes; ++p) process_of_slot[slot_of_process[p]] = static_cast<int>(p);
+
+  const MappingProblem problem(job, graph, request.routing);
+  const std::string mapper_text = request.mapper.empty() ? kDefaultReorderMapper : request.mapper;
+  const MapperSpec spec = parse_mapper_spec(mapper_text);
+  if (const std::string why = why_not_applicable(spec, problem); !why.empty()) fail("mapper '{}': {}", mapper_text, why);
+  Mapping chosen = make_mapper(spec)->run(problem);
+  validate_mapping(chosen, job, graph.num_tasks(), mapper_text);
+  Mapping identity;
+  for (TaskId v = 0; v < graph.num_tasks(); ++v) identity.slot_of_task.push_back(slot_of_process[v]);
+
+  // The mapper's order only when it is better: lower MCL, or the same MCL and fewer hop-bytes.
+  const Evaluator evaluator(problem);
+  const Metrics identity_metrics = evaluator.evaluate(graph, identity);
+  const Metrics chosen_metrics = evaluator.evaluate(graph, chosen);
+  auto better = [](const Metrics& a, const Metrics& b) {
+    const double tolerance = 1e-9 * std::max(1.0, std::abs(b.mcl));
+    if (a.mcl < b.mcl - tolerance) return true;
+    return a.mcl <= b.mcl + tolerance && a.hop_bytes < b.hop_bytes * (1 - 1e-12);
+  };
+  const bool keep_chosen = better(chosen_metrics, identity_metrics);
+  const Mapping& result = keep_chosen ? chosen : identity;
+
+  ReorderPlan plan;
+  for (TaskId v = 0; v < graph.num_tasks(); ++v) plan.process_of_vertex.push_back(process_of_slot.at(result.slot_of_task[v]));
+  nlohmann::json edges = nlohmann::json::array();
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    auto targets = graph.targets(t);
+    auto volumes = graph.volumes(t);
+    for (std::size_t i = 0; i < targets.size(); ++i) edges.push_back({t, targets[i], volumes[i]});
+  }
+  std::string nodes;
+  for (std::size_t h = 0; h < allocation.hosts.size(); ++h) {
+    nodes += fmt::format("{} slots={}\n", allocation.hosts[h], allocation.slots[h]);
+  }
+  plan.report = {{"call", request.call},
+                 {"machine", request.machine},
+                 {"node_topology", request.node_topology},
+                 {"routing", problem.routing_name()},
+                 {"mapper", mapper_text},
+                 {"processes", processes},
+                 {"vertices", graph.num_tasks()},
+                 {"edges", edges},
+                 {"hosts", request.hosts},
+                 {"cpus", request.cpus},
+                 {"nodes", nodes},
+                 {"permutation", plan.process_of_vertex},
+                 {"placement", format_placement(result, job, PlacementFormat::Plain)},
+                 {"identity", metrics_json(identity_metrics)},
+                 {"mapper_result", metrics_json(chosen_metrics)},
+                 {"kept", keep_chosen ? "mapper" : "identity"}};
+  return plan;
+}
+
+std::vector<std::string> fake_hosts(const std::string& value, int processes) {
+  std::vector<std::string> host(static_cast<std::size_t>(processes));
+  if (value.starts_with("@")) {
+    const std::string text = io::read_text_file(value.substr(1));
+    std::size_t rank = 0, start = 0;
+    while (start < text.size() && rank < host.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      host[rank++] = text.substr(start, end - start);
+      start = end + 1;
+    }
+  } else {
+    std::size_t start = 0;
+    while (start <= value.size()) {
+      std::size_t end = value.find(',', start);
+      if (end == std::string::npos) end = value.size();
+      const std::string item = value.substr(start, end - start);
+      const std::size_t colon = item.rfind(':');
+      if (colon == std::string::npos || colon == 0) {
+        fail("TASKMAP_FAKE_HOST '{}': item '{}' is not host:rank or host:first-last", value, item);
+      }
+      const std::string ranks = item.substr(colon + 1);
+      const std::size_t dash = ranks.find('-');
+      int first = 0, last = 0;
+      const auto parse = [&](std::string_view s, int& out) {
+        auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+        if (ec != std::errc() || ptr != s.data() + s.size() || s.empty() || out < 0) {
+          fail("TASKMAP_FAKE_HOST '{}': '{}' is not a rank", value, s);
+        }
+      };
+      parse(std::string_view(ranks).substr(0, dash), first);
+      if (dash == std::string::npos) last = first;
+      else parse(std::string_view(ranks).substr(dash + 1), last);
+      for (int r = first; r <= last && r < processes; ++r) host[static_cast<std::size_t>(r)] = item.substr(0, colon);
+      start = end + 1;
+    }
+  }
+  for (std::size_t r = 0; r < host.size(); ++r) {
+    if (host[r].empty()) fail("TASKMAP_FAKE_HOST '{}' names no host for rank {}", value, r);
+  }
+  return host;
+}
+
+}  // namespace taskmap

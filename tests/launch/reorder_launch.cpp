@@ -1,0 +1,173 @@
+// libtaskmap-reorder-<mpi>.so in real MPI runs (Open MPI and MPICH), oversubscribed on this
+// machine, with node names simulated by TASKMAP_FAKE_HOST over a fabric of three leaf switches
+// (tests/instances/reorder/three_leaves.conf). The programs check MPI's own answers on the
+// returned communicator (tests/mpi/stencil3d.c, tests/mpi/dist_graph.c); the tests check the
+// report against hand-derived values and against `taskmap eval` on the reported placement.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+struct Mpi {
+  const char* name;
+  const char* launcher;
+  const char* library;
+  const char* stencil;
+  const char* dist_graph;
+};
+
+std::vector<Mpi> mpis() {
+  std::vector<Mpi> list;
+#ifdef TASKMAP_REORDER_openmpi
+  list.push_back({"openmpi", TASKMAP_MPIEXEC_openmpi, TASKMAP_REORDER_openmpi, TASKMAP_STENCIL_openmpi,
+                  TASKMAP_DIST_GRAPH_openmpi});
+#endif
+#ifdef TASKMAP_REORDER_mpich
+  list.push_back({"mpich", TASKMAP_MPIEXEC_mpich, TASKMAP_REORDER_mpich, TASKMAP_STENCIL_mpich, TASKMAP_DIST_GRAPH_mpich});
+#endif
+  return list;
+}
+
+std::string temp(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("taskmap_reorder_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+const std::string kFabric = std::string(TASKMAP_TEST_INSTANCES) + "/reorder/three_leaves.conf";
+
+// `program` on `np` processes under `mpi`'s launcher, with the environment `env` (NAME, VALUE).
+test::CommandResult launch(const Mpi& mpi, int np, const std::string& program,
+                           const std::vector<std::pair<std::string, std::string>>& env) {
+  std::string command = std::string(mpi.launcher) + " -np " + std::to_string(np) + " ";
+  const bool openmpi = std::string(mpi.name) == "openmpi";
+  if (openmpi) command += "--allow-run-as-root --oversubscribe ";
+  for (const auto& [name, value] : env) {
+    command += openmpi ? "-x " + name + "='" + value + "' " : "-env " + name + " '" + value + "' ";
+  }
+  return test::run_command(command + program);
+}
+
+// Skips (fails under CI=true) when the launcher cannot start processes at all.
+std::string unavailable(const Mpi& mpi) {
+  const test::CommandResult r = launch(mpi, 2, "true", {});
+  return r.exit_code == 0 ? "" : std::string(mpi.name) + " cannot start 2 processes here: " + r.err.substr(0, 200);
+}
+#define TASKMAP_REQUIRE_LAUNCHER(mpi)                                 \
+  if (const std::string why = unavailable(mpi); !why.empty()) {       \
+    if (::taskmap::test::in_ci()) ADD_FAILURE() << why;               \
+    continue;                                                         \
+  }
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// Rank r on host r mod 4: cn01, cn04, cn07 on three leaves, cn02 beside cn01. Stencil neighbours
+// (steps 1, 3 and 9 in rank) then never share a host, so the identity order is poor.
+std::string cyclic_hosts(int np) {
+  const char* hosts[4] = {"cn01", "cn04", "cn07", "cn02"};
+  const std::string path = temp("hosts_" + std::to_string(np));
+  std::ofstream out(path);
+  for (int r = 0; r < np; ++r) out << hosts[r % 4] << "\n";
+  return path;
+}
+
+TEST(ReorderLibrary, StencilKeepsItsResultsAndGetsABetterOrder) {
+  for (const Mpi& mpi : mpis()) {
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    // Without the library: the program's own check of the stencil, as a baseline.
+    const auto plain = launch(mpi, 27, mpi.stencil, {});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    for (int np : {27, 36}) {
+      SCOPED_TRACE(np);
+      const std::string report = temp("report.json"), machine = "slurm:" + kFabric + ",ppn=16";
+      std::filesystem::remove(report);
+      const auto r = launch(mpi, np, mpi.stencil,
+                            {{"LD_PRELOAD", mpi.library},
+                             {"TASKMAP_MACHINE", machine},
+                             {"TASKMAP_FAKE_HOST", "@" + cyclic_hosts(np)},
+                             {"TASKMAP_REORDER_REPORT", report}});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), np) << r.out;  // "stencil ok" from every process
+      const nlohmann::json j = read_json(report);
+      ASSERT_EQ(j["kept"], "mapper") << j.dump();
+      std::vector<int> permutation = j["permutation"];
+      std::vector<int> identity(permutation.size());
+      std::iota(identity.begin(), identity.end(), 0);
+      EXPECT_NE(permutation, identity);
+      const double chosen = j["mapper_result"]["hop_bytes"], before = j["identity"]["hop_bytes"];
+      EXPECT_LT(chosen, before);
+      // taskmap eval on the reported graph, nodes and placement measures the same.
+      const std::string edges = temp("edges.txt"), nodes = temp("nodes.txt"), placement = temp("placement.txt");
+      {
+        std::ofstream e(edges);
+        for (const auto& edge : j["edges"]) e << edge[0] << " " << edge[1] << " " << edge[2].get<double>() << "\n";
+        std::ofstream(nodes) << j["nodes"].get<std::string>();
+        std::ofstream(placement) << j["placement"].get<std::string>();
+      }
+      const auto eval = test::run_taskmap("eval --format json --machine '" + machine + "' --nodes @" + nodes +
+                                          " --pattern file:" + edges + " --mapping " + placement);
+      ASSERT_EQ(eval.exit_code, 0) << eval.err;
+      const nlohmann::json m = nlohmann::json::parse(eval.out);
+      EXPECT_DOUBLE_EQ(m["hop_bytes"].get<double>(), chosen);
+      EXPECT_DOUBLE_EQ(m["mcl"].get<double>(), j["mapper_result"]["mcl"].get<double>());
+    }
+  }
+}
+
+// Heavy pairs {0,1} and {2,3} (weight 100), light pairs {0,2} and {1,3} (weight 1); ranks 0, 2
+// on cn01 and 1, 3 on cn02, two hops apart (node, leaf, node). Identity: the four directed heavy
+// edges cross, 4 x 100 x 2 = 800 hop-bytes; best: only the light ones, 4 x 1 x 2 = 8.
+TEST(ReorderLibrary, WeightedDistributedGraphGetsTheHandDerivedOptimum) {
+  for (const Mpi& mpi : mpis()) {
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    const std::string report = temp("dist.json");
+    std::filesystem::remove(report);
+    const auto r = launch(mpi, 4, mpi.dist_graph,
+                          {{"LD_PRELOAD", mpi.library},
+                           {"TASKMAP_MACHINE", "slurm:" + kFabric + ",ppn=4"},
+                           {"TASKMAP_FAKE_HOST", "cn01:0,cn02:1,cn01:2,cn02:3"},
+                           {"TASKMAP_REORDER_REPORT", report}});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = read_json(report);
+    EXPECT_EQ(j["identity"]["hop_bytes"], 800.0);
+    EXPECT_EQ(j["mapper_result"]["hop_bytes"], 8.0);
+    // The processes that became vertices 0 and 1 share a host (world rank parity).
+    const std::vector<int> p = j["permutation"];
+    EXPECT_EQ(p[0] % 2, p[1] % 2);
+    EXPECT_EQ(p[2] % 2, p[3] % 2);
+  }
+}
+
+// No machine: the identity order, one warning line, and the program runs as without taskmap.
+TEST(ReorderLibrary, FallsBackToTheIdentityWithOneWarning) {
+  for (const Mpi& mpi : mpis()) {
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    const std::string report = temp("fallback.json");
+    std::filesystem::remove(report);
+    const auto r = launch(mpi, 4, mpi.dist_graph, {{"LD_PRELOAD", mpi.library}, {"TASKMAP_REORDER_REPORT", report}});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("taskmap reorder: MPI_Dist_graph_create_adjacent keeps the identity order: no machine"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    for (int world = 0; world < 4; ++world) {
+      EXPECT_NE(r.out.find("dist graph ok: " + std::to_string(world) + " " + std::to_string(world)), std::string::npos)
+          << r.out;
+    }
+    EXPECT_EQ(read_json(report)["kept"], "identity");
+  }
+}
+
+}  // namespace
+}  // namespace taskmap
