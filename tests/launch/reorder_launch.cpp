@@ -20,16 +20,24 @@ struct Mpi {
   const char* library;
   const char* stencil;
   const char* dist_graph;
+  const char* fortran_stencil;  // "" when the MPI has no Fortran wrapper
 };
 
 std::vector<Mpi> mpis() {
   std::vector<Mpi> list;
 #ifdef TASKMAP_REORDER_openmpi
+#ifndef TASKMAP_STENCIL_F08_openmpi
+#define TASKMAP_STENCIL_F08_openmpi ""
+#endif
   list.push_back({"openmpi", TASKMAP_MPIEXEC_openmpi, TASKMAP_REORDER_openmpi, TASKMAP_STENCIL_openmpi,
-                  TASKMAP_DIST_GRAPH_openmpi});
+                  TASKMAP_DIST_GRAPH_openmpi, TASKMAP_STENCIL_F08_openmpi});
 #endif
 #ifdef TASKMAP_REORDER_mpich
-  list.push_back({"mpich", TASKMAP_MPIEXEC_mpich, TASKMAP_REORDER_mpich, TASKMAP_STENCIL_mpich, TASKMAP_DIST_GRAPH_mpich});
+#ifndef TASKMAP_STENCIL_F08_mpich
+#define TASKMAP_STENCIL_F08_mpich ""
+#endif
+  list.push_back({"mpich", TASKMAP_MPIEXEC_mpich, TASKMAP_REORDER_mpich, TASKMAP_STENCIL_mpich, TASKMAP_DIST_GRAPH_mpich,
+                  TASKMAP_STENCIL_F08_mpich});
 #endif
   return list;
 }
@@ -79,6 +87,43 @@ std::string cyclic_hosts(int np) {
   return path;
 }
 
+// The stencil on `np` processes with the library: every process's own check passes, the
+// report shows a better order than the identity, and `taskmap eval` on the reported graph,
+// nodes and placement measures what the report says.
+void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int np) {
+  SCOPED_TRACE(program + " -np " + std::to_string(np));
+  const std::string report = temp("report.json"), machine = "slurm:" + kFabric + ",ppn=16";
+  std::filesystem::remove(report);
+  const auto r = launch(mpi, np, program,
+                        {{"LD_PRELOAD", mpi.library},
+                         {"TASKMAP_MACHINE", machine},
+                         {"TASKMAP_FAKE_HOST", "@" + cyclic_hosts(np)},
+                         {"TASKMAP_REORDER_REPORT", report}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), np) << r.out;  // "stencil ok" from every process
+  const nlohmann::json j = read_json(report);
+  ASSERT_EQ(j["kept"], "mapper") << j.dump();
+  std::vector<int> permutation = j["permutation"];
+  std::vector<int> identity(permutation.size());
+  std::iota(identity.begin(), identity.end(), 0);
+  EXPECT_NE(permutation, identity);
+  const double chosen = j["mapper_result"]["hop_bytes"], before = j["identity"]["hop_bytes"];
+  EXPECT_LT(chosen, before);
+  const std::string edges = temp("edges.txt"), nodes = temp("nodes.txt"), placement = temp("placement.txt");
+  {
+    std::ofstream e(edges);
+    for (const auto& edge : j["edges"]) e << edge[0] << " " << edge[1] << " " << edge[2].get<double>() << "\n";
+    std::ofstream(nodes) << j["nodes"].get<std::string>();
+    std::ofstream(placement) << j["placement"].get<std::string>();
+  }
+  const auto eval = test::run_taskmap("eval --format json --machine '" + machine + "' --nodes @" + nodes +
+                                      " --pattern file:" + edges + " --mapping " + placement);
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  const nlohmann::json m = nlohmann::json::parse(eval.out);
+  EXPECT_DOUBLE_EQ(m["hop_bytes"].get<double>(), chosen);
+  EXPECT_DOUBLE_EQ(m["mcl"].get<double>(), j["mapper_result"]["mcl"].get<double>());
+}
+
 TEST(ReorderLibrary, StencilKeepsItsResultsAndGetsABetterOrder) {
   for (const Mpi& mpi : mpis()) {
     SCOPED_TRACE(mpi.name);
@@ -86,40 +131,23 @@ TEST(ReorderLibrary, StencilKeepsItsResultsAndGetsABetterOrder) {
     // Without the library: the program's own check of the stencil, as a baseline.
     const auto plain = launch(mpi, 27, mpi.stencil, {});
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
-    for (int np : {27, 36}) {
-      SCOPED_TRACE(np);
-      const std::string report = temp("report.json"), machine = "slurm:" + kFabric + ",ppn=16";
-      std::filesystem::remove(report);
-      const auto r = launch(mpi, np, mpi.stencil,
-                            {{"LD_PRELOAD", mpi.library},
-                             {"TASKMAP_MACHINE", machine},
-                             {"TASKMAP_FAKE_HOST", "@" + cyclic_hosts(np)},
-                             {"TASKMAP_REORDER_REPORT", report}});
-      ASSERT_EQ(r.exit_code, 0) << r.err;
-      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), np) << r.out;  // "stencil ok" from every process
-      const nlohmann::json j = read_json(report);
-      ASSERT_EQ(j["kept"], "mapper") << j.dump();
-      std::vector<int> permutation = j["permutation"];
-      std::vector<int> identity(permutation.size());
-      std::iota(identity.begin(), identity.end(), 0);
-      EXPECT_NE(permutation, identity);
-      const double chosen = j["mapper_result"]["hop_bytes"], before = j["identity"]["hop_bytes"];
-      EXPECT_LT(chosen, before);
-      // taskmap eval on the reported graph, nodes and placement measures the same.
-      const std::string edges = temp("edges.txt"), nodes = temp("nodes.txt"), placement = temp("placement.txt");
-      {
-        std::ofstream e(edges);
-        for (const auto& edge : j["edges"]) e << edge[0] << " " << edge[1] << " " << edge[2].get<double>() << "\n";
-        std::ofstream(nodes) << j["nodes"].get<std::string>();
-        std::ofstream(placement) << j["placement"].get<std::string>();
-      }
-      const auto eval = test::run_taskmap("eval --format json --machine '" + machine + "' --nodes @" + nodes +
-                                          " --pattern file:" + edges + " --mapping " + placement);
-      ASSERT_EQ(eval.exit_code, 0) << eval.err;
-      const nlohmann::json m = nlohmann::json::parse(eval.out);
-      EXPECT_DOUBLE_EQ(m["hop_bytes"].get<double>(), chosen);
-      EXPECT_DOUBLE_EQ(m["mcl"].get<double>(), j["mapper_result"]["mcl"].get<double>());
+    for (int np : {27, 36}) expect_better_stencil_order(mpi, mpi.stencil, np);
+  }
+}
+
+// The same stencil in Fortran with the mpi_f08 bindings, whose MPI_Cart_create does not go
+// through the C function.
+TEST(ReorderLibrary, FortranStencilGetsTheSameOrder) {
+  for (const Mpi& mpi : mpis()) {
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    if (std::string(mpi.fortran_stencil).empty()) {
+      ADD_FAILURE() << "no Fortran wrapper for " << mpi.name;
+      continue;
     }
+    const auto plain = launch(mpi, 27, mpi.fortran_stencil, {});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    expect_better_stencil_order(mpi, mpi.fortran_stencil, 27);
   }
 }
 

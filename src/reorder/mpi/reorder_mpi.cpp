@@ -331,4 +331,56 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
   return rc;
 }
 
+// Fortran: Open MPI's bindings (mpif.h, use mpi, use mpi_f08) and MPICH's mpi_f08 call the
+// library's internal entry points, not the C functions above, so their symbols are interposed
+// too. Arguments by reference; a TYPE(MPI_Comm) holds the Fortran handle; LOGICAL is nonzero
+// when true; an absent optional ierror is a null pointer.
+namespace {
+
+void fortran_cart_create(const MPI_Fint* comm_old, const MPI_Fint* ndims, const MPI_Fint* dims,
+                         const MPI_Fint* periods, const MPI_Fint* reorder, MPI_Fint* comm_cart, MPI_Fint* ierror) {
+  const int n = *ndims > 0 ? *ndims : 0;
+  std::vector<int> sizes(dims, dims + n), wrap(static_cast<std::size_t>(n));
+  for (int d = 0; d < n; ++d) wrap[d] = periods[d] != 0;
+  MPI_Comm result = MPI_COMM_NULL;
+  const int rc = MPI_Cart_create(MPI_Comm_f2c(*comm_old), *ndims, sizes.data(), wrap.data(), *reorder != 0, &result);
+  *comm_cart = MPI_Comm_c2f(result);
+  if (ierror) *ierror = rc;
+}
+
+void fortran_graph_create(const MPI_Fint* comm_old, const MPI_Fint* nnodes, const MPI_Fint* index,
+                          const MPI_Fint* edges, const MPI_Fint* reorder, MPI_Fint* comm_graph, MPI_Fint* ierror) {
+  const int n = *nnodes > 0 ? *nnodes : 0;
+  std::vector<int> offsets(index, index + n);
+  std::vector<int> targets(edges, edges + (n > 0 ? index[n - 1] : 0));
+  MPI_Comm result = MPI_COMM_NULL;
+  const int rc =
+      MPI_Graph_create(MPI_Comm_f2c(*comm_old), *nnodes, offsets.data(), targets.data(), *reorder != 0, &result);
+  *comm_graph = MPI_Comm_c2f(result);
+  if (ierror) *ierror = rc;
+}
+
+}  // namespace
+
+#define TASKMAP_FORTRAN_CART(name)                                                                                 \
+  void name(const MPI_Fint* c, const MPI_Fint* n, const MPI_Fint* d, const MPI_Fint* p, const MPI_Fint* r,        \
+            MPI_Fint* out, MPI_Fint* e) {                                                                          \
+    fortran_cart_create(c, n, d, p, r, out, e);                                                                    \
+  }
+#define TASKMAP_FORTRAN_GRAPH(name)                                                                                \
+  void name(const MPI_Fint* c, const MPI_Fint* n, const MPI_Fint* i, const MPI_Fint* g, const MPI_Fint* r,        \
+            MPI_Fint* out, MPI_Fint* e) {                                                                          \
+    fortran_graph_create(c, n, i, g, r, out, e);                                                                   \
+  }
+TASKMAP_FORTRAN_CART(mpi_cart_create_)
+TASKMAP_FORTRAN_CART(mpi_cart_create__)
+TASKMAP_FORTRAN_CART(mpi_cart_create)
+TASKMAP_FORTRAN_CART(MPI_CART_CREATE)
+TASKMAP_FORTRAN_CART(mpi_cart_create_f08_)
+TASKMAP_FORTRAN_GRAPH(mpi_graph_create_)
+TASKMAP_FORTRAN_GRAPH(mpi_graph_create__)
+TASKMAP_FORTRAN_GRAPH(mpi_graph_create)
+TASKMAP_FORTRAN_GRAPH(MPI_GRAPH_CREATE)
+TASKMAP_FORTRAN_GRAPH(mpi_graph_create_f08_)
+
 }  // extern "C"
