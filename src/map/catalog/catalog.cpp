@@ -286,9 +286,16 @@ const Catalog& mapper_catalog() {
            .summary = "local search on the MCL under the run's routing, then channels at the MCL, then hop-bytes: "
                       "descent, region moves, iterated local search; alone it starts from default",
            .applies_to = "any machine, any task count",
-           .example = "refine-mcl:seconds=3,kicks=50",
-           .params = {{.name = "seconds", .type = ParamType::Real, .default_value = default_of(RefineOptions{}.seconds),
-                       .min = 0.001, .max = 86400, .meaning = "wall-clock budget"},
+           .example = "refine-mcl:work=1000,kicks=50",
+           .params = {{.name = "work", .type = ParamType::Int, .default_value = default_of(RefineOptions{}.work),
+                       .min = 1, .max = 1 << 30,
+                       .meaning = "budget in millions of work units (4 per flow re-routed, 1 per channel whose "
+                                  "load changes, as moves are scored and made): proportional to time, and the same "
+                                  "result on every run"},
+                      {.name = "seconds", .type = ParamType::Real, .min = 0.001, .max = 86400,
+                       .meaning = "a wall-clock limit on top of work: the result then depends on the machine's "
+                                  "speed and load, and is not reproducible",
+                       .when_absent = "none"},
                       {.name = "candidates", .type = ParamType::Int,
                        .default_value = default_of(RefineOptions{}.candidates), .min = 1, .max = 1 << 20,
                        .meaning = "tasks crossing the bottleneck tried per step"},
@@ -392,7 +399,8 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     }
     case MapperKind::RefineMcl: {
       RefineOptions options;
-      options.seconds = v.get_real("seconds");
+      options.work = static_cast<std::uint64_t>(v.get_int("work"));
+      if (v.given("seconds")) options.seconds = v.get_real("seconds");
       options.candidates = count(v, "candidates");
       options.kicks = count(v, "kicks");
       options.region_steps = count(v, "regions");
