@@ -315,9 +315,15 @@ const Catalog& mapper_catalog() {
            .example = "rahtm:beam=16,threads=2",
            .params = {{.name = "beam", .type = ParamType::Int, .default_value = default_of(RahtmOptions{}.beam),
                        .min = 1, .max = 4096, .meaning = "N, partial mappings kept by the merge [RAHTM §III-D]"},
-                      {.name = "milp-seconds", .type = ParamType::Real,
-                       .default_value = default_of(RahtmOptions{}.milp_seconds), .min = 0.001, .max = 3600,
-                       .meaning = "time limit per cube sub-problem (the incumbent is used when it runs out)"},
+                      {.name = "milp-iterations", .type = ParamType::Int,
+                       .default_value = default_of(RahtmOptions{}.milp_iterations), .min = 1, .max = 1 << 30,
+                       .meaning = "CBC simplex iterations per cube sub-problem, checked between branch-and-bound "
+                                  "nodes after the root LP (the best placement found is used when they run out; "
+                                  "the same result on every run)"},
+                      {.name = "milp-seconds", .type = ParamType::Real, .min = 0.001, .max = 3600,
+                       .meaning = "a wall-clock limit per cube sub-problem on top of milp-iterations: the result then "
+                                  "depends on the machine's speed and load, and is not reproducible",
+                       .when_absent = "none"},
                       {.name = "leaf", .type = ParamType::Choice,
                        .default_value = RahtmOptions{}.leaf == RahtmLeafSolver::Milp ? "milp" : "greedy",
                        .choices = {"milp", "greedy"}, .meaning = "cube placements by the MILP, or greedily"},
@@ -410,7 +416,8 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::Rahtm: {
       RahtmOptions options;
       options.beam = count(v, "beam");
-      options.milp_seconds = v.get_real("milp-seconds");
+      options.milp_iterations = count(v, "milp-iterations");
+      if (v.given("milp-seconds")) options.milp_seconds = v.get_real("milp-seconds");
       options.leaf = v.get_choice("leaf") == "greedy" ? RahtmLeafSolver::Greedy : RahtmLeafSolver::Milp;
       options.threads = count(v, "threads");
       return make_rahtm_mapper(std::move(label), options);
