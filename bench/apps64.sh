@@ -7,11 +7,11 @@
 #   flow    = the largest flow (a partner one hop away puts all of it on one channel), taken
 #             only if the job's flows at 2+ hops could not already average above it;
 #   inject  = the largest per-rank send (or receive) volume over the router's channels out (in).
-# Usage: bash bench/apps64.sh [path/to/taskmap] [refine-mcl seconds (default 10)]
+# Usage: bash bench/apps64.sh [path/to/taskmap] [refine-mcl work budget (default: the mapper's)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-./build/taskmap}")
-seconds=${2:-10}
+budget=${2:+:work=$2}
 data=../shared/data/apps/maplib-64
 others=default,scotch,metis,greedy,rb,timer,rahtm,hilbert,refine-hb
 
@@ -27,7 +27,7 @@ for app in cg amg; do
     best=$(sort -g -k2 /tmp/apps64.$$ | head -1)
     best_name=${best%% *}
     cat /tmp/apps64.$$
-    refiners="refine-mcl:seconds=$seconds,scotch+refine-mcl:seconds=$seconds,$best_name+refine-mcl:seconds=$seconds"
+    refiners="refine-mcl$budget,scotch+refine-mcl$budget,$best_name+refine-mcl$budget"
     refiners+=",$best_name+refine-mcl:regions=0"
     "$bin" compare --machine "$machine" --pattern "file:$matrix" --mappers "$refiners" 2> /dev/null | rows |
       tee /tmp/apps64r.$$

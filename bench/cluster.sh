@@ -10,16 +10,15 @@
 #     K = slots/64 copies (copy k's rank i is task i + 64k) joined by a ring: rank i of copy k
 #     exchanges with rank i of copy k+1 (mod K) the median volume of the trace's flows.
 # Per row: hostname-order, cyclic, scotch and the candidate pipelines scotch+refine-hb,
-# rb+refine-hb, rb+refine-mcl, scotch+refine-mcl (refine-mcl:seconds=REFINE_MCL_SECONDS). The
+# rb+refine-hb, rb+refine-mcl, scotch+refine-mcl (refine-mcl:work=REFINE_MCL_WORK). The
 # pipelines start from scotch's and rb's placements written once by `taskmap map` (file:PATH+R),
-# and the scotch row is that placement too (Scotch's placement on large Aries allocations varies
-# from one process to the next); the seconds of scotch and rb come from a run of their own in
+# and the scotch row is that placement too; the seconds of scotch and rb come from a run of their own in
 # the same compare, a pipeline's are the start mapper's seconds plus the refiner's. Then a summary per pipeline
 # and the time of the best one on 4096 ranks (halo3d 16x16x16) over the whole of Edison (5760
 # nodes, ppn=1). Rows run JOBS (default 2) at a time; a taskmap failure is listed with its command.
 # The Aries machines have no injection/ejection channels: both MCL columns agree there, and the
 # leaf-uplink volume is the volume leaving the routers that hold the job's nodes.
-# Usage: bash bench/cluster.sh [TASKMAP_BINARY]   (env: JOBS, REFINE_MCL_SECONDS default 1, FABRICS regex)
+# Usage: bash bench/cluster.sh [TASKMAP_BINARY]   (env: JOBS, REFINE_MCL_WORK default 60, about 1 s, FABRICS regex)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-build/taskmap}")
@@ -27,7 +26,7 @@ data=${TASKMAP_DATA:-../shared/data}
 topo=$data/topologies
 apps=$data/apps/maplib-64
 jobs=${JOBS:-2}
-refine_seconds=${REFINE_MCL_SECONDS:-1}
+refine_work=${REFINE_MCL_WORK:-60}
 seed=1
 only=${FABRICS:-.}  # a regular expression on the fabric names: run only those
 helper=$(realpath bench/cluster_allocations.py)
@@ -53,7 +52,7 @@ fabrics=(
 )
 kinds=(contiguous bestfit random)
 fractions=(0.25 0.5)
-candidates=(scotch+refine-hb rb+refine-hb "rb+refine-mcl:seconds=$refine_seconds" "scotch+refine-mcl:seconds=$refine_seconds")
+candidates=(scotch+refine-hb rb+refine-hb "rb+refine-mcl:work=$refine_work" "scotch+refine-mcl:work=$refine_work")
 
 # Phase 1: allocations and patterns; one line per row of the table into $work/jobs.
 row=0
@@ -134,7 +133,7 @@ elapsed=$((SECONDS - started))
 # The table, in job order (rb's own row is kept only for the pipelines' seconds).
 echo "# Mappers on real cluster fabrics"
 echo
-echo "$("$bin" --version 2>/dev/null | sed -n 1p); refine-mcl:seconds=$refine_seconds; allocation seed $seed; $jobs rows at a time; rows took ${elapsed} s"
+echo "$("$bin" --version 2>/dev/null | sed -n 1p); refine-mcl:work=$refine_work; allocation seed $seed; $jobs rows at a time; rows took ${elapsed} s"
 [ -f "$work/skipped" ] && sed 's/^/- /' "$work/skipped"
 echo
 echo "| fabric | allocation | nodes | leaves | ranks | pattern | mapper | MCL (network links) | MCL (with injection) | hop-bytes | leaf-uplink volume | mapping s |"

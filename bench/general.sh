@@ -6,11 +6,11 @@
 # generator per run, so it runs three times and the median hop-bytes and median time are the
 # baseline (the three values are printed). Ends with a summary: TiMEr's gain over its initial
 # mapping, and per instance the best pipeline's hop-bytes and time against scotch_gmap's.
-# Usage: bash bench/general.sh [path/to/taskmap] [refine-mcl seconds (default 10)]
+# Usage: bash bench/general.sh [path/to/taskmap] [refine-mcl work budget (default: the mapper's)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-./build/taskmap}")
-refine_seconds=${2:-10}
+refine_work=${2:-}
 data=../shared/data/graphs
 command -v scotch_gmap > /dev/null || { echo "scotch_gmap not found (Debian package scotch)"; exit 1; }
 work=$(mktemp -d)
@@ -28,7 +28,7 @@ machines=(
 # for "taskmap's best pipeline".
 timer_pairs=("scotch scotch+timer" "metis metis+timer")
 pipelines=(scotch+refine-hb scotch+timer+refine-hb rb+refine-hb rb:tries=16+refine-hb)
-refiners_mcl=("scotch+refine-mcl:seconds=$refine_seconds")
+refiners_mcl=("scotch+refine-mcl${refine_work:+:work=$refine_work}")
 
 # Prints "mcl hop_bytes" of a placement file.
 evaluate() {  # machine graph placement

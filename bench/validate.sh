@@ -6,11 +6,11 @@
 # then per machine the Spearman rank correlation over all its rows (target: >= 0.9)
 # and over each pattern's rows, and the simulated / predicted ratios; the same for taskmap's
 # max-min fluid model (max_min_s), which refines the MCL bound.
-# Usage: bash bench/validate.sh [path/to/taskmap] [refine-mcl seconds, default 3]
+# Usage: bash bench/validate.sh [path/to/taskmap] [refine-mcl work budget, default 200]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-./build/taskmap}
-secs=${2:-3}
+refine_work=${2:-200}
 data=../shared/data/apps/maplib-64
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -42,7 +42,7 @@ apps() {  # machine label mappers
   done
 }
 
-opt="refine-mcl:seconds=$secs"
+opt="refine-mcl:work=$refine_work"
 m="default,random:seed=1,order:BAT,cyclic:stride=16,$opt"
 for p in halo2d:16x16 halo3d:8x8x4 transpose:16x16; do run torus:16x16 "2D torus" $p 1e6 "$m"; done
 apps torus:16x16 "2D torus" "$m"

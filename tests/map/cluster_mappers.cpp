@@ -34,7 +34,7 @@ TEST(ClusterMappers, CyclicIsTheLaunchersRoundRobinOnUnevenNodes) {
 TEST(ClusterMappers, GeneralMappersUseOnlyTheAllocatedSlots) {
   const Machine m = allocate(test::four_named_nodes(4), parse_nodes_argument("@" + test::instance("cluster/uneven.hosts")));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x3"));
-  for (const char* spec : {"scotch", "metis", "rb", "greedy", "scotch+refine-hb", "rb+refine-mcl:seconds=0.2"}) {
+  for (const char* spec : {"scotch", "metis", "rb", "greedy", "scotch+refine-hb", "rb+refine-mcl:work=5"}) {
     SCOPED_TRACE(spec);
     const Mapping mapping = run_mapper(spec, m, g);
     std::vector<int> used(m.num_slots(), 0);

@@ -33,7 +33,7 @@ std::string error_of(const std::string& spec) {
 TEST(MapperCatalog, MessagesSuggestAndListWhatIsKnown) {
   EXPECT_EQ(error_of("rahmt"), "--mapper 'rahmt': unknown mapper 'rahmt'; did you mean 'rahtm'?");
   EXPECT_EQ(error_of("rahtm:beem=2"),
-            "--mapper 'rahtm:beem=2': rahtm: unknown parameter 'beem'; known: beam, milp-seconds, leaf, threads, grid");
+            "--mapper 'rahtm:beem=2': rahtm: unknown parameter 'beem'; known: beam, milp-iterations, milp-seconds, leaf, threads, grid");
   EXPECT_EQ(error_of("default+hilbert"),
             "--mapper 'default+hilbert': 'hilbert' cannot start from another mapping (after '+' only timer, refine-hb "
             "or refine-mcl)");
@@ -44,7 +44,7 @@ TEST(MapperCatalog, MessagesSuggestAndListWhatIsKnown) {
 TEST(MapperCatalog, EveryDocumentedParameterIsAccepted) {
   // Parameters the README documented but the old parser rejected, and a default from the table.
   EXPECT_EQ(error_of("rahtm:threads=2"), "");
-  EXPECT_EQ(error_of("rahtm:threads=2,beam=8,milp-seconds=0.2,leaf=greedy,grid=4x4"), "");
+  EXPECT_EQ(error_of("rahtm:threads=2,beam=8,milp-iterations=500,milp-seconds=0.2,leaf=greedy,grid=4x4"), "");
   EXPECT_EQ(parse_mapper_spec("rahtm").stages[0].get_int("beam"), 64);
   EXPECT_EQ(parse_mapper_spec("timer").stages[0].get_int("hierarchies"), 50);
   // The pipeline's stages keep their own options.

@@ -113,7 +113,7 @@ TEST(RefineMcl, NeverWorseThanItsInputOnMeasuredMatrices) {
     for (const char* first : {"default", "random:seed=5"}) {
       const Mapping start = run_mapper(first, m, g);
       RefineOptions o;
-      o.seconds = 1;
+      o.work = 20;
       o.kicks = 5;
       o.region_steps = 10;
       const Mapping out = refine_mcl(MappingProblem(m, g), start, o);
@@ -184,7 +184,7 @@ TEST(RefineMcl, RegionMovesReachTheOptimumOfCgOnAMesh) {
   const CommGraph g = make_npb_cg(64);
   const Mapping start = run_mapper("default", m, g);
   RefineOptions o;
-  o.seconds = 120;  // a safety net only: the phases end by their step counts
+  o.work = 1 << 20;  // a safety net only: the phases end by their step counts
   o.kicks = 0;
   o.region_steps = 30;
   RefineStats stats;
@@ -233,14 +233,48 @@ TEST(RegionMoves, BoxTurnsAndExchangesArePermutationsThatKeepNeighbours) {
 }
 
 TEST(RefineMcl, PipelinesParseAndRefuseStagesThatCannotRefine) {
-  const MapperSpec p = parse_mapper_spec("hilbert+refine-mcl:seconds=1");
+  const MapperSpec p = parse_mapper_spec("hilbert+refine-mcl:work=50,seconds=1");
   ASSERT_EQ(p.stages.size(), 2u);
   EXPECT_EQ(p.stages[1].entry().name, "refine-mcl");
+  EXPECT_EQ(p.stages[1].get_int("work"), 50);
   EXPECT_DOUBLE_EQ(p.stages[1].get_real("seconds"), 1.0);
   EXPECT_EQ(p.stages[1].get_int("kicks"), 200) << "the table's default";
+  EXPECT_EQ(parse_mapper_spec("refine-mcl").stages[0].get_int("work"), 600) << "the table's default";
+  EXPECT_FALSE(parse_mapper_spec("refine-mcl").stages[0].given("seconds")) << "no time limit unless asked for";
   EXPECT_THROW(parse_mapper_spec("default+hilbert"), Error);
   EXPECT_THROW(parse_mapper_spec("refine-mcl:seconds=0"), Error);
+  EXPECT_THROW(parse_mapper_spec("refine-mcl:work=0"), Error);
   EXPECT_THROW(parse_mapper_spec("default+"), Error);
+}
+
+TEST(RefineMcl, TheWorkBudgetEndsTheSearchAtTheSamePointEveryRun) {
+  // NAS CG on torus:4x4x4 from the rank order: 2 million work units run out in the first
+  // descent (a step tries 16 tasks on 63 routers, a few hundred units each). The search checks
+  // its budget after every router the descent tries, every region move scored and every
+  // kick, each a few thousand units at most here (64 tasks of 8 flows, 192 channels), so it
+  // stops within 1% of the budget.
+  const Machine m = make_machine("torus:4x4x4");
+  const CommGraph g = make_npb_cg(64);
+  const Mapping start = run_mapper("default", m, g);
+  RefineOptions o;
+  o.work = 2;
+  RefineStats a, b;
+  const Mapping first = refine_mcl(MappingProblem(m, g), start, o, &a);
+  const Mapping second = refine_mcl(MappingProblem(m, g), start, o, &b);
+  EXPECT_TRUE(a.out_of_budget);
+  EXPECT_EQ(a.region_steps + a.kicks, 0u);
+  EXPECT_GE(a.work, 2'000'000u);
+  EXPECT_LT(a.work, 2'020'000u);
+  EXPECT_EQ(first.slot_of_task, second.slot_of_task);
+  EXPECT_EQ(a.work, b.work);
+  EXPECT_EQ(a.moves, b.moves);
+  // Twice the budget goes further, never to a worse score.
+  o.work = 4;
+  RefineStats c;
+  refine_mcl(MappingProblem(m, g), start, o, &c);
+  EXPECT_GE(c.work, 4'000'000u);
+  EXPECT_GT(c.moves, a.moves);
+  EXPECT_FALSE(a.after.better_than(c.after));
 }
 
 }  // namespace

@@ -286,9 +286,16 @@ const Catalog& mapper_catalog() {
            .summary = "local search on the MCL under the run's routing, then channels at the MCL, then hop-bytes: "
                       "descent, region moves, iterated local search; alone it starts from default",
            .applies_to = "any machine, any task count",
-           .example = "refine-mcl:seconds=3,kicks=50",
-           .params = {{.name = "seconds", .type = ParamType::Real, .default_value = default_of(RefineOptions{}.seconds),
-                       .min = 0.001, .max = 86400, .meaning = "wall-clock budget"},
+           .example = "refine-mcl:work=1000,kicks=50",
+           .params = {{.name = "work", .type = ParamType::Int, .default_value = default_of(RefineOptions{}.work),
+                       .min = 1, .max = 1 << 30,
+                       .meaning = "budget in millions of work units (4 per flow re-routed, 1 per channel whose "
+                                  "load changes, as moves are scored and made): proportional to time, and the same "
+                                  "result on every run"},
+                      {.name = "seconds", .type = ParamType::Real, .min = 0.001, .max = 86400,
+                       .meaning = "a wall-clock limit on top of work: the result then depends on the machine's "
+                                  "speed and load, and is not reproducible",
+                       .when_absent = "none"},
                       {.name = "candidates", .type = ParamType::Int,
                        .default_value = default_of(RefineOptions{}.candidates), .min = 1, .max = 1 << 20,
                        .meaning = "tasks crossing the bottleneck tried per step"},
@@ -308,9 +315,15 @@ const Catalog& mapper_catalog() {
            .example = "rahtm:beam=16,threads=2",
            .params = {{.name = "beam", .type = ParamType::Int, .default_value = default_of(RahtmOptions{}.beam),
                        .min = 1, .max = 4096, .meaning = "N, partial mappings kept by the merge [RAHTM §III-D]"},
-                      {.name = "milp-seconds", .type = ParamType::Real,
-                       .default_value = default_of(RahtmOptions{}.milp_seconds), .min = 0.001, .max = 3600,
-                       .meaning = "time limit per cube sub-problem (the incumbent is used when it runs out)"},
+                      {.name = "milp-iterations", .type = ParamType::Int,
+                       .default_value = default_of(RahtmOptions{}.milp_iterations), .min = 1, .max = 1 << 30,
+                       .meaning = "CBC simplex iterations per cube sub-problem, checked between branch-and-bound "
+                                  "nodes after the root LP (the best placement found is used when they run out; "
+                                  "the same result on every run)"},
+                      {.name = "milp-seconds", .type = ParamType::Real, .min = 0.001, .max = 3600,
+                       .meaning = "a wall-clock limit per cube sub-problem on top of milp-iterations: the result then "
+                                  "depends on the machine's speed and load, and is not reproducible",
+                       .when_absent = "none"},
                       {.name = "leaf", .type = ParamType::Choice,
                        .default_value = RahtmOptions{}.leaf == RahtmLeafSolver::Milp ? "milp" : "greedy",
                        .choices = {"milp", "greedy"}, .meaning = "cube placements by the MILP, or greedily"},
@@ -392,7 +405,8 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     }
     case MapperKind::RefineMcl: {
       RefineOptions options;
-      options.seconds = v.get_real("seconds");
+      options.work = static_cast<std::uint64_t>(v.get_int("work"));
+      if (v.given("seconds")) options.seconds = v.get_real("seconds");
       options.candidates = count(v, "candidates");
       options.kicks = count(v, "kicks");
       options.region_steps = count(v, "regions");
@@ -402,7 +416,8 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::Rahtm: {
       RahtmOptions options;
       options.beam = count(v, "beam");
-      options.milp_seconds = v.get_real("milp-seconds");
+      options.milp_iterations = count(v, "milp-iterations");
+      if (v.given("milp-seconds")) options.milp_seconds = v.get_real("milp-seconds");
       options.leaf = v.get_choice("leaf") == "greedy" ? RahtmLeafSolver::Greedy : RahtmLeafSolver::Milp;
       options.threads = count(v, "threads");
       return make_rahtm_mapper(std::move(label), options);

@@ -81,16 +81,13 @@ class ScotchMapper final : public ConfiguredMapper<> {
                           static_cast<SCOTCH_Num>(ig.targets.size()), ig.targets.data(), ig.weights.data()) != 0) {
       scotch_failed("graphBuild");
     }
-    std::vector<RouterId> router_of_terminal = build_target(machine, arch);
-    if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY, SCOTCH_archSize(&arch),
-                                  imbalance) != 0) {
-      scotch_failed("stratGraphMapBuild");
-    }
     // One thread, deterministic, a private random state reset for every run: the same input
     // gives the same mapping, also within one process (Scotch 7 otherwise runs threads of its
-    // own whose results vary, and crashed on PGPgiantcompo).
+    // own whose results vary, and crashed on PGPgiantcompo). The target's decomposition runs
+    // in the same context: outside it, on graph targets, it varied from run to run.
     SCOTCH_Context context;
     SCOTCH_Graph bound;
+    SCOTCH_randomReset();  // the context's random state is cloned from the global one
     SCOTCH_contextInit(&context);
     struct ContextCleanup {
       SCOTCH_Context* c;
@@ -101,7 +98,12 @@ class ScotchMapper final : public ConfiguredMapper<> {
         SCOTCH_contextBindGraph(&context, &g, &bound) != 0) {
       scotch_failed("context");
     }
-    SCOTCH_contextRandomReset(&context);  // every run from the same random state
+    std::vector<RouterId> router_of_terminal = build_target(machine, arch, context);
+    SCOTCH_contextRandomReset(&context);  // every mapping from the same random state
+    if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY, SCOTCH_archSize(&arch),
+                                  imbalance) != 0) {
+      scotch_failed("stratGraphMapBuild");
+    }
     std::vector<SCOTCH_Num> part(n, 0);
     const int mapped = n > 0 ? SCOTCH_graphMap(&bound, &arch, &strat, part.data()) : 0;
     SCOTCH_graphExit(&bound);
@@ -112,7 +114,7 @@ class ScotchMapper final : public ConfiguredMapper<> {
   }
 
   // Builds the Scotch target; returns the router of each terminal number.
-  std::vector<RouterId> build_target(const Machine& machine, SCOTCH_Arch& arch) const {
+  std::vector<RouterId> build_target(const Machine& machine, SCOTCH_Arch& arch, SCOTCH_Context& context) const {
     std::vector<RouterId> router_of_terminal(machine.num_routers);
     if (const TorusShape* t = machine.torus()) {
       // Native targets. Scotch numbers mesh/torus terminals with the first dimension fastest
@@ -161,16 +163,19 @@ class ScotchMapper final : public ConfiguredMapper<> {
                                         nullptr);
     SCOTCH_Strat arch_strat;
     SCOTCH_stratInit(&arch_strat);
-    // The target's decomposition draws from Scotch's global random state (outside the
-    // deterministic context of the mapping itself): reset it so every build is the same.
-    SCOTCH_randomReset();
+    // The target's decomposition in the mapping's deterministic context (its graph bound to
+    // it), from the context's random state reset.
+    SCOTCH_Graph bound_target;
+    const int bound = built == 0 ? SCOTCH_contextBindGraph(&context, &target, &bound_target) : 1;
+    SCOTCH_contextRandomReset(&context);
     // Deco 1 (the exact distance matrix): better mappings than deco 2 on the few thousand
     // routers taskmap's machines have.
-    const int arched = built == 0 ? SCOTCH_archBuild0(&arch, &target, static_cast<SCOTCH_Num>(terminals.size()),
+    const int arched = bound == 0 ? SCOTCH_archBuild0(&arch, &bound_target, static_cast<SCOTCH_Num>(terminals.size()),
                                                          terminals.empty() ? nullptr : terminals.data(), &arch_strat) : 1;
+    if (bound == 0) SCOTCH_graphExit(&bound_target);
     SCOTCH_stratExit(&arch_strat);
     SCOTCH_graphExit(&target);
-    if (arched != 0) scotch_failed(built == 0 ? "archBuild0" : "graphBuild (target)");
+    if (arched != 0) scotch_failed(built != 0 ? "graphBuild (target)" : bound != 0 ? "context (target)" : "archBuild0");
     return router_of_terminal;
   }
 };

@@ -169,7 +169,7 @@ class MilpBuilder {
 
 }  // namespace
 
-CubeSolution solve_cube_milp(const CubeProblem& p, double seconds) {
+CubeSolution solve_cube_milp(const CubeProblem& p, std::uint32_t max_iterations, double seconds) {
   const std::uint32_t n = p.size(), m = p.dims;
   // Table II has a flow variable per flow and channel; beyond ~50 flows CBC's root LP alone
   // takes many seconds, so only the heaviest flows enter the model (the placement of the
@@ -271,8 +271,12 @@ CubeSolution solve_cube_milp(const CubeProblem& p, double seconds) {
   incumbent[z] = *std::max_element(edge_load.begin(), edge_load.end());
 
   // CBC's C++ model directly: no presolve or primal heuristics (the incumbent above is the
-  // start), whose phases CBC does not interrupt for its time limit, and no global state, so
-  // sub-problems can be solved on several threads.
+  // start), whose phases CBC does not interrupt for its limits, and no global state, so
+  // sub-problems can be solved on several threads. No strong branching either: CBC does not
+  // count its simplex iterations against the limit, and at the root of a 16-corner cube it
+  // alone took over ten seconds. The limit is a count of simplex iterations, checked between
+  // nodes (the root LP is always solved); with one thread per model and CBC's fixed random
+  // seeds, the search and its result are the same on every run.
   OsiClpSolverInterface lp;
   lp.messageHandler()->setLogLevel(0);
   b.load(lp);
@@ -280,7 +284,15 @@ CubeSolution solve_cube_milp(const CubeProblem& p, double seconds) {
   model.setLogLevel(0);
   model.messageHandler()->setLogLevel(0);
   model.solver()->messageHandler()->setLogLevel(0);
-  model.setMaximumSeconds(std::max(0.01, seconds));
+  model.setNumberThreads(0);
+  model.setNumberStrong(0);
+  model.setNumberBeforeTrust(0);
+  model.setMaximumNumberIterations(
+      static_cast<int>(std::min<std::uint32_t>(max_iterations, std::numeric_limits<int>::max())));
+  if (seconds > 0) {
+    model.setUseElapsedTime(true);
+    model.setMaximumSeconds(std::max(0.01, seconds));
+  }
   model.setBestSolution(incumbent.data(), b.columns(), incumbent[z], true);
   model.branchAndBound();
   if (model.status() < 0 || model.isProvenInfeasible() || model.isAbandoned()) {

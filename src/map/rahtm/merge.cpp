@@ -318,23 +318,32 @@ const Merger::NodeMerge::StaticLoad& Merger::NodeMerge::static_load(std::uint32_
 
 // Loads block x adds to state s at orientation o. Gives up (false) as soon as the result
 // cannot beat `worst` (MCL, then sum of squares: both only grow as flows are added). On
-// success mcl/sumsq describe the state with the block added.
+// success mcl/sumsq describe the state with the block added. A candidate is only given up
+// when it is certainly worse than `worst`, so which candidates survive does not depend on the
+// bound a thread happens to hold: the partial MCL is computed as the final one is (load plus
+// increment so far; floating-point addition of non-negative terms never decreases), so it
+// never exceeds it, and the sum of squares, a lower bound up to rounding, gives up only at
+// an MCL equal to the worst's and beyond a relative margin.
 bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o, Bound worst, Scratch& w,
                                 double& mcl, double& sumsq) {
-  const double prune_mcl = worst.mcl * (1 + 1e-12), prune_sumsq = worst.sumsq * (1 + 1e-12);
+  constexpr double kMargin = 1e-9;
+  const double prune_sumsq = worst.sumsq * (1 + kMargin);
+  auto hopeful = [&](double mcl_low, double sumsq_low) {
+    return mcl_low < worst.mcl || (mcl_low == worst.mcl && sumsq_low <= prune_sumsq);
+  };
   double mcl_so_far = s.mcl, sumsq_so_far = s.sumsq;
   auto increase = [&](ChannelId ch, double by) {
-    const double before = s.load[ch] + w.delta[ch], after = before + by;
+    const double before = s.load[ch] + w.delta[ch];
     w.delta[ch] += by;
+    const double after = s.load[ch] + w.delta[ch];
     mcl_so_far = std::max(mcl_so_far, after);
-    sumsq_so_far += by * (before + after);
-    return mcl_so_far <= prune_mcl && (mcl_so_far < worst.mcl || sumsq_so_far <= prune_sumsq);
+    sumsq_so_far += (after - before) * (before + after);
+    return hopeful(mcl_so_far, sumsq_so_far);
   };
   const StaticLoad& fixed = static_load(x, o, w);
   // Quick bounds first: loads are never negative, so the largest fixed share and the sum of
   // their squares bound the result from below.
-  const double mcl_low = std::max(s.mcl, fixed.max), sumsq_low = s.sumsq + fixed.sumsq;
-  bool within = mcl_low <= prune_mcl && (mcl_low < worst.mcl || sumsq_low <= prune_sumsq);
+  bool within = hopeful(std::max(s.mcl, fixed.max), s.sumsq + fixed.sumsq);
   for (std::size_t k = 0; within && k < fixed.shares.size(); ++k) {  // largest first
     w.touched.push_back(fixed.shares[k].channel);
     within = increase(fixed.shares[k].channel, fixed.shares[k].fraction);

@@ -192,7 +192,7 @@ std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& probl
     if (options_.leaf == RahtmLeafSolver::Milp) {
       // The MILP optimises the best split over minimal paths; the mapping is judged by the
       // even split, so the greedy placement stays when it is better under that model.
-      CubeSolution milp = solve_cube_milp(p, options_.milp_seconds);
+      CubeSolution milp = solve_cube_milp(p, options_.milp_iterations, options_.milp_seconds);
       out.milp_optimal = milp.optimal;
       if (cube_even_split_mcl(p, milp.vertex_of) <= cube_even_split_mcl(p, out.solution.vertex_of)) {
         out.solution = std::move(milp);

@@ -60,8 +60,10 @@ struct IncrementalLoads::Impl {
     ++stamp;
     for (const Relocation& r : moves) moved_at[r.task] = stamp, new_router[r.task] = machine.router_of_slot(r.slot);
     auto after = [&](TaskId x) { return moved_at[x] == stamp ? new_router[x] : router_of_task[x]; };
+    std::uint64_t routed = 0;
     auto add = [&](RouterId a, RouterId b, double volume) {
       if (a == b) return;
+      ++routed;
       auto [first, last] = routes.route(a, b);
       for (auto* p = first; p != last; ++p) {
         if (!marked[p->channel]) marked[p->channel] = 1, touched.push_back(p->channel);
@@ -89,6 +91,7 @@ struct IncrementalLoads::Impl {
       }
       done_at[x] = stamp;
     }
+    *work += kWorkPerFlow * routed + kWorkPerChannel * touched.size();
     if (spread_delta) {
       double change = 0;
       for (ChannelId c : touched) change += spread_term((load[c] + delta[c]) * inv_scale) - spread_term(load[c] * inv_scale);
@@ -121,14 +124,18 @@ struct IncrementalLoads::Impl {
   std::vector<Top> tree;
   double hop_bytes = 0, spread = 0, inv_scale = 1;
   std::vector<Relocation> scratch;
+  std::uint64_t own_work = 0;
+  std::uint64_t* work = &own_work;  // where the work units are counted
 };
 
-IncrementalLoads::IncrementalLoads(const MappingProblem& problem, Mapping start, std::uint32_t per_slot)
+IncrementalLoads::IncrementalLoads(const MappingProblem& problem, Mapping start, std::uint32_t per_slot,
+                                   std::uint64_t* work)
     : impl_(std::make_unique<Impl>(problem)), mapping_(std::move(start)) {
   const Machine& machine = problem.machine();
   const CommGraph& graph = problem.graph();
   validate_mapping(mapping_, machine, graph.num_tasks(), "refine-mcl", per_slot);
   Impl& m = *impl_;
+  if (work) m.work = work;
   m.per_slot = per_slot;
   const std::uint32_t n = graph.num_tasks();
   m.in_offsets.assign(n + 1, 0);
@@ -161,10 +168,12 @@ IncrementalLoads::IncrementalLoads(const MappingProblem& problem, Mapping start,
       const RouterId ra = m.router_of_task[a], rb = m.router_of_task[targets[e]];
       m.hop_bytes += volumes[e] * m.hops(ra, rb);
       if (ra == rb) continue;
+      *m.work += kWorkPerFlow;
       auto [first, last] = m.routes.route(ra, rb);
       for (auto* p = first; p != last; ++p) m.load[p->channel] += volumes[e] * p->load;
     }
   }
+  *m.work += kWorkPerChannel * channels;
   while (m.leaves < std::max<std::size_t>(channels, 1)) m.leaves *= 2;
   m.tree.assign(2 * m.leaves, Impl::Top{});
   for (std::size_t c = 0; c < channels; ++c) m.tree[m.leaves + c] = {m.load[c], 1};
@@ -269,6 +278,7 @@ std::vector<TaskId> IncrementalLoads::tasks_crossing(ChannelId channel) {
     for (std::size_t e = 0; e < targets.size(); ++e) {
       const RouterId ra = m.router_of_task[a], rb = m.router_of_task[targets[e]];
       if (ra == rb) continue;
+      *m.work += kWorkPerFlow;
       auto [first, last] = m.routes.route(ra, rb);
       for (auto* p = first; p != last; ++p)
         if (p->channel == channel) share[a] += volumes[e] * p->load, share[targets[e]] += volumes[e] * p->load;

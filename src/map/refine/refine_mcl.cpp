@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <random>
 #include <unordered_map>
 
@@ -18,11 +20,44 @@ namespace {
 
 constexpr TaskId kNoTask = UINT32_MAX;
 constexpr double kTolerance = 1e-9;
+constexpr std::uint64_t kWorkUnit = 1'000'000;  // RefineOptions::work counts millions
 
-// Steepest descent from the current mapping of `loads` to a local optimum (or the deadline);
-// returns whether the deadline was reached.
+// What a search may spend: work units, counted by IncrementalLoads into `spent`,
+// up to a limit, and when a time limit was asked for, a deadline as well.
+class Budget {
+ public:
+  Budget(std::uint64_t work, double seconds) : limit_(work) {
+    if (seconds > 0) {
+      deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(seconds));
+    }
+  }
+  std::uint64_t* counter() { return spent_.get(); }
+  std::uint64_t spent() const { return *spent_; }
+  bool exhausted() const {
+    return *spent_ >= limit_ || (deadline_ && std::chrono::steady_clock::now() > *deadline_);
+  }
+  // The first half of what is left, counted in the same counter.
+  Budget first_half() const {
+    Budget half = *this;
+    half.limit_ = *spent_ + (limit_ - std::min(limit_, *spent_)) / 2;
+    if (deadline_) {
+      const auto now = std::chrono::steady_clock::now();
+      half.deadline_ = now + (*deadline_ - now) / 2;
+    }
+    return half;
+  }
+
+ private:
+  std::shared_ptr<std::uint64_t> spent_ = std::make_shared<std::uint64_t>(0);
+  std::uint64_t limit_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+};
+
+// Steepest descent from the current mapping of `loads` to a local optimum (or the end of the
+// budget); returns whether the budget ran out.
 bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t candidates, bool widen,
-             std::chrono::steady_clock::time_point deadline, std::uint32_t& moves) {
+             const Budget& budget, std::uint32_t& moves) {
   // Swap partners tried per router: all of them up to this many slots, else a spread.
   constexpr std::uint32_t kPartners = 8;
   bool out_of_time = false;
@@ -45,7 +80,7 @@ bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t cand
           const LoadScore score = loads.try_move(t, slot);
           if (score.better_than(best)) best = score, best_task = t, best_slot = slot;
         }
-        out_of_time = std::chrono::steady_clock::now() > deadline;
+        out_of_time = budget.exhausted();
       }
     }
     if (best_task == kNoTask) {
@@ -67,9 +102,9 @@ constexpr std::uint64_t kRegionSample = 4096;
 // descends on the spread, keeping the best mapping by the LoadScore order in best/best_score.
 // Each step makes the candidate with the lowest spread that is not tabu (a tabu one only if
 // it lowers the spread); a move made is tabu for 5 to 24 steps. Ends after `patience` steps
-// without a new best, or at the deadline.
+// without a new best, or when the budget runs out.
 void region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_t patience,
-                   std::chrono::steady_clock::time_point deadline, std::mt19937_64& rng, Mapping& best,
+                   const Budget& budget, std::mt19937_64& rng, Mapping& best,
                    LoadScore& best_score, RefineStats& s) {
   const RegionMoves region(machine);
   std::unordered_map<std::uint64_t, std::uint32_t> tabu_until;
@@ -91,12 +126,12 @@ void region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_
   const bool scan_all = region.size() <= 2 * kRegionSample;
   io::Progress progress("refine-mcl regions", patience);
   for (std::uint32_t step = 0, since_best = 0; since_best < patience; ++step, ++since_best, ++s.region_steps) {
-    if (std::chrono::steady_clock::now() > deadline) return;
     const double current = loads.score().spread;
     double chosen_spread = std::numeric_limits<double>::infinity();
     std::uint64_t chosen = 0;
     const std::uint64_t candidates = scan_all ? region.size() : kRegionSample;
     for (std::uint64_t c = 0; c < candidates; ++c) {
+      if (budget.exhausted()) return;  // a step scores thousands of moves: checked between them
       const std::uint64_t index = scan_all ? c : rng() % region.size();
       if (!relocations(index)) continue;
       const double spread = loads.try_spread(moves);
@@ -118,30 +153,33 @@ void region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_
   }
 }
 
-// The search under one routing: descent, region phase, iterated local search.
-Mapping search(const MappingProblem& problem, Mapping start, const RefineOptions& options, RefineStats* stats) {
+// The search under one routing: descent, region phase, iterated local search, within `work`
+// work units and `seconds` (0: no time limit).
+Mapping search(const MappingProblem& problem, Mapping start, const RefineOptions& options, std::uint64_t work,
+               double seconds, RefineStats* stats) {
   const Machine& machine = problem.machine();
   const CommGraph& graph = problem.graph();
   RefineStats local;
   RefineStats& s = stats ? *stats : local;
   s = RefineStats{};
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(options.seconds));
-  auto loads = std::make_unique<IncrementalLoads>(problem, std::move(start), options.per_slot);
+  Budget budget(work, seconds);
+  auto fresh_loads = [&](Mapping from) {
+    return std::make_unique<IncrementalLoads>(problem, std::move(from), options.per_slot, budget.counter());
+  };
+  auto loads = fresh_loads(std::move(start));
   s.before = loads->score();
-  bool out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
+  bool out_of_time = descend(machine, *loads, options.candidates, true, budget, s.moves);
   Mapping best = loads->mapping();
   LoadScore best_score = loads->score();
   std::mt19937_64 rng(options.seed);
   if (options.region_steps > 0 && !out_of_time && graph.num_tasks() > 1) {
-    // Half of the time left when kicks follow, all of it otherwise.
-    const auto now = std::chrono::steady_clock::now();
-    const auto region_deadline = options.kicks > 0 ? now + (deadline - now) / 2 : deadline;
-    region_search(machine, *loads, options.region_steps, region_deadline, rng, best, best_score, s);
-    loads = std::make_unique<IncrementalLoads>(problem, best, options.per_slot);
-    if (s.region_best > 0) {
-      out_of_time = descend(machine, *loads, options.candidates, true, deadline, s.moves);
+    // Half of the budget left when kicks follow, all of it otherwise.
+    region_search(machine, *loads, options.region_steps, options.kicks > 0 ? budget.first_half() : budget, rng, best,
+                  best_score, s);
+    loads = fresh_loads(best);
+    out_of_time = budget.exhausted();
+    if (s.region_best > 0 && !out_of_time) {
+      out_of_time = descend(machine, *loads, options.candidates, true, budget, s.moves);
       best = loads->mapping();
       best_score = loads->score();
     }
@@ -159,36 +197,38 @@ Mapping search(const MappingProblem& problem, Mapping start, const RefineOptions
     }
     std::uint32_t moves = 0;
     // Without widening: the kicks explore, a full scan per kick would cost most of the time.
-    out_of_time = descend(machine, *loads, options.candidates, false, deadline, moves);
+    out_of_time = descend(machine, *loads, options.candidates, false, budget, moves);
     if (loads->score().better_than(best_score)) {
       best = loads->mapping();
       best_score = loads->score();
       s.moves += moves;
       ++s.kicks_kept;
     } else {
-      loads = std::make_unique<IncrementalLoads>(problem, best, options.per_slot);
+      loads = fresh_loads(best);
     }
   }
   s.after = best_score;
+  s.work = budget.spent();
+  s.out_of_budget = out_of_time;
   return best;
 }
 
 }  // namespace
 
 Mapping refine_mcl(const MappingProblem& problem, Mapping start, const RefineOptions& options, RefineStats* stats) {
+  const std::uint64_t work = options.work * kWorkUnit;
   const std::optional<MappingProblem> smooth = problem.under_default_routing();
-  if (!smooth) return search(problem, std::move(start), options, stats);
+  if (!smooth) return search(problem, std::move(start), options, work, options.seconds, stats);
   // Under a single-path routing (DOR, D-mod-k) one move changes a few channels by whole flows,
   // and the search stalls where the machine's default routing, which splits flows (on tori
-  // evenly over the minimal paths), still sees its way down. So half the budget searches under
-  // the run's routing, a quarter under the default, a quarter polishes that result under the
-  // run's routing, and the better of the two results under the run's routing is returned.
-  RefineOptions half = options, quarter = options;
-  half.seconds = options.seconds / 2;
-  quarter.seconds = options.seconds / 4;
+  // evenly over the minimal paths), still sees its way down. So half the budget (work, and
+  // time when limited) searches under the run's routing, a quarter under the default, a
+  // quarter polishes that result under the run's routing, and the better of the two results
+  // under the run's routing is returned.
   RefineStats direct, smoothed, polished;
-  Mapping a = search(problem, start, half, &direct);
-  Mapping b = search(problem, search(*smooth, std::move(start), quarter, &smoothed), quarter, &polished);
+  Mapping a = search(problem, start, options, work / 2, options.seconds / 2, &direct);
+  Mapping b = search(problem, search(*smooth, std::move(start), options, work / 4, options.seconds / 4, &smoothed),
+                     options, work / 4, options.seconds / 4, &polished);
   const bool polished_better = polished.after.better_than(direct.after);
   RefineStats& best = polished_better ? polished : direct;
   if (stats) {
@@ -198,6 +238,8 @@ Mapping refine_mcl(const MappingProblem& problem, Mapping start, const RefineOpt
     stats->region_steps = direct.region_steps + smoothed.region_steps + polished.region_steps;
     stats->kicks = direct.kicks + smoothed.kicks + polished.kicks;
     stats->kicks_kept = direct.kicks_kept + smoothed.kicks_kept + polished.kicks_kept;
+    stats->work = direct.work + smoothed.work + polished.work;
+    stats->out_of_budget = direct.out_of_budget || smoothed.out_of_budget || polished.out_of_budget;
     stats->via_default_routing = polished_better;
   }
   return polished_better ? std::move(b) : std::move(a);

@@ -46,13 +46,15 @@ class RefineMclMapper final : public Refiner<RefineOptions> {
     Mapping result = refine_mcl(problem, std::move(start), options, &stats);
     result.note = noted(earlier, fmt::format("refine-mcl ({} routing{}): {} moves, {} region steps (best at {}), {} kicks "
                                              "({} kept); MCL {:.6g} -> {:.6g}, channels at the MCL {} -> {}, hop-bytes "
-                                             "{:.6g} -> {:.6g}",
+                                             "{:.6g} -> {:.6g}; {} million work units{}",
                                              problem.routing_name(),
                                              stats.via_default_routing ? "; found through the default routing" : "",
                                              stats.moves, stats.region_steps, stats.region_best,
                                              stats.kicks, stats.kicks_kept,
                                              stats.before.mcl, stats.after.mcl, stats.before.at_mcl,
-                                             stats.after.at_mcl, stats.before.hop_bytes, stats.after.hop_bytes));
+                                             stats.after.at_mcl, stats.before.hop_bytes, stats.after.hop_bytes,
+                                             (stats.work + 500'000) / 1'000'000,
+                                             stats.out_of_budget ? " (the budget ran out)" : ""));
     return result;
   }
 };

@@ -18,7 +18,10 @@ enum class RahtmLeafSolver { Milp, Greedy };
 
 struct RahtmOptions {
   std::uint32_t beam = 64;         // N of §III-D
-  double milp_seconds = 0.5;       // per sub-problem; the incumbent is used when it runs out
+  // Per sub-problem, CBC's simplex iterations (checked between branch-and-bound nodes; the
+  // best placement found is used when they run out): a count, so the same result on every run.
+  std::uint32_t milp_iterations = 2000;
+  double milp_seconds = 0;         // a wall-clock limit per sub-problem on top (0: none); not reproducible
   RahtmLeafSolver leaf = RahtmLeafSolver::Milp;
   unsigned threads = 0;            // for sub-problems and merge candidates; 0: one per core
   bool progress = true;            // progress lines on stderr (only when it is a terminal)
@@ -65,8 +68,10 @@ struct CubeSolution {
 // MCL with every flow split evenly over its minimal paths (the evaluation model of §III-D).
 double cube_even_split_mcl(const CubeProblem& problem, const std::vector<std::uint32_t>& vertex_of);
 // Table II: C1 (one cluster per corner), C2 (flow conservation), C3 (one direction per
-// dimension, i.e. minimal routing), minimise the MCL. Throws Error if CBC fails.
-CubeSolution solve_cube_milp(const CubeProblem& problem, double seconds);
+// dimension, i.e. minimal routing), minimise the MCL, within about `max_iterations` simplex
+// iterations (checked between nodes, after the root LP) and `seconds` of wall clock when
+// positive. Throws Error if CBC fails.
+CubeSolution solve_cube_milp(const CubeProblem& problem, std::uint32_t max_iterations, double seconds = 0);
 // Clusters by decreasing traffic, each to the free corner giving the lowest even-split MCL.
 CubeSolution solve_cube_greedy(const CubeProblem& problem);
 

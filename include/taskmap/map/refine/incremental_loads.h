@@ -26,12 +26,20 @@ struct Relocation {
   SlotId slot;
 };
 
+// Work units, the measure of IncrementalLoads' work: per flow routed (to build the loads, to
+// score or make a move, to list the tasks crossing a channel), and per channel whose load a
+// scored or made move changes. Calibrated so that a unit takes about the same time on tori,
+// meshes, Dragonflies and fat trees, sparse and dense patterns (within a factor of 2).
+constexpr std::uint64_t kWorkPerFlow = 4, kWorkPerChannel = 1;
+
 // Channel loads of a mapping with at most per_slot tasks per slot, kept up to date under
 // moves, under the problem's routing: its oblivious routes (an adaptive routing contributes
-// its oblivious split), from the problem's shared route cache.
+// its oblivious split), from the problem's shared route cache. The work units it spends are
+// added to *work when given: a count proportional to the time taken, the same on every run.
 class IncrementalLoads {
  public:
-  IncrementalLoads(const MappingProblem& problem, Mapping start, std::uint32_t per_slot = 1);
+  IncrementalLoads(const MappingProblem& problem, Mapping start, std::uint32_t per_slot = 1,
+                   std::uint64_t* work = nullptr);
   ~IncrementalLoads();
 
   LoadScore score() const;

@@ -11,7 +11,10 @@
 namespace taskmap {
 
 struct RefineOptions {
-  double seconds = 10;           // wall-clock budget
+  // The budget, in millions of IncrementalLoads' work units: proportional to time, and the
+  // same on every run whatever the machine's speed and load.
+  std::uint64_t work = 600;
+  double seconds = 0;            // a wall-clock limit on top of the work (0: none); not reproducible
   std::uint32_t candidates = 16; // tasks crossing the bottleneck tried per step
   std::uint32_t per_slot = 1;    // tasks a slot may hold (tasks_per_slot of the balance)
   std::uint32_t kicks = 200;     // iterated local search: perturbations after the first descent
@@ -23,6 +26,8 @@ struct RefineStats {
   std::uint32_t region_steps = 0, region_best = 0;  // region phase: steps taken, and at the best
   std::uint32_t moves = 0;                  // in the descents whose result was kept
   std::uint32_t kicks = 0, kicks_kept = 0;  // perturbations tried, and those that led to a better optimum
+  std::uint64_t work = 0;                   // work units spent
+  bool out_of_budget = false;               // the work (or the time limit) ran out before the phases ended
   LoadScore before, after;
   bool via_default_routing = false;  // the result came from the search under the default routing
 };
