@@ -50,6 +50,7 @@ struct Profile {
   std::unordered_map<MPI_Request, PersistentSend> persistent;
   taskmap::profile::CollectiveChoice collectives;
   bool ready = false;
+  bool failed = false;  // the profile could not be written at MPI_Finalize
 };
 
 Profile& profile() {
@@ -236,11 +237,12 @@ void write_profile() {
   struct stat st {};
   const bool in_place = ::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
   const std::string temporary = in_place ? target : target + ".tmp" + std::to_string(static_cast<long>(getpid()));
-  // The job is aborted rather than reported a success without its profile.
+  // The job must not report a success without its profile: rank 0 exits with status 1 after
+  // MPI_Finalize (MPI_Abort from inside MPI_Finalize can leave Open MPI's mpirun hanging).
   auto cannot_write = [&](int error) {
     std::fprintf(stderr, "taskmap-profile: cannot write the profile %s (%s)\n", path.c_str(), std::strerror(error));
     if (!in_place) std::remove(temporary.c_str());
-    PMPI_Abort(MPI_COMM_WORLD, 1);
+    profile().failed = true;
   };
   std::FILE* out = std::fopen(temporary.c_str(), "w");
   if (!out) return cannot_write(errno);
@@ -280,7 +282,9 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 int MPI_Finalize() {
   if (profile().ready) write_profile();
-  return PMPI_Finalize();
+  const int rc = PMPI_Finalize();
+  if (profile().failed) std::exit(1);
+  return rc;
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {
