@@ -83,6 +83,6 @@ void check_file_message(std::string_view message, const std::string& path) {
 }  // namespace taskmap::fuzz
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  taskmap::set_memory_limit(std::uint64_t{64} << 20);
+  taskmap::set_memory_limit(std::uint64_t{8} << 20);
   return 0;
 }

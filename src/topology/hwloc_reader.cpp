@@ -140,14 +140,16 @@ void refuse_what_hwloc_crashes_on(const std::string& path, std::string_view text
     const std::string reference = refname != nullptr ? refname : "";
     hwloc_topology_diff_destroy(diff);
     std::free(refname);
+    // Both come from the file: shown printable, so the message stays one line.
+    const std::string shown = io::printable(reference);
     fail("{}: hwloc cannot load it: it is a topology diff against '{}', not a topology; apply it to that "
          "file first (`hwloc-patch {} {} OUT.xml`)",
-         path, reference, reference.empty() ? "REFERENCE.xml" : reference, path);
+         path, shown, shown.empty() ? "REFERENCE.xml" : shown, path);
   }
   const std::string version = declared_version(text);
   if (!version.empty() && version[0] != '1' && version[0] != '2') {
     fail("{}: hwloc {} cannot load it: {} (XML version {}; this hwloc reads versions 1 and 2)", path,
-         HWLOC_VERSION, std::strerror(error), version);
+         HWLOC_VERSION, std::strerror(error), io::printable(version));
   }
   fail("{}: hwloc {} cannot load it: {}", path, HWLOC_VERSION, std::strerror(error));
 }
