@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <deque>
 #include <mutex>
 
 #include "taskmap/core/error.h"
@@ -49,6 +48,23 @@ HopDistance::HopDistance(const Machine& machine) : machine_(machine) {
 HopDistance::~HopDistance() = default;
 
 namespace {
+
+// Breadth-first search over out-channels; returns the number of routers reached.
+std::size_t bfs_row(const Machine& machine, const ChannelAdjacency& adjacency, RouterId source,
+                    std::vector<std::uint32_t>& row, std::vector<RouterId>& queue) {
+  std::fill(row.begin(), row.end(), UINT32_MAX);
+  row[source] = 0;
+  std::size_t head = 0, tail = 0;
+  queue[tail++] = source;
+  while (head < tail) {
+    const RouterId u = queue[head++];
+    for (auto i = adjacency.offsets[u]; i < adjacency.offsets[u + 1]; ++i) {
+      const RouterId v = machine.channels[adjacency.channels[i]].dst;
+      if (row[v] == UINT32_MAX) row[v] = row[u] + 1, queue[tail++] = v;
+    }
+  }
+  return tail;
+}
 
 std::uint32_t torus_distance(const TorusShape& s, RouterId a, RouterId b) {
   std::uint32_t total = 0;
@@ -101,21 +117,9 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
       graph_->kept = 0;
     }
     ++graph_->kept;
-    row.assign(machine_.num_routers, UINT32_MAX);
-    std::deque<RouterId> queue{a};
-    row[a] = 0;
-    while (!queue.empty()) {
-      RouterId u = queue.front();
-      queue.pop_front();
-      const auto& adj = graph_->adjacency;
-      for (auto i = adj.offsets[u]; i < adj.offsets[u + 1]; ++i) {
-        RouterId v = machine_.channels[adj.channels[i]].dst;
-        if (row[v] == UINT32_MAX) {
-          row[v] = row[u] + 1;
-          queue.push_back(v);
-        }
-      }
-    }
+    row.resize(machine_.num_routers);
+    std::vector<RouterId> queue(machine_.num_routers);
+    bfs_row(machine_, graph_->adjacency, a, row, queue);
   }
   if (row[b] == UINT32_MAX) fail("{}: router {} cannot reach router {}", machine_.description, a, b);
   return row[b];
@@ -233,22 +237,6 @@ TopologyStats fat_tree_stats(const FatTreeShape& s) {
   return sum.stats(s.hosts + std::uint64_t{n} * s.per_level);
 }
 
-// Breadth-first search over out-channels; returns the number of routers reached.
-std::size_t bfs_row(const Machine& machine, const ChannelAdjacency& adjacency, RouterId source,
-                    std::vector<std::uint32_t>& row, std::vector<RouterId>& queue) {
-  std::fill(row.begin(), row.end(), UINT32_MAX);
-  row[source] = 0;
-  std::size_t head = 0, tail = 0;
-  queue[tail++] = source;
-  while (head < tail) {
-    const RouterId u = queue[head++];
-    for (auto i = adjacency.offsets[u]; i < adjacency.offsets[u + 1]; ++i) {
-      const RouterId v = machine.channels[adjacency.channels[i]].dst;
-      if (row[v] == UINT32_MAX) row[v] = row[u] + 1, queue[tail++] = v;
-    }
-  }
-  return tail;
-}
 
 // Graphs and fabrics: every row when that is cheap, else rows from a uniform sample of routers.
 TopologyStats graph_stats(const Machine& machine, std::uint64_t exact_work) {
