@@ -33,8 +33,8 @@ Distances exact_distances(const Machine& m) {
       rx += std::abs(static_cast<double>(rec.x));
       ry += std::abs(static_cast<double>(rec.y));
     }
-    rx /= records.size();
-    ry /= records.size();
+    rx /= static_cast<double>(records.size());
+    ry /= static_cast<double>(records.size());
     d.x += rx;
     d.y += ry;
     d.diameter = std::max(d.diameter, rx + ry);
