@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes every reader and spec language: builds the libFuzzer targets of fuzz/ into build-fuzz/
-# (Debian's clang, ASan + UBSan, every report fatal, leak detection on), runs them one after
-# the other for SECONDS each (default 60), and prints a markdown table of executions, corpus
-# size and findings. fuzz/targets.txt lists the targets with their dictionaries and seeds.
+# (Debian's clang, ASan + UBSan, every report fatal, leak detection on; compiler warnings are
+# errors, as in scripts/test.sh), runs them one after the other for SECONDS each (default 60),
+# and prints a markdown table of executions, corpus size and findings. fuzz/targets.txt lists
+# the targets with their dictionaries and seeds.
 # Corpora grow across runs in build-fuzz/fuzz-corpus/NAME; findings (crash-*, leak-*,
 # timeout-*, oom-*) land in build-fuzz/fuzz-findings/NAME/, each log in build-fuzz/fuzz-logs/.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   Exit status 1 when a target found something.
@@ -16,7 +17,7 @@ shared=../shared/data
 max_seed_bytes=65536
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTASKMAP_FUZZ=ON -DTASKMAP_BUILD_TESTS=OFF \
-  -DTASKMAP_BUILD_BENCH=OFF > /dev/null
+  -DTASKMAP_BUILD_BENCH=OFF -DTASKMAP_WERROR=ON > /dev/null
 cmake --build "$build" -j2 --target taskmap_fuzz
 
 # Copies seed SOURCE into directory DIR (see fuzz/targets.txt for the forms of SOURCE).

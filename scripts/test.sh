@@ -2,18 +2,19 @@
 # Builds taskmap and runs the whole test suite (the README's second command, and .ci/run),
 # then lists every skipped test with its reason.
 # With --sanitize: the same in build-sanitize/, built with ASan and UBSan (Debug, every report
-# fatal), the MPI tests included.
+# fatal), the MPI tests included. Both builds turn warnings into errors (TASKMAP_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
 if [[ ${1:-} == --sanitize ]]; then
   build=build-sanitize
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTASKMAP_SANITIZE=ON -DTASKMAP_BUILD_BENCH=OFF > /dev/null
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTASKMAP_SANITIZE=ON -DTASKMAP_BUILD_BENCH=OFF \
+    -DTASKMAP_WERROR=ON > /dev/null
   cmake --build "$build" -j2
   # Open MPI's own allocations outlive MPI_Finalize: leak reports would be Open MPI's.
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 else
-  scripts/build.sh
+  scripts/build.sh -DTASKMAP_WERROR=ON
 fi
 status=0
 ctest --test-dir "$build" --output-on-failure -j2 || status=$?

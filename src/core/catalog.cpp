@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/spec.h"
@@ -304,6 +305,7 @@ SpecValues::Value Catalog::parse_value(const CatalogEntry& e, const CatalogParam
       fail(text, in + fmt::format("unknown {} '{}'; known: {}", p.name, raw, join(p.choices)));
     }
     case ParamType::Sizes: {
+      constexpr double kMaxSize = std::numeric_limits<std::uint32_t>::max();
       std::vector<std::uint32_t> sizes;
       std::string_view rest = raw;
       while (true) {
@@ -311,8 +313,11 @@ SpecValues::Value Catalog::parse_value(const CatalogEntry& e, const CatalogParam
         const std::string_view item = rest.substr(0, x);
         auto v = io::parse_int(item);
         if (!v) fail(text, in + fmt::format("'{}' is not a size", item));
-        if (*v < 1 || (p.min && *v < *p.min)) fail(text, in + fmt::format("dimension size {} must be at least {}", *v, number(p.min.value_or(1))));
-        if (p.max && *v > *p.max) fail(text, in + fmt::format("size {} is too large (at most {})", *v, number(*p.max)));
+        // A size is stored as a uint32_t: a table without a limit still has the type's.
+        const double size = static_cast<double>(*v);
+        const double max = std::min(p.max.value_or(kMaxSize), kMaxSize);
+        if (*v < 1 || (p.min && size < *p.min)) fail(text, in + fmt::format("dimension size {} must be at least {}", *v, number(p.min.value_or(1))));
+        if (size > max) fail(text, in + fmt::format("size {} is too large (at most {})", *v, number(max)));
         sizes.push_back(static_cast<std::uint32_t>(*v));
         if (x == std::string_view::npos) break;
         rest = rest.substr(x + 1);

@@ -74,10 +74,10 @@ void Progress::maybe_draw() {
     const double fraction = double(done) / double(total_);
     const int filled = static_cast<int>(fraction * kWidth);
     line = fmt::format("\r{} [{}{}] {:3.0f}% {}/{} {:.1f} s", label_, std::string(filled, '#'),
-                       std::string(kWidth - filled, '.'), fraction * 100, done, total_, now / 1e9);
+                       std::string(kWidth - filled, '.'), fraction * 100, done, total_, static_cast<double>(now) / 1e9);
     if (!status_.empty()) line += " " + status_;
   } else {
-    line = fmt::format("\r{}: {} {:.1f} s", label_, status_, now / 1e9);
+    line = fmt::format("\r{}: {} {:.1f} s", label_, status_, static_cast<double>(now) / 1e9);
   }
   std::fputs((line + "\033[K").c_str(), stderr);
   std::fflush(stderr);

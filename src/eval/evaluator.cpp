@@ -71,7 +71,7 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   m.hop_bytes = weighted_hops;
   const double communicating_volume = m.total_volume - self_volume;
   m.avg_dilation = communicating_volume > 0 ? weighted_hops / communicating_volume : 0;
-  m.avg_dilation_unweighted = m.task_pairs > 0 ? static_cast<double>(hop_sum) / m.task_pairs : 0;
+  m.avg_dilation_unweighted = m.task_pairs > 0 ? static_cast<double>(hop_sum) / static_cast<double>(m.task_pairs) : 0;
 
   std::sort(flows.begin(), flows.end(), [](const RouterFlow& a, const RouterFlow& b) { return a.key < b.key; });
 
@@ -142,7 +142,7 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
     }
   }
   m.throughput = m.mcl > 0 ? machine_.slots_per_node / m.mcl : 0;
-  m.load_imbalance = m.channels_used > 0 ? m.mcl / (sum_util / m.channels_used) : 0;
+  m.load_imbalance = m.channels_used > 0 ? m.mcl / (sum_util / static_cast<double>(m.channels_used)) : 0;
   if (loads_out) *loads_out = std::move(load);
   return m;
 }

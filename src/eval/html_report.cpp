@@ -37,7 +37,7 @@ std::string colour(double value, double scale) {
       {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}};
   const double t = std::clamp(scale > 0 ? value / scale : 0.0, 0.0, 1.0) * (stops.size() - 1);
   const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(t), stops.size() - 2);
-  const double f = t - i;
+  const double f = t - static_cast<double>(i);
   auto mix = [&](int k) { return static_cast<int>(std::lround(stops[i][k] + f * (stops[i + 1][k] - stops[i][k]))); };
   return fmt::format("#{:02x}{:02x}{:02x}", mix(0), mix(1), mix(2));
 }

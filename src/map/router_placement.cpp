@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "taskmap/core/error.h"
 #include "taskmap/topology/distance.h"
@@ -38,6 +39,13 @@ UndirectedGraph undirected_graph(const CommGraph& graph) {
 IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
   constexpr double kMaxWeight = 1 << 20, kMaxSum = double(1 << 30);
   const UndirectedGraph u = undirected_graph(graph);
+  // The offsets below are 32-bit, as Debian's METIS (idx_t) and Scotch (SCOTCH_Num) take them.
+  constexpr std::uint64_t kMaxEntries = std::numeric_limits<std::int32_t>::max();
+  if (u.offsets.back() > kMaxEntries) {
+    fail("the task graph has {} communicating task pairs (counted in both directions); METIS and Scotch take at "
+         "most {}",
+         u.offsets.back(), kMaxEntries);
+  }
   double heaviest = 0;
   for (double v : u.weights) heaviest = std::max(heaviest, v);
   double relative_sum = 0;  // over both directions, of volume / heaviest

@@ -33,8 +33,8 @@ Distances exact_distances(const Machine& m) {
       rx += std::abs(static_cast<double>(rec.x));
       ry += std::abs(static_cast<double>(rec.y));
     }
-    rx /= records.size();
-    ry /= records.size();
+    rx /= static_cast<double>(records.size());
+    ry /= static_cast<double>(records.size());
     d.x += rx;
     d.y += ry;
     d.diameter = std::max(d.diameter, rx + ry);
@@ -130,7 +130,8 @@ Reproduction rtt_figure(int number) {
   Reproduction r;
   r.name = fmt::format("rtt-fig{}", number);
   const auto curves = figure_curves(number);
-  const std::uint32_t rows = 2 * kA, cols = number == 5 ? kA : 2 * kA;  // 2a x a, or 2a x 2a with c = 2
+  const auto a = static_cast<std::uint32_t>(kA);
+  const std::uint32_t rows = 2 * a, cols = number == 5 ? a : 2 * a;  // 2a x a, or 2a x 2a with c = 2
   Figure th, dist;
   th.name = r.name + "-throughput";
   dist.name = r.name + "-distance";

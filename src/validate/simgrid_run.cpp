@@ -50,7 +50,7 @@ std::optional<double> spearman(const std::vector<double>& a, const std::vector<d
     for (std::size_t i = 0; i < order.size();) {
       std::size_t j = i;
       while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
-      for (std::size_t k = i; k <= j; ++k) r[order[k]] = (i + j) / 2.0 + 1;  // average rank of the tie
+      for (std::size_t k = i; k <= j; ++k) r[order[k]] = static_cast<double>(i + j) / 2 + 1;  // average rank of the tie
       i = j + 1;
     }
     return r;

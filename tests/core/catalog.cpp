@@ -134,6 +134,24 @@ TEST(Catalog, UnquotedPathStopsAtTheEntrysOwnKeys) {
   EXPECT_EQ(parse_error(bakery(), "recipe:eggs=3"), "--cake 'recipe:eggs=3': recipe: missing PATH, e.g. recipe:x.txt,eggs=2");
 }
 
+// Sizes are stored as uint32_t: without a limit in the table, 2^32 + 1 would be stored as 1.
+TEST(Catalog, SizesWithoutALimitStillFitTheirType) {
+  const CatalogInfo info{.noun = "x", .plural = "xs", .option = "--x", .title = "X", .intro = "", .table_file = "t"};
+  const Catalog c(info, {{.name = "tray",
+                          .summary = "s",
+                          .example = "tray:2x3",
+                          .positional = true,
+                          .params = {{.name = "grid", .type = ParamType::Sizes, .required = true, .meaning = "g"}}}});
+  EXPECT_EQ(c.parse("tray:4294967295x2").get_sizes("grid"), (std::vector<std::uint32_t>{4294967295u, 2}));
+  EXPECT_EQ(parse_error(c, "tray:4294967297x2"),
+            "--x 'tray:4294967297x2': tray: size 4294967297 is too large (at most 4294967295)");
+  EXPECT_EQ(parse_error(c, "tray:2x4294967296"),
+            "--x 'tray:2x4294967296': tray: size 4294967296 is too large (at most 4294967295)");
+  // The mapper catalog's grid has no limit of its own: 4294967304x4 must not wrap to 8x4.
+  EXPECT_EQ(error_of([] { parse_mapper_spec("rtt-map:grid=4294967304x4"); }),
+            "--mapper 'rtt-map:grid=4294967304x4': rtt-map: size 4294967304 is too large (at most 4294967295)");
+}
+
 TEST(Catalog, ApplicabilityChecksTheSubject) {
   const Catalog& c = bakery();
   EXPECT_EQ(c.find("souffle")->applies(Oven{150}), "the oven is too cold");

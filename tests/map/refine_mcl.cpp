@@ -46,8 +46,8 @@ void check_random_moves(const std::string& machine_spec, const std::string& rout
       ASSERT_NEAR(loads.try_spread(moves), predicted.spread, 1e-9 * std::max(1.0, predicted.spread));
       loads.relocate(moves);
     } else {
-      const TaskId t = rng() % g.num_tasks();
-      const SlotId s = rng() % m.num_slots();
+      const auto t = static_cast<TaskId>(rng() % g.num_tasks());
+      const auto s = static_cast<SlotId>(rng() % m.num_slots());
       predicted = loads.try_move(t, s);
       loads.move(t, s);
     }

@@ -17,8 +17,8 @@ static void print_where(int rank) {
   sched_getaffinity(0, sizeof cpus, &cpus);
   char line[4096];
   int n = snprintf(line, sizeof line, "rank %d host %s cpus", rank, host);
-  for (int c = 0; c < CPU_SETSIZE && n < (int)sizeof line - 8; ++c) {
-    if (CPU_ISSET(c, &cpus)) n += snprintf(line + n, sizeof line - n, " %d", c);
+  for (size_t c = 0; c < CPU_SETSIZE && n < (int)sizeof line - 8; ++c) {
+    if (CPU_ISSET(c, &cpus)) n += snprintf(line + n, sizeof line - (size_t)n, " %zu", c);
   }
   printf("%s\n", line);
   fflush(stdout);

@@ -12,7 +12,7 @@
 enum { L = 4, STEPS = 5 };  /* cells per process per dimension, Jacobi steps */
 
 static int N[3];            /* global cells per dimension */
-#define AT(a, x, y, z, n0, n1, n2) (a)[((size_t)(x) * (n1) + (y)) * (n2) + (z)]
+#define AT(a, x, y, z, n0, n1, n2) (a)[((size_t)(x) * (size_t)(n1) + (size_t)(y)) * (size_t)(n2) + (size_t)(z)]
 
 static double initial(int x, int y, int z) { return (double)((x * 7 + y * 13 + z * 17) % 11); }
 
@@ -101,8 +101,9 @@ int main(int argc, char** argv) {
   MPI_Comm_free(&line);
 
   /* The whole grid in one process, for reference. */
-  double* whole = malloc(sizeof(double) * N[0] * N[1] * N[2]);
-  double* next = malloc(sizeof(double) * N[0] * N[1] * N[2]);
+  const size_t cells = (size_t)N[0] * (size_t)N[1] * (size_t)N[2];
+  double* whole = malloc(sizeof(double) * cells);
+  double* next = malloc(sizeof(double) * cells);
   for (int x = 0; x < N[0]; ++x)
     for (int y = 0; y < N[1]; ++y)
       for (int z = 0; z < N[2]; ++z) AT(whole, x, y, z, N[0], N[1], N[2]) = initial(x, y, z);
@@ -120,8 +121,8 @@ int main(int argc, char** argv) {
 
   const int n = L + 2;
   for (int variant = 0; variant < 2; ++variant) {
-    double* u = calloc((size_t)n * n * n, sizeof(double));
-    double* v = calloc((size_t)n * n * n, sizeof(double));
+    double* u = calloc((size_t)n * (size_t)n * (size_t)n, sizeof(double));
+    double* v = calloc((size_t)n * (size_t)n * (size_t)n, sizeof(double));
     for (int x = 1; x <= L; ++x)
       for (int y = 1; y <= L; ++y)
         for (int z = 1; z <= L; ++z)

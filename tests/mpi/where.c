@@ -17,8 +17,8 @@ int main(int argc, char** argv) {
   sched_getaffinity(0, sizeof allowed, &allowed);
   char line[4096];
   int n = snprintf(line, sizeof line, "rank %d host %s cpu %d allowed", rank, host, sched_getcpu());
-  for (int c = 0; c < CPU_SETSIZE && n < (int)sizeof line - 8; ++c) {
-    if (CPU_ISSET(c, &allowed)) n += snprintf(line + n, sizeof line - n, " %d", c);
+  for (size_t c = 0; c < CPU_SETSIZE && n < (int)sizeof line - 8; ++c) {
+    if (CPU_ISSET(c, &allowed)) n += snprintf(line + n, sizeof line - (size_t)n, " %zu", c);
   }
   printf("%s\n", line);
   fflush(stdout);

@@ -88,7 +88,7 @@ TEST(ReproduceRtt, Table1ExactValuesAgreeWithBreadthFirstSearch) {
       for (auto x : d) sum += x;
       const std::string row = fmt::format("{}({})", std::string(kind) == "rt" ? "RT" : "RTT", a);
       EXPECT_DOUBLE_EQ(cell(t, row, "diameter k").value, *std::max_element(d.begin(), d.end())) << row;
-      EXPECT_NEAR(cell(t, row, "avg distance").value, sum / d.size(), 1e-12) << row;
+      EXPECT_NEAR(cell(t, row, "avg distance").value, sum / static_cast<double>(d.size()), 1e-12) << row;
     }
     // RT's closed forms are exact; RTT's diameter is a.
     EXPECT_EQ(cell(t, fmt::format("RT({})", a), "avg distance").verdict, Verdict::Match);

@@ -296,7 +296,7 @@ Read read_generated(const std::string& args) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::filesystem::remove(path);
   std::cout << fmt::format("gen_slurm_tree.py {}: {} lines read in {:.3f} s: {:.0f} lines/s\n", args, lines, seconds,
-                           lines / seconds);
+                           static_cast<double>(lines) / seconds);
   return r;
 }
 

@@ -33,7 +33,9 @@ class MetisMapper final : public ConfiguredMapper<bool> {
     if (n > 0 && parts > 1) {
       std::vector<real_t> shares;
       if (!routers_alike(machine)) {
-        for (RouterId r : routers) shares.push_back(static_cast<real_t>(machine.slots_of_router(r)) / machine.num_slots());
+        for (RouterId r : routers) {
+          shares.push_back(static_cast<real_t>(machine.slots_of_router(r)) / static_cast<real_t>(machine.num_slots()));
+        }
       }
       std::vector<idx_t> part = partition(graph, parts, problem.imbalance(), shares);
       const std::vector<RouterId> router_of_part = options_ ? greedy_assignment(machine, graph, part, routers) : routers;

@@ -198,7 +198,7 @@ CubeSolution solve_cube_milp(const CubeProblem& p, std::uint32_t max_iterations,
   // Corners are all alike (the cube is vertex-transitive): pin the busiest cluster to corner 0.
   std::vector<double> weight(n, 0.0);
   for (const Flow& f : flows) weight[f.src] += f.volume, weight[f.dst] += f.volume;
-  const std::uint32_t busiest = std::max_element(weight.begin(), weight.end()) - weight.begin();
+  const auto busiest = static_cast<std::uint32_t>(std::max_element(weight.begin(), weight.end()) - weight.begin());
   for (std::uint32_t a = 0; a < n; ++a)
     for (std::uint32_t v = 0; v < n; ++v) {
       const double ub = a == busiest ? (v == 0 ? 1 : 0) : 1;
