@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collective_algorithms.h"
+#include "mpi_runs.h"
 #include "taskmap/problem/mapping.h"
 #include "taskmap/workload/readers.h"
 #include "test_support.h"
@@ -376,6 +377,55 @@ TEST(Profiler, ASymlinkedOutputKeepsTheLink) {
   EXPECT_EQ((read_matrix((dir / "target.txt").string())[{0, 1}]), (std::pair<unsigned long long, unsigned long long>{2440, 4}));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 2);
   std::filesystem::remove_all(dir);
+}
+// tests/mpi/traffic.c and its Fortran twin under both MPIs: every kind of traffic, with sizes
+// chosen so each pair's total shows what was counted. Rank r sends to
+// - next (r + 1): a ring send 80 B; a persistent send of 7 B started twice; a Cartesian ring's
+//   neighbour alltoall 8 B and non-blocking neighbour allgather 8 B; a put 32 B; the origin
+//   side of a get-accumulate 8 B; a ring allgather in place of 16-byte blocks (3 messages,
+//   48 B, the ignored send count 999 not used); an alltoall in place 4 B and one of 8 B:
+//   210 B in 12 messages;
+// - across (r + 2): a sendrecv 40 B; the 48 B that rank r + 2 gets from r (a one-sided read
+//   counts from target to origin); the two alltoalls 4 + 8 B: 100 B in 4 messages;
+// - prev (r + 3): an isend 12 B; the neighbour collectives 8 + 8 B; an accumulate 16 B; the
+//   result of r - 1's get-accumulate 8 B; the alltoalls 4 + 8 B: 64 B in 7 messages.
+// The 1000 B sent under MPI_Pcontrol(0) are not recorded.
+TEST(Profiler, RecordsEveryKindOfTrafficFromCAndEachFortranBinding) {
+  Matrix expected;
+  for (int r = 0; r < 4; ++r) {
+    expected[{r, (r + 1) % 4}] = {210, 12};
+    expected[{r, (r + 2) % 4}] = {100, 4};
+    expected[{r, (r + 3) % 4}] = {64, 7};
+  }
+  const std::string out =
+      (std::filesystem::temp_directory_path() / ("taskmap_traffic_" + std::to_string(::getpid()) + ".txt")).string();
+  int runs = 0;
+  for (const test::Mpi& mpi : test::mpis()) {
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    std::vector<std::pair<std::string, std::string>> programs = {{"C", mpi.traffic}};
+    for (int b = 0; b < 3; ++b) {
+      if (std::string(mpi.fortran_traffic[b]).empty()) ADD_FAILURE() << "no Fortran wrapper for " << mpi.name;
+      else programs.emplace_back(test::kFortranBindings[b], mpi.fortran_traffic[b]);
+    }
+    for (const auto& [language, program] : programs) {
+      SCOPED_TRACE(language);
+      std::filesystem::remove(out);
+      const test::CommandResult r = test::launch(mpi, 4, program,
+                                                 {{"LD_PRELOAD", mpi.profiler},
+                                                  {"TASKMAP_PROFILE_OUT", out},
+                                                  {"TASKMAP_PROFILE_COLLECTIVES", "allgather:ring,alltoall"}});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(read_matrix(out), expected);
+      std::ifstream in(out);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_NE(text.find("# MPI_Pcontrol(0) paused the recording"), std::string::npos) << text;
+      EXPECT_EQ(read_pattern_file(out, guess_pattern_format(out)).num_tasks(), 4u);  // taskmap reads it
+      ++runs;
+    }
+  }
+  std::filesystem::remove(out);
+  if (runs == 0) GTEST_SKIP() << "no MPI launcher could start processes here";
 }
 #else
 TEST(Profiler, CountsEveryPointToPointSendOfAnUnmodifiedProgram) {

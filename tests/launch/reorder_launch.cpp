@@ -9,38 +9,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "mpi_runs.h"
 #include "test_support.h"
 
 namespace taskmap {
 namespace {
 
-struct Mpi {
-  const char* name;
-  const char* launcher;
-  const char* library;
-  const char* stencil;
-  const char* dist_graph;
-  const char* fortran_stencil;  // "" when the MPI has no Fortran wrapper
-};
-
-std::vector<Mpi> mpis() {
-  std::vector<Mpi> list;
-#ifdef TASKMAP_REORDER_openmpi
-#ifndef TASKMAP_STENCIL_F08_openmpi
-#define TASKMAP_STENCIL_F08_openmpi ""
-#endif
-  list.push_back({"openmpi", TASKMAP_MPIEXEC_openmpi, TASKMAP_REORDER_openmpi, TASKMAP_STENCIL_openmpi,
-                  TASKMAP_DIST_GRAPH_openmpi, TASKMAP_STENCIL_F08_openmpi});
-#endif
-#ifdef TASKMAP_REORDER_mpich
-#ifndef TASKMAP_STENCIL_F08_mpich
-#define TASKMAP_STENCIL_F08_mpich ""
-#endif
-  list.push_back({"mpich", TASKMAP_MPIEXEC_mpich, TASKMAP_REORDER_mpich, TASKMAP_STENCIL_mpich, TASKMAP_DIST_GRAPH_mpich,
-                  TASKMAP_STENCIL_F08_mpich});
-#endif
-  return list;
-}
+using test::launch;
+using test::Mpi;
+using test::mpis;
 
 std::string temp(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("taskmap_reorder_" + std::to_string(::getpid()) + "_" + name))
@@ -48,29 +25,6 @@ std::string temp(const std::string& name) {
 }
 
 const std::string kFabric = std::string(TASKMAP_TEST_INSTANCES) + "/reorder/three_leaves.conf";
-
-// `program` on `np` processes under `mpi`'s launcher, with the environment `env` (NAME, VALUE).
-test::CommandResult launch(const Mpi& mpi, int np, const std::string& program,
-                           const std::vector<std::pair<std::string, std::string>>& env) {
-  std::string command = std::string(mpi.launcher) + " -np " + std::to_string(np) + " ";
-  const bool openmpi = std::string(mpi.name) == "openmpi";
-  if (openmpi) command += "--allow-run-as-root --oversubscribe ";
-  for (const auto& [name, value] : env) {
-    command += openmpi ? "-x " + name + "='" + value + "' " : "-env " + name + " '" + value + "' ";
-  }
-  return test::run_command(command + program);
-}
-
-// Skips (fails under CI=true) when the launcher cannot start processes at all.
-std::string unavailable(const Mpi& mpi) {
-  const test::CommandResult r = launch(mpi, 2, "true", {});
-  return r.exit_code == 0 ? "" : std::string(mpi.name) + " cannot start 2 processes here: " + r.err.substr(0, 200);
-}
-#define TASKMAP_REQUIRE_LAUNCHER(mpi)                                 \
-  if (const std::string why = unavailable(mpi); !why.empty()) {       \
-    if (::taskmap::test::in_ci()) ADD_FAILURE() << why;               \
-    continue;                                                         \
-  }
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
@@ -99,7 +53,7 @@ void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int
   std::string hosts = "@";
   hosts += cyclic_hosts(np);
   const auto r = launch(mpi, np, program,
-                        {{"LD_PRELOAD", mpi.library},
+                        {{"LD_PRELOAD", mpi.reorder},
                          {"TASKMAP_MACHINE", machine},
                          {"TASKMAP_FAKE_HOST", hosts},
                          {"TASKMAP_REORDER_REPORT", report}});
@@ -165,7 +119,7 @@ TEST(ReorderLibrary, WeightedDistributedGraphGetsTheHandDerivedOptimum) {
     const std::string report = temp("dist.json");
     std::filesystem::remove(report);
     const auto r = launch(mpi, 4, mpi.dist_graph,
-                          {{"LD_PRELOAD", mpi.library},
+                          {{"LD_PRELOAD", mpi.reorder},
                            {"TASKMAP_MACHINE", "slurm:" + kFabric + ",ppn=4"},
                            {"TASKMAP_FAKE_HOST", "cn01:0,cn02:1,cn01:2,cn02:3"},
                            {"TASKMAP_REORDER_REPORT", report}});
@@ -187,7 +141,7 @@ TEST(ReorderLibrary, FallsBackToTheIdentityWithOneWarning) {
     TASKMAP_REQUIRE_LAUNCHER(mpi);
     const std::string report = temp("fallback.json");
     std::filesystem::remove(report);
-    const auto r = launch(mpi, 4, mpi.dist_graph, {{"LD_PRELOAD", mpi.library}, {"TASKMAP_REORDER_REPORT", report}});
+    const auto r = launch(mpi, 4, mpi.dist_graph, {{"LD_PRELOAD", mpi.reorder}, {"TASKMAP_REORDER_REPORT", report}});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("taskmap reorder: MPI_Dist_graph_create_adjacent keeps the identity order: no machine"),
               std::string::npos)

@@ -1,0 +1,81 @@
+#pragma once
+// Real MPI runs for the tests of the MPI libraries: the programs of tests/mpi/ built for each
+// MPI Debian provides (Open MPI, MPICH), the libraries built for it, its launcher.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "test_support.h"
+
+namespace taskmap::test {
+
+struct Mpi {
+  const char* name;
+  const char* launcher;
+  const char* reorder;   // libtaskmap-reorder-<mpi>.so (after the ASan runtime in a sanitized build)
+  const char* profiler;  // libtaskmap-profile-<mpi>.so, likewise
+  const char* stencil;
+  const char* dist_graph;
+  const char* traffic;
+  // Built by the MPI's Fortran wrapper: "" when it has none.
+  const char* fortran_stencil;                                  // use mpi_f08
+  const char* fortran_traffic[3];                               // use mpi_f08, use mpi, mpif.h
+};
+inline constexpr const char* kFortranBindings[3] = {"use mpi_f08", "use mpi", "mpif.h"};
+
+// The Fortran programs each MPI's wrapper built ("" for an MPI without one).
+#define TASKMAP_FORTRAN_PROGRAMS(mpi) TASKMAP_STENCIL_F08_##mpi, {TASKMAP_TRAFFIC_F08_##mpi, TASKMAP_TRAFFIC_USE_MPI_##mpi, TASKMAP_TRAFFIC_MPIF_H_##mpi}
+#ifndef TASKMAP_STENCIL_F08_openmpi
+#define TASKMAP_STENCIL_F08_openmpi ""
+#define TASKMAP_TRAFFIC_F08_openmpi ""
+#define TASKMAP_TRAFFIC_USE_MPI_openmpi ""
+#define TASKMAP_TRAFFIC_MPIF_H_openmpi ""
+#endif
+#ifndef TASKMAP_STENCIL_F08_mpich
+#define TASKMAP_STENCIL_F08_mpich ""
+#define TASKMAP_TRAFFIC_F08_mpich ""
+#define TASKMAP_TRAFFIC_USE_MPI_mpich ""
+#define TASKMAP_TRAFFIC_MPIF_H_mpich ""
+#endif
+
+inline std::vector<Mpi> mpis() {
+  std::vector<Mpi> list;
+#ifdef TASKMAP_REORDER_openmpi
+  list.push_back({"openmpi", TASKMAP_MPIEXEC_openmpi, TASKMAP_REORDER_openmpi, TASKMAP_PROFILER_openmpi,
+                  TASKMAP_STENCIL_openmpi, TASKMAP_DIST_GRAPH_openmpi, TASKMAP_TRAFFIC_openmpi, TASKMAP_FORTRAN_PROGRAMS(openmpi)});
+#endif
+#ifdef TASKMAP_REORDER_mpich
+  list.push_back({"mpich", TASKMAP_MPIEXEC_mpich, TASKMAP_REORDER_mpich, TASKMAP_PROFILER_mpich, TASKMAP_STENCIL_mpich,
+                  TASKMAP_DIST_GRAPH_mpich, TASKMAP_TRAFFIC_mpich, TASKMAP_FORTRAN_PROGRAMS(mpich)});
+#endif
+  return list;
+}
+
+// `program` on `np` processes under `mpi`'s launcher, with the environment `env` (NAME, VALUE).
+inline CommandResult launch(const Mpi& mpi, int np, const std::string& program,
+                            const std::vector<std::pair<std::string, std::string>>& env) {
+  std::string command = std::string(mpi.launcher) + " -np " + std::to_string(np) + " ";
+  const bool openmpi = std::string(mpi.name) == "openmpi";
+  if (openmpi) command += "--allow-run-as-root --oversubscribe ";
+  for (const auto& [name, value] : env) {
+    command += openmpi ? "-x " + name + "='" + value + "' " : "-env " + name + " '" + value + "' ";
+  }
+  return run_command(command + program);
+}
+
+// Why the launcher cannot start processes at all ("" when it can): only that is a reason to
+// skip a run; a program that fails is a failure of the test.
+inline std::string launcher_unavailable(const Mpi& mpi) {
+  const CommandResult r = launch(mpi, 2, "true", {});
+  return r.exit_code == 0 ? "" : std::string(mpi.name) + " cannot start 2 processes here: " + r.err.substr(0, 200);
+}
+
+}  // namespace taskmap::test
+
+// In a loop over mpis(): skips this MPI (fails under CI=true) when its launcher cannot start
+// processes.
+#define TASKMAP_REQUIRE_LAUNCHER(mpi)                                           \
+  if (const std::string why = ::taskmap::test::launcher_unavailable(mpi); !why.empty()) { \
+    if (::taskmap::test::in_ci()) ADD_FAILURE() << why;                         \
+    continue;                                                                   \
+  }
