@@ -20,22 +20,31 @@ struct Mpi {
   // Built by the MPI's Fortran wrapper: "" when it has none.
   const char* fortran_stencil;                                  // use mpi_f08
   const char* fortran_traffic[3];                               // use mpi_f08, use mpi, mpif.h
+  const char* fortran_dist_graph[3];
 };
 inline constexpr const char* kFortranBindings[3] = {"use mpi_f08", "use mpi", "mpif.h"};
 
 // The Fortran programs each MPI's wrapper built ("" for an MPI without one).
-#define TASKMAP_FORTRAN_PROGRAMS(mpi) TASKMAP_STENCIL_F08_##mpi, {TASKMAP_TRAFFIC_F08_##mpi, TASKMAP_TRAFFIC_USE_MPI_##mpi, TASKMAP_TRAFFIC_MPIF_H_##mpi}
+#define TASKMAP_FORTRAN_PROGRAMS(mpi)                                                              \
+  TASKMAP_STENCIL_F08_##mpi, {TASKMAP_TRAFFIC_F08_##mpi, TASKMAP_TRAFFIC_USE_MPI_##mpi, TASKMAP_TRAFFIC_MPIF_H_##mpi}, \
+      {TASKMAP_DIST_GRAPH_F08_##mpi, TASKMAP_DIST_GRAPH_USE_MPI_##mpi, TASKMAP_DIST_GRAPH_MPIF_H_##mpi}
 #ifndef TASKMAP_STENCIL_F08_openmpi
 #define TASKMAP_STENCIL_F08_openmpi ""
 #define TASKMAP_TRAFFIC_F08_openmpi ""
 #define TASKMAP_TRAFFIC_USE_MPI_openmpi ""
 #define TASKMAP_TRAFFIC_MPIF_H_openmpi ""
+#define TASKMAP_DIST_GRAPH_F08_openmpi ""
+#define TASKMAP_DIST_GRAPH_USE_MPI_openmpi ""
+#define TASKMAP_DIST_GRAPH_MPIF_H_openmpi ""
 #endif
 #ifndef TASKMAP_STENCIL_F08_mpich
 #define TASKMAP_STENCIL_F08_mpich ""
 #define TASKMAP_TRAFFIC_F08_mpich ""
 #define TASKMAP_TRAFFIC_USE_MPI_mpich ""
 #define TASKMAP_TRAFFIC_MPIF_H_mpich ""
+#define TASKMAP_DIST_GRAPH_F08_mpich ""
+#define TASKMAP_DIST_GRAPH_USE_MPI_mpich ""
+#define TASKMAP_DIST_GRAPH_MPIF_H_mpich ""
 #endif
 
 inline std::vector<Mpi> mpis() {

@@ -5,6 +5,7 @@
 // report against hand-derived values and against `taskmap eval` on the reported placement.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -112,25 +113,55 @@ TEST(ReorderLibrary, FortranStencilGetsTheSameOrder) {
 // Heavy pairs {0,1} and {2,3} (weight 100), light pairs {0,2} and {1,3} (weight 1); ranks 0, 2
 // on cn01 and 1, 3 on cn02, two hops apart (node, leaf, node). Identity: the four directed heavy
 // edges cross, 4 x 100 x 2 = 800 hop-bytes; best: only the light ones, 4 x 1 x 2 = 8.
+// Four processes on two hosts, rank r on host r mod 2 (cn01 and cn02 share a leaf: 2 hops). The
+// graph's heavy pairs {0,1} and {2,3} (weight 100 each way) cross hosts in the identity order:
+// 4 x 100 x 2 = 800 hop-bytes; the light pairs {0,2} and {1,3} (weight 1) share a host. Swapping
+// the roles keeps the heavy pairs on a host and leaves the light ones crossing: 4 x 1 x 2 = 8.
+void expect_dist_graph_optimum(const Mpi& mpi, const std::string& program, const std::string& args,
+                               double identity, double optimum) {
+  SCOPED_TRACE(program + " " + args);
+  const std::string report = temp("dist.json");
+  std::filesystem::remove(report);
+  const auto r = launch(mpi, 4, program + " " + args,
+                        {{"LD_PRELOAD", mpi.reorder},
+                         {"TASKMAP_MACHINE", "slurm:" + kFabric + ",ppn=4"},
+                         {"TASKMAP_FAKE_HOST", "cn01:0,cn02:1,cn01:2,cn02:3"},
+                         {"TASKMAP_REORDER_REPORT", report}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4) << r.out;  // each process's check passed
+  const nlohmann::json j = read_json(report);
+  EXPECT_EQ(j["identity"]["hop_bytes"], identity);
+  EXPECT_EQ(j["mapper_result"]["hop_bytes"], optimum);
+  // The processes that became vertices 0 and 1 share a host (world rank parity).
+  const std::vector<int> p = j["permutation"];
+  EXPECT_EQ(p[0] % 2, p[1] % 2);
+  EXPECT_EQ(p[2] % 2, p[3] % 2);
+}
+
 TEST(ReorderLibrary, WeightedDistributedGraphGetsTheHandDerivedOptimum) {
   for (const Mpi& mpi : mpis()) {
     SCOPED_TRACE(mpi.name);
     TASKMAP_REQUIRE_LAUNCHER(mpi);
-    const std::string report = temp("dist.json");
-    std::filesystem::remove(report);
-    const auto r = launch(mpi, 4, mpi.dist_graph,
-                          {{"LD_PRELOAD", mpi.reorder},
-                           {"TASKMAP_MACHINE", "slurm:" + kFabric + ",ppn=4"},
-                           {"TASKMAP_FAKE_HOST", "cn01:0,cn02:1,cn01:2,cn02:3"},
-                           {"TASKMAP_REORDER_REPORT", report}});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const nlohmann::json j = read_json(report);
-    EXPECT_EQ(j["identity"]["hop_bytes"], 800.0);
-    EXPECT_EQ(j["mapper_result"]["hop_bytes"], 8.0);
-    // The processes that became vertices 0 and 1 share a host (world rank parity).
-    const std::vector<int> p = j["permutation"];
-    EXPECT_EQ(p[0] % 2, p[1] % 2);
-    EXPECT_EQ(p[2] % 2, p[3] % 2);
+    expect_dist_graph_optimum(mpi, mpi.dist_graph, "", 800, 8);
+  }
+}
+
+// The same from Fortran, with MPI_Dist_graph_create_adjacent and weights, and with
+// MPI_Dist_graph_create and MPI_UNWEIGHTED (each process giving the edge to its heavy partner:
+// 4 x 1 x 2 = 8 hop-bytes in the identity order, 0 once partners share a host).
+TEST(ReorderLibrary, FortranDistributedGraphsInEachBinding) {
+  for (const Mpi& mpi : mpis()) {
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    for (int b = 0; b < 3; ++b) {
+      SCOPED_TRACE(test::kFortranBindings[b]);
+      if (std::string(mpi.fortran_dist_graph[b]).empty()) {
+        ADD_FAILURE() << "no Fortran wrapper for " << mpi.name;
+        continue;
+      }
+      expect_dist_graph_optimum(mpi, mpi.fortran_dist_graph[b], "weighted", 800, 8);
+      expect_dist_graph_optimum(mpi, mpi.fortran_dist_graph[b], "unweighted", 8, 0);
+    }
   }
 }
 

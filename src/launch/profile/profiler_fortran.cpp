@@ -16,10 +16,10 @@
 
 #include <dlfcn.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 
+#include "fortran_constants.h"
 #include "profile_operations.h"
 #include "profile_recorder.h"
 
@@ -44,22 +44,10 @@ void call_real(void*& real, const char* symbol, A... args) {
   reinterpret_cast<void (*)(A...)>(real)(args...);
 }
 
-// Fortran's MPI_IN_PLACE is the address of a variable of the MPI library: Open MPI's
-// mpi_fortran_in_place (under each compiler's name), MPICH's MPIR_F08_MPI_IN_PLACE for
-// mpi_f08, and for mpif.h the address MPICH stores in MPIR_F_MPI_IN_PLACE at MPI_Init.
+// A choice buffer that is Fortran's MPI_IN_PLACE (an array descriptor starts with the address).
 bool is_in_place(const void* buffer, bool descriptor) {
-  static const std::array<void*, 5> sentinels = {
-      dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_"), dlsym(RTLD_DEFAULT, "mpi_fortran_in_place"),
-      dlsym(RTLD_DEFAULT, "mpi_fortran_in_place__"), dlsym(RTLD_DEFAULT, "MPI_FORTRAN_IN_PLACE"),
-      dlsym(RTLD_DEFAULT, "MPIR_F08_MPI_IN_PLACE")};
-  static void* const* const mpich_f77 = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPIR_F_MPI_IN_PLACE"));
-  // An array descriptor starts with the array's address.
   const void* address = descriptor ? *static_cast<const void* const*>(buffer) : buffer;
-  if (address == nullptr) return false;
-  for (const void* s : sentinels) {
-    if (s && address == s) return true;
-  }
-  return mpich_f77 && address == *mpich_f77;
+  return taskmap::mpi_fortran::is_constant(address, taskmap::mpi_fortran::Constant::InPlace);
 }
 
 MPI_Comm comm(F c) { return MPI_Comm_f2c(*c); }

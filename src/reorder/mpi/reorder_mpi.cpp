@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "fortran_constants.h"
 #include "taskmap/core/atomic_file.h"
 #include "taskmap/core/error.h"
 #include "taskmap/reorder/reorder_plan.h"
@@ -333,8 +334,9 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 
 // Fortran: Open MPI's bindings (mpif.h, use mpi, use mpi_f08) and MPICH's mpi_f08 call the
 // library's internal entry points, not the C functions above, so their symbols are interposed
-// too. Arguments by reference; a TYPE(MPI_Comm) holds the Fortran handle; LOGICAL is nonzero
-// when true; an absent optional ierror is a null pointer.
+// too, each converting its arguments and calling the C function above. Arguments by
+// reference; a TYPE(MPI_Comm) holds the Fortran handle; LOGICAL is nonzero when true; an
+// absent optional ierror is a null pointer.
 namespace {
 
 void fortran_cart_create(const MPI_Fint* comm_old, const MPI_Fint* ndims, const MPI_Fint* dims,
@@ -360,7 +362,60 @@ void fortran_graph_create(const MPI_Fint* comm_old, const MPI_Fint* nnodes, cons
   if (ierror) *ierror = rc;
 }
 
+// Fortran's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (addresses, fortran_constants.h) as C's.
+const int* c_weights(const MPI_Fint* weights) {
+  using taskmap::mpi_fortran::Constant;
+  if (taskmap::mpi_fortran::is_constant(weights, Constant::Unweighted)) return MPI_UNWEIGHTED;
+  if (taskmap::mpi_fortran::is_constant(weights, Constant::WeightsEmpty)) return MPI_WEIGHTS_EMPTY;
+  return weights;
+}
+
+void fortran_dist_graph_create_adjacent(const MPI_Fint* comm_old, const MPI_Fint* indegree, const MPI_Fint* sources,
+                                        const MPI_Fint* sourceweights, const MPI_Fint* outdegree,
+                                        const MPI_Fint* destinations, const MPI_Fint* destweights,
+                                        const MPI_Fint* info, const MPI_Fint* reorder, MPI_Fint* comm_dist_graph,
+                                        MPI_Fint* ierror) {
+  MPI_Comm result = MPI_COMM_NULL;
+  const int rc = MPI_Dist_graph_create_adjacent(MPI_Comm_f2c(*comm_old), *indegree, sources, c_weights(sourceweights),
+                                                *outdegree, destinations, c_weights(destweights),
+                                                MPI_Info_f2c(*info), *reorder != 0, &result);
+  *comm_dist_graph = MPI_Comm_c2f(result);
+  if (ierror) *ierror = rc;
+}
+
+void fortran_dist_graph_create(const MPI_Fint* comm_old, const MPI_Fint* n, const MPI_Fint* sources,
+                               const MPI_Fint* degrees, const MPI_Fint* destinations, const MPI_Fint* weights,
+                               const MPI_Fint* info, const MPI_Fint* reorder, MPI_Fint* comm_dist_graph,
+                               MPI_Fint* ierror) {
+  MPI_Comm result = MPI_COMM_NULL;
+  const int rc = MPI_Dist_graph_create(MPI_Comm_f2c(*comm_old), *n, sources, degrees, destinations, c_weights(weights),
+                                       MPI_Info_f2c(*info), *reorder != 0, &result);
+  *comm_dist_graph = MPI_Comm_c2f(result);
+  if (ierror) *ierror = rc;
+}
+
 }  // namespace
+
+#define TASKMAP_FORTRAN_DIST_GRAPH_ADJACENT(name)                                                                   \
+  void name(const MPI_Fint* c, const MPI_Fint* in, const MPI_Fint* s, const MPI_Fint* sw, const MPI_Fint* out,     \
+            const MPI_Fint* d, const MPI_Fint* dw, const MPI_Fint* i, const MPI_Fint* r, MPI_Fint* g, MPI_Fint* e) { \
+    fortran_dist_graph_create_adjacent(c, in, s, sw, out, d, dw, i, r, g, e);                                       \
+  }
+#define TASKMAP_FORTRAN_DIST_GRAPH(name)                                                                            \
+  void name(const MPI_Fint* c, const MPI_Fint* n, const MPI_Fint* s, const MPI_Fint* deg, const MPI_Fint* d,       \
+            const MPI_Fint* w, const MPI_Fint* i, const MPI_Fint* r, MPI_Fint* g, MPI_Fint* e) {                   \
+    fortran_dist_graph_create(c, n, s, deg, d, w, i, r, g, e);                                                      \
+  }
+TASKMAP_FORTRAN_DIST_GRAPH_ADJACENT(mpi_dist_graph_create_adjacent_)
+TASKMAP_FORTRAN_DIST_GRAPH_ADJACENT(mpi_dist_graph_create_adjacent__)
+TASKMAP_FORTRAN_DIST_GRAPH_ADJACENT(mpi_dist_graph_create_adjacent)
+TASKMAP_FORTRAN_DIST_GRAPH_ADJACENT(MPI_DIST_GRAPH_CREATE_ADJACENT)
+TASKMAP_FORTRAN_DIST_GRAPH_ADJACENT(mpi_dist_graph_create_adjacent_f08_)
+TASKMAP_FORTRAN_DIST_GRAPH(mpi_dist_graph_create_)
+TASKMAP_FORTRAN_DIST_GRAPH(mpi_dist_graph_create__)
+TASKMAP_FORTRAN_DIST_GRAPH(mpi_dist_graph_create)
+TASKMAP_FORTRAN_DIST_GRAPH(MPI_DIST_GRAPH_CREATE)
+TASKMAP_FORTRAN_DIST_GRAPH(mpi_dist_graph_create_f08_)
 
 #define TASKMAP_FORTRAN_CART(name)                                                                                 \
   void name(const MPI_Fint* c, const MPI_Fint* n, const MPI_Fint* d, const MPI_Fint* p, const MPI_Fint* r,        \
