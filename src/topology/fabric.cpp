@@ -48,7 +48,8 @@ class ClassTable {
   void create() {
     for (const auto& [kind, rates] : rates_) {
       for (double r : rates) {
-        const std::string name = rates.size() == 1 ? kind : fmt::format("{}-{:g}G", kind, r);
+        // The shortest text that reads back as r: rates that print alike at 6 digits stay apart.
+        const std::string name = rates.size() == 1 ? kind : fmt::format("{}-{}G", kind, r);
         const std::uint16_t id = m_.add_class(name, r > 0 ? r / reference_ : 1.0);
         m_.classes[id].host_link = kind != "link";
         ids_[{kind, r}] = id;

@@ -214,6 +214,19 @@ TEST(DragonflyFile, PlainFormatGivesRoutersCablesAndNodes) {
   EXPECT_EQ(error_of(path, kNodes).find(path + ": a Dragonfly file in taskmap's format names its own nodes"), 0u);
 }
 
+// Rates that differ past the sixth digit still make link classes of their own, each named
+// by its rate in full.
+TEST(DragonflyFile, RatesThatPrintAlikeGetClassesOfTheirOwn) {
+  const std::string path = test::instance("aries/close-rates.dragonfly");
+  const Machine m = build_fabric_machine(read_dragonfly_file(path, [](const std::string&) {}), FabricOptions{});
+  std::set<std::string> names;
+  for (const auto& c : m.classes) names.insert(c.name);
+  EXPECT_EQ(names.size(), m.classes.size());
+  EXPECT_TRUE(names.count("link-100.0000001G")) << *names.begin();
+  EXPECT_TRUE(names.count("link-100.0000002G"));
+  EXPECT_TRUE(names.count("link-100G"));
+}
+
 TEST(DragonflyFile, BadLinesGiveTheirFileAndLine) {
   const auto bad = [](const std::string& name) { return test::instance("aries/" + name); };
   EXPECT_EQ(error_of(bad("bad-local.dragonfly")),
