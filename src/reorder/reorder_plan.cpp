@@ -6,6 +6,8 @@
 #include <charconv>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <set>
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/text_source.h"
@@ -32,18 +34,57 @@ Allocation allocation_of(const std::vector<std::string>& hosts) {
   return allocation;
 }
 
-// Each process's slot: the processes of a node take its slots in the order of their CPUs
-// (then ranks), so that slot k of a node is the k-th core the job uses there.
+// With a node model, processes sit on the cores their CPUs belong to: `cores` are the model's
+// slots in use (ascending), `position[p]` is process p's index among them.
+struct CoreBinding {
+  std::vector<std::uint32_t> cores;
+  std::vector<std::uint32_t> position;
+};
+
+// The binding when it is one the job's machine can express: every CPU known and inside the
+// model, no two processes of a node on one core, and every node using the same cores (the
+// usual binding, the same cores on every node). nullopt otherwise.
+std::optional<CoreBinding> bind_to_cores(const NodeModel& model, const std::vector<std::string>& hosts,
+                                         const std::vector<int>& cpus) {
+  std::vector<std::uint32_t> core(hosts.size());
+  std::map<std::string, std::set<std::uint32_t>> cores_of_host;
+  for (std::size_t p = 0; p < hosts.size(); ++p) {
+    if (cpus[p] < 0) return std::nullopt;
+    const auto slot = model.slot_of_os_cpu(static_cast<std::uint32_t>(cpus[p]));
+    if (!slot || !cores_of_host[hosts[p]].insert(*slot).second) return std::nullopt;
+    core[p] = *slot;
+  }
+  const std::set<std::uint32_t>& first = cores_of_host.begin()->second;
+  for (const auto& [host, cores] : cores_of_host) {
+    if (cores != first) return std::nullopt;
+  }
+  CoreBinding binding{{first.begin(), first.end()}, {}};
+  for (std::uint32_t c : core) {
+    binding.position.push_back(
+        static_cast<std::uint32_t>(std::lower_bound(binding.cores.begin(), binding.cores.end(), c) - binding.cores.begin()));
+  }
+  return binding;
+}
+
+// Each process's slot. Bound to cores: the slot of its core on its node. Otherwise the
+// processes of a node take its slots in the order of their CPUs (then ranks), so that slot k
+// of a node is the k-th CPU the job uses there.
 std::vector<SlotId> slots_of_processes(const Machine& job, const std::vector<std::string>& hosts,
-                                       const std::vector<int>& cpus) {
+                                       const std::vector<int>& cpus, const std::optional<CoreBinding>& binding) {
   std::map<std::string, NodeId> node_of_name;
   for (NodeId n = 0; n < job.num_nodes(); ++n) node_of_name.emplace(job.node_name(n), n);
+  std::vector<SlotId> slot(hosts.size());
+  if (binding) {
+    for (std::size_t p = 0; p < hosts.size(); ++p) {
+      slot[p] = job.first_slot_of_node(node_of_name.at(hosts[p])) + binding->position[p];
+    }
+    return slot;
+  }
   std::vector<int> order(hosts.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return std::pair(hosts[a], cpus[a]) < std::pair(hosts[b], cpus[b]);
   });
-  std::vector<SlotId> slot(hosts.size());
   std::map<NodeId, std::uint32_t> used;
   for (int p : order) {
     const NodeId n = node_of_name.at(hosts[p]);  // allocate() checked every name
@@ -53,7 +94,7 @@ std::vector<SlotId> slots_of_processes(const Machine& job, const std::vector<std
 }
 
 nlohmann::json metrics_json(const Metrics& m) {
-  return {{"hop_bytes", m.hop_bytes}, {"mcl", m.mcl}, {"mcl_network", m.mcl_network}};
+  return {{"hop_bytes", m.hop_bytes}, {"mcl", m.mcl}, {"mcl_network", m.mcl_network}, {"node_hop_bytes", m.node_hop_bytes}};
 }
 
 }  // namespace
@@ -66,12 +107,16 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
   }
   if (request.machine.empty()) fail("no machine: set TASKMAP_MACHINE (e.g. slurm:/etc/slurm/topology.conf)");
   Machine machine = build_machine(parse_machine_spec(request.machine));
+  std::optional<CoreBinding> binding;
   if (!request.node_topology.empty()) {
-    machine = with_node_model(std::move(machine), read_node_topology(request.node_topology, SlotUnit::Core));
+    std::shared_ptr<const NodeModel> model = read_node_topology(request.node_topology, SlotUnit::Core);
+    binding = bind_to_cores(*model, request.hosts, request.cpus);
+    if (binding) model = std::make_shared<const NodeModel>(model->restricted_to(binding->cores));
+    machine = with_node_model(std::move(machine), std::move(model));
   }
   const Allocation allocation = allocation_of(request.hosts);
   const Machine job = allocate(machine, allocation);
-  const std::vector<SlotId> slot_of_process = slots_of_processes(job, request.hosts, request.cpus);
+  const std::vector<SlotId> slot_of_process = slots_of_processes(job, request.hosts, request.cpus, binding);
   std::map<SlotId, int> process_of_slot;
   for (std::size_t p = 0; p < processes; ++p) process_of_slot[slot_of_process[p]] = static_cast<int>(p);
 
@@ -84,14 +129,17 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
   Mapping identity;
   for (TaskId v = 0; v < graph.num_tasks(); ++v) identity.slot_of_task.push_back(slot_of_process[v]);
 
-  // The mapper's order only when it is better: lower MCL, or the same MCL and fewer hop-bytes.
+  // The mapper's order only when it is better: lower MCL, or the same MCL and fewer hop-bytes,
+  // or both the same and less traffic between the packages and caches inside the nodes.
   const Evaluator evaluator(problem);
   const Metrics identity_metrics = evaluator.evaluate(graph, identity);
   const Metrics chosen_metrics = evaluator.evaluate(graph, chosen);
   auto better = [](const Metrics& a, const Metrics& b) {
     const double tolerance = 1e-9 * std::max(1.0, std::abs(b.mcl));
     if (a.mcl < b.mcl - tolerance) return true;
-    return a.mcl <= b.mcl + tolerance && a.hop_bytes < b.hop_bytes * (1 - 1e-12);
+    if (a.mcl > b.mcl + tolerance) return false;
+    if (a.hop_bytes < b.hop_bytes * (1 - 1e-12)) return true;
+    return a.hop_bytes <= b.hop_bytes * (1 + 1e-12) && a.node_hop_bytes < b.node_hop_bytes * (1 - 1e-12);
   };
   const bool keep_chosen = better(chosen_metrics, identity_metrics);
   const Mapping& result = keep_chosen ? chosen : identity;
@@ -118,6 +166,7 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
                  {"edges", edges},
                  {"hosts", request.hosts},
                  {"cpus", request.cpus},
+                 {"process_slots", binding ? "cores" : "cpu-order"},
                  {"nodes", nodes},
                  {"permutation", plan.process_of_vertex},
                  {"placement", format_placement(result, job, PlacementFormat::Plain)},

@@ -167,8 +167,14 @@ void load(const HwlocTopology& topology, const std::string& path, const std::str
 struct Slot {
   hwloc_obj_t object;  // the core, or the PU
   hwloc_obj_t core;
-  unsigned os_cpu;
+  std::vector<std::uint32_t> os_cpus;  // its allowed PUs, first = the slot's OS CPU
 };
+
+std::vector<std::uint32_t> members(hwloc_const_bitmap_t set) {
+  std::vector<std::uint32_t> out;
+  for (int i = hwloc_bitmap_first(set); i >= 0; i = hwloc_bitmap_next(set, i)) out.push_back(static_cast<std::uint32_t>(i));
+  return out;
+}
 
 std::vector<Slot> allowed_slots(hwloc_topology_t topology, SlotUnit unit, const std::string& path) {
   const hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topology);
@@ -180,12 +186,12 @@ std::vector<Slot> allowed_slots(hwloc_topology_t topology, SlotUnit unit, const 
     hwloc_bitmap_and(allowed_pus.get(), core->cpuset, allowed);
     if (hwloc_bitmap_iszero(allowed_pus.get())) continue;
     if (unit == SlotUnit::Core) {
-      slots.push_back({core, core, static_cast<unsigned>(hwloc_bitmap_first(allowed_pus.get()))});
+      slots.push_back({core, core, members(allowed_pus.get())});
       continue;
     }
     for (hwloc_obj_t pu = hwloc_get_next_obj_inside_cpuset_by_type(topology, core->cpuset, HWLOC_OBJ_PU, nullptr);
          pu != nullptr; pu = hwloc_get_next_obj_inside_cpuset_by_type(topology, core->cpuset, HWLOC_OBJ_PU, pu)) {
-      if (hwloc_bitmap_isset(allowed, pu->os_index)) slots.push_back({pu, core, pu->os_index});
+      if (hwloc_bitmap_isset(allowed, pu->os_index)) slots.push_back({pu, core, {pu->os_index}});
     }
   }
   if (slots.empty()) {
@@ -333,7 +339,8 @@ NodeModel read_hwloc_node(const std::string& path, SlotUnit unit) {
   }
   for (const auto& slot : slots) {
     model.logical_core.push_back(slot.core->logical_index);
-    model.os_cpu.push_back(slot.os_cpu);
+    model.os_cpu.push_back(slot.os_cpus.front());
+    model.os_cpus.push_back(slot.os_cpus);
   }
   return model;
 }

@@ -17,15 +17,40 @@ std::uint32_t NodeModel::distance(std::uint32_t a, std::uint32_t b) const {
   return 1;  // no level tells them apart (a flat node): one hop
 }
 
+std::optional<std::uint32_t> NodeModel::slot_of_os_cpu(std::uint32_t cpu) const {
+  for (std::uint32_t slot = 0; slot < os_cpus.size(); ++slot) {
+    for (std::uint32_t c : os_cpus[slot]) {
+      if (c == cpu) return slot;
+    }
+  }
+  return std::nullopt;
+}
+
+NodeModel NodeModel::restricted_to(const std::vector<std::uint32_t>& slots) const {
+  NodeModel out;
+  out.source = source;
+  out.levels = levels;
+  for (std::uint32_t slot : slots) {
+    if (slot >= num_slots()) fail("{}: slot {} is out of range [0, {})", source, slot, num_slots());
+    out.path.push_back(path[slot]);
+    out.logical_core.push_back(logical_core[slot]);
+    out.os_cpu.push_back(os_cpu[slot]);
+    out.os_cpus.push_back(os_cpus[slot]);
+  }
+  return out;
+}
+
 NodeModel NodeModel::flat(std::uint32_t n) {
   NodeModel model;
   model.source = "flat";
   model.path.assign(n, {});
   model.logical_core.resize(n);
   model.os_cpu.resize(n);
+  model.os_cpus.resize(n);
   for (std::uint32_t slot = 0; slot < n; ++slot) {
     model.logical_core[slot] = slot;
     model.os_cpu[slot] = slot;
+    model.os_cpus[slot] = {slot};
   }
   return model;
 }

@@ -3,6 +3,8 @@
 // identity order.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "taskmap/core/error.h"
 #include "taskmap/reorder/reorder_plan.h"
 #include "test_support.h"
@@ -33,6 +35,39 @@ TEST(ReorderPlan, FindsTheHandDerivedOptimum) {
   ASSERT_EQ(p.size(), 4u);
   EXPECT_EQ(p[0] % 2, p[1] % 2);  // hosts alternate with the process
   EXPECT_EQ(plan.report["nodes"], "cn01 slots=2\ncn02 slots=2\n");
+}
+
+// With a node model, a process sits on the core its CPU belongs to. two-packages.xml is
+// lstopo's synthetic "pack:2 core:4 pu:2": core c holds CPUs 2c and 2c+1, cores 0-3 are package
+// 0. Four processes of one node on CPUs 0, 8, 2, 10: cores 0, 4, 1, 5, packages 0, 1, 0, 1.
+// Heavy pairs {0,1} and {2,3} (100 each way) cross the packages in the identity order, the
+// light pair {1,2} (1 each way) too: node hop-bytes 2 x (2 x 100 x 2) + 2 x 1 x 2 = 804. A heavy
+// pair per package leaves only the light pair across: 2 x (2 x 100 x 1) + 2 x 1 x 2 = 404. The
+// network carries nothing either way, so the node's inside decides.
+TEST(ReorderPlan, ProcessesSitOnTheCoresOfTheirCpus) {
+  ReorderRequest r;
+  r.call = "MPI_Graph_create";
+  std::vector<CommEdge> edges;
+  for (auto [a, b, w] : {std::tuple{0u, 1u, 100.0}, {2u, 3u, 100.0}, {1u, 2u, 1.0}}) {
+    edges.push_back({a, b, w}), edges.push_back({b, a, w});
+  }
+  r.graph = CommGraph::from_edges(4, edges);
+  r.hosts = {"cn01", "cn01", "cn01", "cn01"};
+  r.cpus = {0, 8, 2, 10};
+  r.machine = "slurm:" + test::instance("reorder/three_leaves.conf");
+  r.node_topology = "hwloc:" + test::instance("hwloc/two-packages.xml");
+  const ReorderPlan plan = plan_reorder(r);
+  EXPECT_EQ(plan.report["process_slots"], "cores");
+  EXPECT_EQ(plan.report["identity"]["node_hop_bytes"], 804.0);
+  EXPECT_EQ(plan.report["mapper_result"]["node_hop_bytes"], 404.0);
+  EXPECT_EQ(plan.report["kept"], "mapper");
+  const auto& p = plan.process_of_vertex;
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0] % 2, p[1] % 2);  // processes 0 and 2 share package 0, 1 and 3 package 1
+  EXPECT_EQ(p[2] % 2, p[3] % 2);
+  // Two processes on one core (CPUs 0 and 1): no binding the model can express; slots in CPU order.
+  r.cpus = {0, 1, 2, 10};
+  EXPECT_EQ(plan_reorder(r).report["process_slots"], "cpu-order");
 }
 
 TEST(ReorderPlan, RefusesWhatItCannotPlace) {

@@ -190,6 +190,7 @@ TEST(HwlocReader, SlotsAreTheCoresWithAnAllowedPu) {
   EXPECT_EQ(cores.levels, (std::vector<std::string>{"core"}));
   EXPECT_EQ(cores.logical_core, (std::vector<std::uint32_t>{0, 1}));
   EXPECT_EQ(cores.os_cpu, (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(cores.os_cpus, (std::vector<std::vector<std::uint32_t>>{{1}, {2}}));  // only the allowed PUs
   const NodeModel pus = read_hwloc_node(test::instance("hwloc/partly-allowed.xml"), SlotUnit::Pu);
   EXPECT_EQ(pus.levels, (std::vector<std::string>{"pu"}));  // one allowed PU per core: core = pu
   EXPECT_EQ(pus.logical_core, (std::vector<std::uint32_t>{0, 1}));

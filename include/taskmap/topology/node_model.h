@@ -3,6 +3,7 @@
 // group, core, hardware thread), read from hwloc XML. Its slots are the cores (or, with
 // slots=pu, the hardware threads) that the allowed cpuset holds, in hwloc's logical order.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,18 @@ struct NodeModel {
   std::vector<std::vector<std::uint32_t>> path;
   std::vector<std::uint32_t> logical_core;  // per slot: the core's hwloc logical index (Open MPI rankfile slot=)
   std::vector<std::uint32_t> os_cpu;        // per slot: first PU's OS index (Slurm --cpu-bind=map_cpu)
+  std::vector<std::vector<std::uint32_t>> os_cpus;  // per slot: every allowed PU's OS index
 
   std::uint32_t num_slots() const { return static_cast<std::uint32_t>(path.size()); }
   // Cost of a hop between two slots of one node: the number of levels below the deepest level
   // they share (0 for the same slot; levels.size() when they share only the node; 1 between
   // two slots of a node with no levels). Throws Error for a slot out of range.
   std::uint32_t distance(std::uint32_t a, std::uint32_t b) const;
+  // The slot whose PUs include OS CPU `cpu` (what sched_getcpu returns), if any.
+  std::optional<std::uint32_t> slot_of_os_cpu(std::uint32_t cpu) const;
+  // The model with only `slots` (distinct, in range), in that order: slot i of the result is
+  // slot slots[i] here. Levels and distances stay those of the full node.
+  NodeModel restricted_to(const std::vector<std::uint32_t>& slots) const;
   // A flat node of n slots: no levels, every pair at distance 1.
   static NodeModel flat(std::uint32_t n);
 };
