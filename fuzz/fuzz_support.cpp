@@ -73,6 +73,8 @@ const std::string& write_input(const std::uint8_t* data, std::size_t size, std::
   return file.write(data, size);
 }
 
+void limit_memory_for_fabric_files() { set_memory_limit(std::uint64_t{1} << 20); }
+
 void check_file_message(std::string_view message, const std::string& path) {
   if (message.find('\n') == std::string_view::npos && message.find(path) != std::string_view::npos) return;
   std::fprintf(stderr, "taskmap fuzz: this message is not one line naming %s:\n%.*s\n", path.c_str(),

@@ -17,6 +17,13 @@ namespace taskmap::fuzz {
 
 std::string_view as_text(const std::uint8_t* data, std::size_t size);
 
+// For the fabric files (Slurm topology.conf and .yaml, taskmap's Dragonfly format): one short
+// line names any number of nodes ("Nodes=c[0-50006]"), which build in linear time but take a
+// second or more each under the sanitizers, and time out when the machine is loaded. A 1 MiB
+// memory limit caps a file at some 6,000 nodes: every reader path stays reachable, at about a
+// thousand inputs a second.
+void limit_memory_for_fabric_files();
+
 // Writes the input to file `name` in this process's own directory (made under $TMPDIR on first
 // use, removed at exit; one file per process, rewritten for every input) and returns its path.
 const std::string& write_input(const std::uint8_t* data, std::size_t size, std::string_view name);

@@ -4,6 +4,7 @@
 #include "taskmap/topology/fabric.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  taskmap::fuzz::limit_memory_for_fabric_files();
   const std::string& path = taskmap::fuzz::write_input(data, size, "topology.yaml");
   taskmap::fuzz::read_file(path, [&] {
     const taskmap::Fabric fabric = taskmap::read_slurm_topology(path, "", taskmap::fuzz::warnings_of(path));
