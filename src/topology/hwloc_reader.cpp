@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <charconv>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +105,28 @@ bool has_attribute(std::string_view tag, std::string_view name) {
   return false;
 }
 
+// The value of attribute `name` in an XML start tag, if it has one.
+std::optional<std::string_view> attribute_value(std::string_view tag, std::string_view name) {
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  for (auto at = tag.find(name); at != std::string_view::npos; at = tag.find(name, at + 1)) {
+    if (at == 0 || !is_space(tag[at - 1])) continue;
+    auto after = at + name.size();
+    while (after < tag.size() && is_space(tag[after])) ++after;
+    if (after >= tag.size() || tag[after] != '=') continue;
+    ++after;
+    while (after < tag.size() && is_space(tag[after])) ++after;
+    if (after >= tag.size() || (tag[after] != '"' && tag[after] != '\'')) return std::string_view();
+    const auto end = tag.find(tag[after], after + 1);
+    return tag.substr(after + 1, end == std::string_view::npos ? std::string_view::npos : end - after - 1);
+  }
+  return std::nullopt;
+}
+
+// The largest OS index a PU or NUMA node may have: hwloc keeps one bit per index up to the
+// largest in its sets, so a PU without os_index (taken as 2^32 - 1) or with a huge one makes it
+// allocate and scan half a gigabyte. Linux numbers at most a few tens of thousands of CPUs.
+constexpr std::uint64_t kMaxOsIndex = (std::uint64_t{1} << 20) - 1;
+
 // hwloc 2.9 (Debian 12) crashes instead of refusing an object with a cpuset but no
 // complete_cpuset, or a nodeset but no complete_nodeset (its exporter writes both; fixed upstream
 // by open-mpi/hwloc#783), and, through its libxml2 plugin, a <!DOCTYPE> without a system id
@@ -122,6 +145,15 @@ void refuse_what_hwloc_crashes_on(const std::string& path, std::string_view text
       fail("{}:{}: an object with a {} but no {} (hwloc writes both; this hwloc library crashes on it)", path,
            line_of(at), set, complete);
     }
+    const auto type = attribute_value(tag, "type");
+    if (type != "PU" && type != "NUMANode") continue;
+    const auto index = attribute_value(tag, "os_index");
+    if (!index) fail("{}:{}: a {} without os_index (hwloc would reserve 512 MiB for it)", path, line_of(at), *type);
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(index->data(), index->data() + index->size(), value);
+    if (error == std::errc() && end == index->data() + index->size() && value <= kMaxOsIndex) continue;
+    fail("{}:{}: {} os_index '{}' is not a number up to {} (hwloc keeps a bit per index up to it)", path, line_of(at),
+         *type, io::printable(*index), kMaxOsIndex);
   }
   if (const auto at = text.find("<!DOCTYPE"); at != std::string_view::npos) {
     const std::string_view declaration = text.substr(at, text.find('>', at) - at);
