@@ -68,7 +68,8 @@ while read -r name dict seeds; do
     -runs="${TASKMAP_FUZZ_RUNS:--1}" -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$seed_dir" > "$log" 2>&1 || true
   elapsed=$((SECONDS - start))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-  corp=$(grep -o 'corp: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+  # A target that stopped before its first status line has none: not a reason to stop the script.
+  corp=$({ grep -o 'corp: [0-9]*' "$log" || true; } | tail -n 1 | cut -d' ' -f2)
   found=$(( $(count_findings "$findings") - before ))
   (( found == 0 )) || status=1
   # A run that ended some other way (a failed start, a sanitizer report at exit) shows no final stats.
