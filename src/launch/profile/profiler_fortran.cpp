@@ -104,7 +104,9 @@ TASKMAP_FORTRAN(mpi_init, MPI_INIT, (F e), (e), , start_when_initialized())
 TASKMAP_FORTRAN(mpi_init_thread, MPI_INIT_THREAD, (F required, F provided, F e), (required, provided, e), ,
                 start_when_initialized())
 TASKMAP_FORTRAN(mpi_finalize, MPI_FINALIZE, (F e), (e), profile::finish(), exit_if_not_written())
-TASKMAP_FORTRAN(mpi_pcontrol, MPI_PCONTROL, (F level), (level), profile::set_recording(*level), )
+// mpif.h's MPI_PCONTROL(LEVEL) has no ierror, MPICH's mpi_f08 an optional one (null when
+// absent): the second argument is passed on as it came.
+TASKMAP_FORTRAN(mpi_pcontrol, MPI_PCONTROL, (F level, F e), (level, e), profile::set_recording(*level), )
 TASKMAP_FORTRAN(mpi_comm_free, MPI_COMM_FREE, (F c, F e), (c, e), profile::on_comm_free(comm(c)), )
 TASKMAP_FORTRAN(mpi_win_free, MPI_WIN_FREE, (F w, F e), (w, e), profile::on_win_free(win(w)), )
 
