@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <climits>
@@ -122,6 +123,30 @@ std::optional<std::string_view> attribute_value(std::string_view tag, std::strin
   return std::nullopt;
 }
 
+// The sets of an object, as hwloc writes them: comma-separated words of up to 8 hex digits with
+// 0x, possibly empty between two words (a zero word), the first possibly "0xf...f" (an
+// infinite set). hwloc 2.9 aborts on some other texts (",x00000008").
+constexpr const char* kSetAttributes[] = {"cpuset",          "complete_cpuset", "online_cpuset",   "allowed_cpuset",
+                                          "nodeset",         "complete_nodeset", "allowed_nodeset"};
+
+bool is_bitmap_text(std::string_view text) {
+  auto is_word = [](std::string_view w) {
+    if (w.size() < 3 || w.size() > 10 || w[0] != '0' || w[1] != 'x') return false;
+    return std::all_of(w.begin() + 2, w.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  };
+  std::size_t start = 0, word = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string_view w = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const bool last = comma == std::string_view::npos;
+    const bool ok = is_word(w) || (word == 0 && w == "0xf...f") || (w.empty() && word > 0 && !last);
+    if (!ok) return false;
+    if (last) return true;
+    start = comma + 1;
+    ++word;
+  }
+}
+
 // The largest OS index a PU or NUMA node may have: hwloc keeps one bit per index up to the
 // largest in its sets, so a PU without os_index (taken as 2^32 - 1) or with a huge one makes it
 // allocate and scan half a gigabyte. Linux numbers at most a few tens of thousands of CPUs.
@@ -144,6 +169,12 @@ void refuse_what_hwloc_crashes_on(const std::string& path, std::string_view text
       if (!has_attribute(tag, set) || has_attribute(tag, complete)) continue;
       fail("{}:{}: an object with a {} but no {} (hwloc writes both; this hwloc library crashes on it)", path,
            line_of(at), set, complete);
+    }
+    for (const char* name : kSetAttributes) {
+      const auto value = attribute_value(tag, name);
+      if (!value || is_bitmap_text(*value)) continue;
+      fail("{}:{}: {} '{}' is not an hwloc bitmap such as 0x000000ff,0x00000001 (this hwloc library aborts on it)",
+           path, line_of(at), name, io::printable(*value));
     }
     const auto type = attribute_value(tag, "type");
     if (type != "PU" && type != "NUMANode") continue;
