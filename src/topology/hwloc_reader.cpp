@@ -125,7 +125,7 @@ std::optional<std::string_view> attribute_value(std::string_view tag, std::strin
 
 // The sets of an object, as hwloc writes them: comma-separated words of up to 8 hex digits with
 // 0x, possibly empty between two words (a zero word), the first possibly "0xf...f" (an
-// infinite set). hwloc 2.9 aborts on some other texts (",x00000008").
+// infinite set). hwloc 2.9 aborts or crashes on some other texts (",x00000008", "5x0000003f").
 constexpr const char* kSetAttributes[] = {"cpuset",          "complete_cpuset", "online_cpuset",   "allowed_cpuset",
                                           "nodeset",         "complete_nodeset", "allowed_nodeset"};
 
@@ -173,7 +173,7 @@ void refuse_what_hwloc_crashes_on(const std::string& path, std::string_view text
     for (const char* name : kSetAttributes) {
       const auto value = attribute_value(tag, name);
       if (!value || is_bitmap_text(*value)) continue;
-      fail("{}:{}: {} '{}' is not an hwloc bitmap such as 0x000000ff,0x00000001 (this hwloc library aborts on it)",
+      fail("{}:{}: {} '{}' is not an hwloc bitmap such as 0x000000ff,0x00000001 (this hwloc library crashes on it)",
            path, line_of(at), name, io::printable(*value));
     }
     const auto type = attribute_value(tag, "type");
