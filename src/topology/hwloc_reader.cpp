@@ -94,19 +94,7 @@ std::string declared_version(std::string_view text) {
   return std::string(text.substr(start, end - start));
 }
 
-// `name="..."` among the attributes of an XML start tag (not as the tail of a longer name).
-bool has_attribute(std::string_view tag, std::string_view name) {
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  for (auto at = tag.find(name); at != std::string_view::npos; at = tag.find(name, at + 1)) {
-    if (at == 0 || !is_space(tag[at - 1])) continue;
-    auto after = at + name.size();
-    while (after < tag.size() && is_space(tag[after])) ++after;
-    if (after < tag.size() && tag[after] == '=') return true;
-  }
-  return false;
-}
-
-// The value of attribute `name` in an XML start tag, if it has one.
+// The value of attribute `name` in an XML start tag (not the tail of a longer name), if it has one.
 std::optional<std::string_view> attribute_value(std::string_view tag, std::string_view name) {
   auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   for (auto at = tag.find(name); at != std::string_view::npos; at = tag.find(name, at + 1)) {
@@ -122,6 +110,8 @@ std::optional<std::string_view> attribute_value(std::string_view tag, std::strin
   }
   return std::nullopt;
 }
+
+bool has_attribute(std::string_view tag, std::string_view name) { return attribute_value(tag, name).has_value(); }
 
 // The sets of an object, as hwloc writes them: comma-separated words of up to 8 hex digits with
 // 0x, possibly empty between two words (a zero word), the first possibly "0xf...f" (an
