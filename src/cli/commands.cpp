@@ -81,7 +81,8 @@ int run_info(const RunConfig& c) {
 
 int run_eval(const RunConfig& c) {
   Job job = validate(c, true);
-  if (job.mappers.empty() == c.mapping_file.empty()) fail("eval: give exactly one of --mapper and --mapping");
+  if (!job.mappers.empty() && !c.mapping_file.empty()) fail("eval: give --mapper or --mapping, not both");
+  if (job.mappers.empty() && c.mapping_file.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
   std::optional<MapperSpec> baseline;
   if (!c.report.empty()) {
     baseline = parse_mapper_spec(c.baseline);
@@ -138,7 +139,7 @@ int run_map(const RunConfig& c) {
   Job job = validate(c, true);
   job.placement = parse_placement_format(c.out_format);
   const HostNames hosts = c.hosts_file.empty() ? HostNames::with_prefix(c.host_prefix) : HostNames::from_file(c.hosts_file);
-  if (job.mappers.size() != 1) fail("map: give one --mapper");
+  if (job.mappers.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
   io::check_output_path(c.out, io::OutputKind::File, "--out");
   Machine machine = job_machine(job, c);
   CommGraph graph = build_pattern(*job.pattern_spec);

@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   add_machine(eval);
   add_pattern(eval);
   const std::string mapper_help = taskmap::catalog_help(taskmap::mapper_catalog()) + "; pipelines A+B+...";
-  eval->add_option("--mapper", config.mapper, mapper_help);
+  eval->add_option("--mapper", config.mapper, mapper_help + "; default: auto unless --mapping is given");
   eval->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
   add_routing(eval);
   add_format(eval);
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   auto* map = app.add_subcommand("map", "Compute a mapping and write a placement file");
   add_machine(map);
   add_pattern(map);
-  map->add_option("--mapper", config.mapper, mapper_help)->required();
+  map->add_option("--mapper", config.mapper, mapper_help)->default_str("auto");
   map->add_option("--out", config.out, "Output file")->required();
   map->add_option("--out-format", config.out_format, taskmap::catalog_help(taskmap::placement_format_catalog()))
       ->default_str("plain");

@@ -121,7 +121,7 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
   for (std::size_t p = 0; p < processes; ++p) process_of_slot[slot_of_process[p]] = static_cast<int>(p);
 
   const MappingProblem problem(job, graph, request.routing);
-  const std::string mapper_text = request.mapper.empty() ? kDefaultReorderMapper : request.mapper;
+  const std::string mapper_text = request.mapper.empty() ? kDefaultMapper : request.mapper;
   const MapperSpec spec = parse_mapper_spec(mapper_text);
   if (const std::string why = why_not_applicable(spec, problem); !why.empty()) fail("mapper '{}': {}", mapper_text, why);
   Mapping chosen = make_mapper(spec)->run(problem);

@@ -23,11 +23,8 @@ struct ReorderRequest {
   std::string machine;             // a machine spec (TASKMAP_MACHINE)
   std::string node_topology;       // "hwloc:FILE" or empty (TASKMAP_NODE_TOPOLOGY)
   std::string routing;             // empty: the machine's default (TASKMAP_ROUTING)
-  std::string mapper;              // empty: kDefaultReorderMapper (TASKMAP_MAPPER)
+  std::string mapper;              // empty: kDefaultMapper, auto (TASKMAP_MAPPER)
 };
-
-// The best general pipeline on clusters (docs/clusters.md).
-inline constexpr const char* kDefaultReorderMapper = "scotch+refine-hb";
 
 struct ReorderPlan {
   // process_of_vertex[v]: the input communicator's rank that becomes rank v; every process

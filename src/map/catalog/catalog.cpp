@@ -11,6 +11,7 @@
 #include "taskmap/core/spec.h"
 #include "taskmap/core/text_source.h"
 #include "taskmap/map/partition/partition_mappers.h"
+#include "taskmap/map/portfolio/auto_mapper.h"
 #include "taskmap/map/rahtm/rahtm.h"
 #include "taskmap/map/refine/refiners.h"
 #include "taskmap/map/structured/structured_mappers.h"
@@ -20,8 +21,8 @@ namespace taskmap {
 namespace {
 
 enum class MapperKind {
-  Default, HostnameOrder, Order, Random, Cyclic, File,
-  PercsBlock, PercsModColor, PercsTranspose, RttMap, DragonflyBsm, DragonflyBbac, Hilbert, RubikTiling,
+  Auto, Default, HostnameOrder, Order, Random, Cyclic, File,
+  PercsBlock, PercsModColor, PercsTranspose, RttMap, DragonflyBsm, DragonflyBbac, Hilbert, RubikTiling, GridBlocks,
   Scotch, Metis, Greedy, RecursiveBisection,
   Timer, RefineHopBytes, RefineMcl,
   Rahtm,
@@ -100,6 +101,23 @@ const Catalog& mapper_catalog() {
                 "`compare` skips, with the reason, a mapper that does not apply to the machine or job.",
        .table_file = "src/map/catalog/catalog.cpp"},
       {
+          {.name = "auto",
+           .tag = tag(MapperKind::Auto),
+           .summary = "the best of a portfolio chosen by machine kind, job size and task grid (the launchers' "
+                      "defaults always among them), the best two refined for hop-bytes, the best then for the MCL "
+                      "under the run's routing; every result evaluated, the best by the objective kept (table in "
+                      "docs/mappers.md)",
+           .applies_to = "any machine, any task count",
+           .example = "auto:objective=hop-bytes,budget=50",
+           .params = {{.name = "objective", .type = ParamType::Choice, .default_value = "mcl",
+                       .choices = {"mcl", "hop-bytes", "j"},
+                       .meaning = "what is lowest in the result: MCL then hop-bytes; hop-bytes then MCL; or KaHIP's "
+                                  "J, which orders placements as hop-bytes does (J = hop-bytes / 2)"},
+                      {.name = "budget", .type = ParamType::Int, .default_value = default_of(AutoOptions{}.budget),
+                       .min = 0, .max = 1 << 30,
+                       .meaning = "millions of work units of the MCL refinement (refine-mcl's work; 0: none); "
+                                  "the same result on every run"},
+                      seed_param(AutoOptions{}.seed, "of the refiners")}},
           {.name = "default",
            .tag = tag(MapperKind::Default),
            .summary = "task i on slot i; with more tasks than slots, consecutive blocks of tasks per slot",
@@ -227,6 +245,16 @@ const Catalog& mapper_catalog() {
            .applies_to = "torus with 5 or more dimensions; a 2D task grid",
            .applies = on_torus,
            .example = "rubik-tiling:grid=128x128",
+           .params = {grid_param()}},
+          {.name = "blocks",
+           .tag = tag(MapperKind::GridBlocks),
+           .summary = "the task grid in equal blocks of one router's slots, the grid of blocks onto the routers: each "
+                      "task dimension onto one torus dimension or a snake through several, so that neighbouring "
+                      "blocks sit on neighbouring routers; of all block shapes and assignments that fit, the one with "
+                      "the fewest hop-bytes",
+           .applies_to = "torus, mesh, hypercube, all routers with equal slots; a task grid that fills the machine",
+           .applies = on_torus,
+           .example = "blocks:grid=64x32",
            .params = {grid_param()}},
           {.name = "scotch",
            .tag = tag(MapperKind::Scotch),
@@ -367,6 +395,18 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
   MapperLabel label{v.text(), {}};
   if (v.entry().param("grid") && v.given("grid")) label.grid = v.get_sizes("grid");
   switch (kind_of(v)) {
+    case MapperKind::Auto: {
+      AutoOptions options;
+      options.objective = static_cast<AutoObjective>(v.choice_index("objective"));
+      options.budget = static_cast<std::uint64_t>(v.get_int("budget"));
+      options.seed = seed(v);
+      MapperFactory factory{
+          [](std::string_view spec) { return make_mapper(parse_mapper_spec(spec)); },
+          [](std::string_view spec, const MappingProblem& problem) {
+            return why_not_applicable(parse_mapper_spec(spec), problem);
+          }};
+      return make_auto_mapper(std::move(label), options, std::move(factory));
+    }
     case MapperKind::Default: return make_default_mapper();
     case MapperKind::HostnameOrder: return make_hostname_order_mapper();
     case MapperKind::Order: return make_order_mapper(std::move(label), v.get_text("letters"));
@@ -388,6 +428,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::DragonflyBbac: return make_dragonfly_bbac_mapper(std::move(label), v.get_choice("colors") == "2n");
     case MapperKind::Hilbert: return make_hilbert_mapper(std::move(label));
     case MapperKind::RubikTiling: return make_rubik_tiling_mapper(std::move(label));
+    case MapperKind::GridBlocks: return make_grid_blocks_mapper(std::move(label));
     case MapperKind::Scotch: return make_scotch_mapper(std::move(label));
     case MapperKind::Metis: return make_metis_mapper(std::move(label), v.get_choice("assign") == "greedy");
     case MapperKind::Greedy: return make_greedy_mapper(std::move(label));
@@ -483,10 +524,11 @@ class NodeOrdered final : public Mapper {
 
 std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec) {
   // Fixed orders (the launchers' defaults, a file, a letter order, a random draw) keep their
-  // slots exactly; every mapper that optimizes also arranges the inside of the nodes.
+  // slots exactly; every mapper that optimizes also arranges the inside of the nodes (auto's
+  // candidates each do so as they are made here).
   const auto kind = static_cast<MapperKind>(spec.stages.front().entry().tag);
   const bool fixed = spec.stages.size() == 1 &&
-                     (kind == MapperKind::Default || kind == MapperKind::HostnameOrder || kind == MapperKind::Order ||
+                     (kind == MapperKind::Auto || kind == MapperKind::Default || kind == MapperKind::HostnameOrder || kind == MapperKind::Order ||
                       kind == MapperKind::Random || kind == MapperKind::Cyclic || kind == MapperKind::File);
   if (spec.stages.size() == 1) {
     auto stage = make_stage(spec.stages.front());

@@ -12,6 +12,9 @@
 
 namespace taskmap {
 
+// The mapper of map, eval and the MPI reorder library when none is named.
+inline constexpr const char* kDefaultMapper = "auto";
+
 // Entries' checks take a MappingProblem.
 const Catalog& mapper_catalog();
 

@@ -45,6 +45,9 @@ std::unique_ptr<Mapper> make_dragonfly_bsm_mapper(MapperLabel label);
 std::unique_ptr<Mapper> make_dragonfly_bbac_mapper(MapperLabel label, bool double_colors);
 std::unique_ptr<Mapper> make_hilbert_mapper(MapperLabel label);
 std::unique_ptr<Mapper> make_rubik_tiling_mapper(MapperLabel label);
+// The task grid in blocks of one router's slots, the blocks onto the routers (snakes where a
+// task dimension spans several torus dimensions); the layout with the fewest hop-bytes.
+std::unique_ptr<Mapper> make_grid_blocks_mapper(MapperLabel label);
 
 // The slots of a torus machine enumerated in a letter order (e.g. "ABCDET", "TEDCBA").
 std::vector<SlotId> torus_slot_order(const Machine& machine, const std::string& letters);

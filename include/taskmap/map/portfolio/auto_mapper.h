@@ -1,0 +1,48 @@
+#pragma once
+// auto: the mapper a user gets without naming one. It runs a portfolio of mappers chosen by the
+// machine's kind, the job's size and structure (task grid known or not, tasks vs slots),
+// refines the best of them under the run's routing, evaluates every result with the
+// Evaluator and returns the best by the objective. The launchers' defaults (default,
+// hostname-order, cyclic) are always in the portfolio, so auto is never worse than them.
+// Every step is deterministic for a given budget and seed. The portfolio is documented as a
+// table in docs/mappers.md ("How auto chooses"); auto_portfolio() is that table in code.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "taskmap/map/mapper.h"
+
+namespace taskmap {
+
+enum class AutoObjective {
+  Mcl,       // MCL, then hop-bytes
+  HopBytes,  // hop-bytes, then MCL
+  J,         // KaHIP's J (each undirected edge's weight x distance once): hop-bytes / 2, so as hop-bytes
+};
+
+struct AutoOptions {
+  AutoObjective objective = AutoObjective::Mcl;
+  // Millions of work units of the routing-aware refinement (refine-mcl's unit: 4 per flow
+  // re-routed, 1 per channel whose load changes); 0 leaves refine-mcl out.
+  std::uint64_t budget = 200;
+  std::uint64_t seed = 1;  // of the refiners
+};
+
+// How auto reaches the other mappers without depending on the catalog that holds it: a mapper
+// from its spec text, and why a spec does not apply to a problem ("" when it does).
+struct MapperFactory {
+  std::function<std::unique_ptr<Mapper>(std::string_view spec)> make;
+  std::function<std::string(std::string_view spec, const MappingProblem& problem)> why_not;
+};
+
+// The first round's candidates for this problem, in the order they run (ties go to the
+// earlier): the launchers' defaults, the structured mappers of the machine's kind, the general
+// ones within their size limits. Whether each applies is checked when it runs.
+std::vector<std::string> auto_portfolio(const MappingProblem& problem);
+
+std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory);
+
+}  // namespace taskmap

@@ -1,0 +1,162 @@
+// blocks (taskmap's own): a task grid that fills a torus or mesh, cut into equal blocks of one
+// router's slots, the grid of blocks laid onto the routers. Each task dimension goes onto one
+// torus dimension, or onto several walked as a snake (boustrophedon), so that neighbouring
+// blocks always sit on neighbouring routers. Of every block shape and assignment of
+// dimensions that fits, the one with the fewest hop-bytes on the task graph is kept.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <limits>
+
+#include "taskmap/map/mapper_support.h"
+#include "taskmap/map/structured/structured_mappers.h"
+#include "taskmap/topology/distance.h"
+
+namespace taskmap {
+namespace detail {
+namespace {
+
+// Layouts scored at most; a 6-dimensional torus with 64 slots per router has a few hundred.
+constexpr std::size_t kMaxLayouts = 256;
+
+struct Layout {
+  std::vector<std::uint32_t> block;                // per task dimension: its extent inside one router
+  std::vector<std::vector<std::size_t>> torus_dims;  // per task dimension: the torus dimensions, slowest first
+};
+
+// Every way to write `slots` as a product of one factor per task dimension, each dividing the
+// grid's size in that dimension.
+void block_shapes(const std::vector<std::uint32_t>& grid, std::size_t i, std::uint32_t slots,
+                  std::vector<std::uint32_t>& block, std::vector<std::vector<std::uint32_t>>& out) {
+  if (i == grid.size()) {
+    if (slots == 1) out.push_back(block);
+    return;
+  }
+  for (std::uint32_t b = 1; b <= slots; ++b) {
+    if (slots % b != 0 || grid[i] % b != 0) continue;
+    block[i] = b;
+    block_shapes(grid, i + 1, slots / b, block, out);
+  }
+}
+
+// Every assignment of the torus dimensions (of size > 1) to task dimensions whose sizes
+// multiply to the number of blocks along that task dimension.
+void assignments(const TorusShape& torus, const std::vector<std::uint32_t>& blocks_along, const Layout& base,
+                 std::vector<Layout>& out) {
+  std::vector<std::size_t> dims;
+  for (std::size_t d = 0; d < torus.dims(); ++d)
+    if (torus.sizes[d] > 1) dims.push_back(d);
+  const std::size_t k = blocks_along.size();
+  std::uint64_t combos = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) combos *= k;
+  for (std::uint64_t c = 0; c < combos && out.size() < kMaxLayouts; ++c) {
+    Layout layout = base;
+    layout.torus_dims.assign(k, {});
+    std::vector<std::uint64_t> product(k, 1);
+    std::uint64_t digits = c;
+    for (std::size_t d : dims) {
+      const std::size_t to = digits % k;
+      digits /= k;
+      layout.torus_dims[to].push_back(d);
+      product[to] *= torus.sizes[d];
+    }
+    bool fits = true;
+    for (std::size_t i = 0; i < k; ++i) fits = fits && product[i] == blocks_along[i];
+    if (fits) out.push_back(std::move(layout));
+  }
+}
+
+class GridBlocksMapper final : public ConfiguredMapper<> {
+ public:
+  using ConfiguredMapper::ConfiguredMapper;
+  Mapping run(const MappingProblem& problem) const override {
+    const Machine& m = problem.machine();
+    const CommGraph& g = problem.graph();
+    const TorusShape& torus = required_shape<TorusShape>(label_, m, "a torus, mesh or hypercube");
+    if (!m.uniform() || m.num_host_routers() != m.num_routers) {
+      refuse(label_, "needs every router of the machine with the same slots (not a job's allocation)");
+    }
+    const std::vector<std::uint32_t> grid = task_grid(label_, g, 1, 8);
+    if (g.num_tasks() != m.num_slots()) {
+      refuse(label_, "needs the task grid to fill the machine: {} tasks for {} slots", g.num_tasks(), m.num_slots());
+    }
+    const std::uint32_t slots = m.nodes_per_router * m.slots_per_node;
+    std::vector<std::vector<std::uint32_t>> shapes;
+    std::vector<std::uint32_t> block(grid.size(), 1);
+    block_shapes(grid, 0, slots, block, shapes);
+    std::vector<Layout> layouts;
+    for (const auto& shape : shapes) {
+      std::vector<std::uint32_t> along(grid.size());
+      for (std::size_t i = 0; i < grid.size(); ++i) along[i] = grid[i] / shape[i];
+      assignments(torus, along, Layout{shape, {}}, layouts);
+    }
+    if (layouts.empty()) {
+      refuse(label_, "the {} grid cut into blocks of {} slots does not match the torus {}", fmt::join(grid, "x"), slots,
+             fmt::join(torus.sizes, "x"));
+    }
+    // The layout with the fewest hop-bytes; ties keep the first found.
+    const HopDistance distance(m);
+    Mapping best;
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (const Layout& layout : layouts) {
+      Mapping candidate = place(m, torus, grid, layout, slots);
+      double cost = 0;
+      for (TaskId t = 0; t < g.num_tasks(); ++t) {
+        const RouterId rt = m.router_of_slot(candidate.slot_of_task[t]);
+        auto targets = g.targets(t);
+        auto volumes = g.volumes(t);
+        for (std::size_t e = 0; e < targets.size(); ++e) {
+          cost += volumes[e] * distance(rt, m.router_of_slot(candidate.slot_of_task[targets[e]]));
+        }
+      }
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = std::move(candidate);
+      }
+    }
+    return best;
+  }
+
+ private:
+  static Mapping place(const Machine& m, const TorusShape& torus, const std::vector<std::uint32_t>& grid,
+                       const Layout& layout, std::uint32_t slots) {
+    const std::size_t k = grid.size();
+    Mapping map;
+    map.slot_of_task.resize(m.num_slots());
+    std::vector<std::uint32_t> x(k, 0);  // the task's grid coordinates, last fastest
+    for (TaskId t = 0; t < map.slot_of_task.size(); ++t) {
+      std::uint64_t router = 0, inner = 0;
+      for (std::size_t i = 0; i < k; ++i) {
+        inner = inner * layout.block[i] + x[i] % layout.block[i];
+        // Block index q along dimension i as a snake over its torus dimensions (a reflected
+        // mixed-radix Gray code): a digit runs backwards during the odd passes of the slower
+        // digit before it, so consecutive blocks differ by one step in one dimension.
+        const std::uint64_t q = x[i] / layout.block[i];
+        std::uint64_t span = 1;
+        for (std::size_t d : layout.torus_dims[i]) span *= torus.sizes[d];
+        for (std::size_t d : layout.torus_dims[i]) {
+          span /= torus.sizes[d];
+          const std::uint64_t passes = q / span;  // steps of this digit so far, unfolded
+          std::uint64_t digit = passes % torus.sizes[d];
+          if ((passes / torus.sizes[d]) % 2 == 1) digit = torus.sizes[d] - 1 - digit;
+          router += digit * torus.strides[d];
+        }
+      }
+      map.slot_of_task[t] = static_cast<SlotId>(router * slots + inner);
+      for (std::size_t i = k; i-- > 0;) {  // next task: odometer over the grid
+        if (++x[i] < grid[i]) break;
+        x[i] = 0;
+      }
+    }
+    return map;
+  }
+};
+
+}  // namespace
+}  // namespace detail
+
+std::unique_ptr<Mapper> make_grid_blocks_mapper(MapperLabel label) {
+  return std::make_unique<detail::GridBlocksMapper>(std::move(label));
+}
+
+}  // namespace taskmap

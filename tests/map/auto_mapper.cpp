@@ -1,0 +1,137 @@
+// auto: never worse than any mapper it tried (the launchers' defaults among them), the same
+// result every run, the optimum where it is known, and docs/auto.md names its portfolio.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "taskmap/eval/evaluator.h"
+#include "taskmap/map/portfolio/auto_mapper.h"
+#include "taskmap/topology/allocation.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+// a is no worse than b: lower MCL, or the same MCL (to rounding) and no more hop-bytes; or the
+// same with the roles of the two metrics exchanged.
+bool no_worse(const Metrics& a, const Metrics& b, bool mcl_first) {
+  const double a1 = mcl_first ? a.mcl : a.hop_bytes, b1 = mcl_first ? b.mcl : b.hop_bytes;
+  const double a2 = mcl_first ? a.hop_bytes : a.mcl, b2 = mcl_first ? b.hop_bytes : b.mcl;
+  const double tol1 = 1e-9 * std::max(1.0, std::abs(b1)), tol2 = 1e-9 * std::max(1.0, std::abs(b2));
+  if (a1 < b1 - tol1) return true;
+  if (a1 > b1 + tol1) return false;
+  return a2 <= b2 + tol2;
+}
+
+struct Case {
+  std::string name;
+  Machine machine;
+  CommGraph graph;
+  std::string routing;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  out.push_back({"stencil on a 3D torus", make_machine("torus:4x4x4,ppn=2"),
+                 build_pattern(parse_pattern_spec("halo3d:8x4x4")), ""});
+  out.push_back({"stencil on a 3D torus under dor", make_machine("torus:4x4x4,ppn=2"),
+                 build_pattern(parse_pattern_spec("halo3d:8x4x4")), "dor"});
+  out.push_back({"CG on a Dragonfly", make_machine("dragonfly:p=2,a=4,h=2"),
+                 build_pattern(parse_pattern_spec("npb-cg:64")), ""});
+  out.push_back({"a METIS graph on a mesh", make_machine("mesh:4x4,ppn=2"),
+                 build_pattern(parse_pattern_spec(fmt::format("file:{}", test::instance("path4.graph")))), ""});
+  out.push_back({"more tasks than slots", make_machine("torus:2x2x2,ppn=2"),
+                 build_pattern(parse_pattern_spec("halo2d:8x8")), ""});
+  out.push_back({"scattered named nodes", allocate(test::four_named_nodes(4),
+                                                   parse_nodes_argument(fmt::format("@{}", test::instance("cluster/uneven.hosts")))),
+                 build_pattern(parse_pattern_spec("halo2d:2x3")), ""});
+  return out;
+}
+
+TEST(Auto, NeverWorseThanAnyMapperOfItsFirstRound) {
+  for (const Case& c : cases()) {
+    for (const char* objective : {"mcl", "hop-bytes"}) {
+      SCOPED_TRACE(fmt::format("{}, objective {}", c.name, objective));
+      const MappingProblem problem(c.machine, c.graph, c.routing);
+      const Evaluator evaluator(problem);
+      const Mapping chosen = test::run_mapper_on(problem, fmt::format("auto:objective={},budget=20", objective));
+      validate_mapping(chosen, c.machine, c.graph.num_tasks(), "auto", problem.tasks_per_slot());
+      const Metrics mine = evaluator.evaluate(c.graph, chosen);
+      int compared = 0;
+      for (const std::string& spec : auto_portfolio(problem)) {
+        if (!why_not_applicable(parse_mapper_spec(spec), problem).empty()) continue;
+        Mapping other;
+        try {
+          other = test::run_mapper_on(problem, spec);
+        } catch (const Error&) {
+          continue;  // e.g. a structured mapper without the task grid it needs
+        }
+        EXPECT_TRUE(no_worse(mine, evaluator.evaluate(c.graph, other), objective == std::string("mcl")))
+            << spec << " is better than auto (" << chosen.note << ")";
+        ++compared;
+      }
+      EXPECT_GE(compared, 4);  // default, hostname-order, and at least greedy and rb
+    }
+  }
+}
+
+TEST(Auto, FindsTheOptimumOfAScrambledRing) {
+  // 8 tasks in a ring under a scrambled numbering (task order[i] sends 1 to order[i + 1]) on an
+  // 8-router ring. Every flow crosses at least one channel, and a flow between routers 4 apart
+  // (the only split route) loads 8 channels with 1/2, so the best MCL is 1: each flow on one
+  // channel of its own, hop-bytes 8. The default order (task t on router t) does worse.
+  const std::vector<TaskId> order = {0, 5, 2, 7, 4, 1, 6, 3};
+  std::vector<CommEdge> edges;
+  for (std::size_t i = 0; i < order.size(); ++i) edges.push_back({order[i], order[(i + 1) % order.size()], 1.0});
+  const CommGraph g = CommGraph::from_edges(8, edges);
+  const Machine m = make_machine("torus:8");
+  const MappingProblem problem(m, g);
+  const Evaluator evaluator(problem);
+  EXPECT_GT(evaluator.evaluate(g, test::run_mapper_on(problem, "default")).mcl, 1.0);
+  const Metrics best = evaluator.evaluate(g, test::run_mapper_on(problem, "auto"));
+  EXPECT_DOUBLE_EQ(best.mcl, 1.0);
+  EXPECT_DOUBLE_EQ(best.hop_bytes, 8.0);
+}
+
+TEST(Auto, GivesTheSameMappingEveryRun) {
+  const Machine m = make_machine("torus:4x4x4,ppn=2");
+  const CommGraph g = build_pattern(parse_pattern_spec("npb-cg:128"));
+  const Mapping a = test::run_mapper("auto:budget=30,seed=7", m, g), b = test::run_mapper("auto:budget=30,seed=7", m, g);
+  EXPECT_EQ(a.slot_of_task, b.slot_of_task);
+  EXPECT_EQ(a.note, b.note);
+  EXPECT_NE(a.note.find("auto:budget=30,seed=7: chose "), std::string::npos) << a.note;
+}
+
+TEST(Auto, DocsNameEveryMapperOfThePortfolio) {
+  std::ifstream in(std::string(TASKMAP_SOURCE_DIR) + "/docs/auto.md");
+  ASSERT_TRUE(in) << "docs/auto.md is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::pair<const char*, const char*> machines[] = {
+      {"torus:4x4x4x4x2", "halo2d:64x32"}, {"percs:ns=16,nd=4", "halo2d:16x16"}, {"rtt:a=4", "halo2d:8x8"},
+      {"dragonfly:p=2,a=4,h=2", "halo2d:8x8"}, {"fattree:k=4,n=2", "halo2d:4x4"}};
+  for (const auto& [machine, pattern] : machines) {
+    const Machine m = make_machine(machine);
+    const CommGraph g = build_pattern(parse_pattern_spec(pattern));
+    for (const std::string& spec : auto_portfolio(MappingProblem(m, g))) {
+      EXPECT_NE(text.str().find(fmt::format("`{}`", spec)), std::string::npos) << machine << ": docs/auto.md omits " << spec;
+    }
+  }
+}
+
+TEST(Auto, MapAndEvalUseItWhenNoMapperIsNamed) {
+  const auto map = test::run_taskmap("map --machine torus:4x4,ppn=2 --pattern halo2d:8x4 --out -");
+  EXPECT_EQ(map.exit_code, 0) << map.err;
+  EXPECT_NE(map.err.find("auto: chose "), std::string::npos) << map.err;
+  const auto eval = test::run_taskmap("eval --machine torus:4x4,ppn=2 --pattern halo2d:8x4 --format json");
+  EXPECT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_NE(eval.out.find("\"mapping\": \"auto\""), std::string::npos) << eval.out;
+  const auto both = test::run_taskmap("eval --machine torus:4x4,ppn=2 --pattern halo2d:8x4 --mapper default "
+                                      "--mapping /dev/null");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_NE(both.err.find("not both"), std::string::npos) << both.err;
+}
+
+}  // namespace
+}  // namespace taskmap
