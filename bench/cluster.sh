@@ -9,7 +9,7 @@
 #   the measured 64-rank CG and AMG matrices (../shared/data/apps/maplib-64, byte volumes),
 #     K = slots/64 copies (copy k's rank i is task i + 64k) joined by a ring: rank i of copy k
 #     exchanges with rank i of copy k+1 (mod K) the median volume of the trace's flows.
-# Per row: hostname-order, cyclic, scotch and the candidate pipelines scotch+refine-hb,
+# Per row: hostname-order, cyclic, scotch, auto (its default budget) and the candidate pipelines scotch+refine-hb,
 # rb+refine-hb, rb+refine-mcl, scotch+refine-mcl (refine-mcl:work=REFINE_MCL_WORK). The
 # pipelines start from scotch's and rb's placements written once by `taskmap map` (file:PATH+R),
 # and the scotch row is that placement too; the seconds of scotch and rb come from a run of their own in
@@ -89,7 +89,7 @@ done
 run_row() {
   local n=$1 line=$2 idx name tree kind nodes leaves machine nodefile patname patspec ranks
   IFS='|' read -r idx name tree kind nodes leaves machine nodefile patname patspec ranks <<< "$line"
-  local out=$work/row$n start=$SECONDS bases=() mappers=(hostname-order cyclic scotch rb) base refiner
+  local out=$work/row$n start=$SECONDS bases=() mappers=(hostname-order cyclic scotch rb auto) base refiner
   for base in scotch rb; do
     if "$bin" map --machine "$machine" --nodes "@$nodefile" --pattern "$patspec" --mapper "$base" --out "$out.$base" \
       > /dev/null 2> "$out.err"; then
@@ -164,7 +164,7 @@ if ls "$work"/row*.failures > /dev/null 2>&1; then cat "$work"/row*.failures; el
 echo
 echo "## Timing: the best pipeline on 4096 ranks over the whole of Edison (5760 nodes, ppn=1)"
 if [ "$best" != none ]; then
-  spec=$(printf '%s\n' "${candidates[@]}" | grep "^$best\(:\|$\)" | sed -n 1p)
+  spec=$(printf '%s\n' "${candidates[@]}" auto | grep "^$best\(:\|$\)" | sed -n 1p)
   cmd=("$bin" compare --machine "aries:$topo/dragonfly/codes_links-edison.txt.gz,ppn=1" --pattern halo3d:16x16x16,points=27 --mappers "hostname-order,$spec")
   echo '```'
   echo "$ ${cmd[*]}"

@@ -118,7 +118,7 @@ def replicate(matrix_path, copies, out_path):
 
 ROW_FIELDS = ["fabric", "tree", "kind", "nodes", "leaves", "ranks", "pattern", "mapper",
               "mcl_network", "mcl", "hop_bytes", "leaf_uplink", "seconds"]
-CANDIDATES = ["scotch+refine-hb", "rb+refine-hb", "rb+refine-mcl", "scotch+refine-mcl"]
+CANDIDATES = ["scotch+refine-hb", "rb+refine-hb", "rb+refine-mcl", "scotch+refine-mcl", "auto"]
 
 
 def rows(compare_path, row_info, bases):

@@ -1,4 +1,5 @@
-// auto: never worse than any mapper it tried (the launchers' defaults among them), the same
+// auto: never worse than any mapper it tried (the launchers' defaults, scotch+refine-hb and
+// rb+refine-hb among them), the same
 // result every run, the optimum where it is known, and docs/auto.md names its portfolio.
 #include <gtest/gtest.h>
 
@@ -49,7 +50,7 @@ std::vector<Case> cases() {
   return out;
 }
 
-TEST(Auto, NeverWorseThanAnyMapperOfItsFirstRound) {
+TEST(Auto, NeverWorseThanAnyMapperOfItsFirstRoundNorThePartitionPipelines) {
   for (const Case& c : cases()) {
     for (const char* objective : {"mcl", "hop-bytes"}) {
       SCOPED_TRACE(fmt::format("{}, objective {}", c.name, objective));
@@ -59,7 +60,9 @@ TEST(Auto, NeverWorseThanAnyMapperOfItsFirstRound) {
       validate_mapping(chosen, c.machine, c.graph.num_tasks(), "auto", problem.tasks_per_slot());
       const Metrics mine = evaluator.evaluate(c.graph, chosen);
       int compared = 0;
-      for (const std::string& spec : auto_portfolio(problem)) {
+      std::vector<std::string> specs = auto_portfolio(problem);
+      for (const char* pipeline : {"scotch+refine-hb", "rb+refine-hb"}) specs.push_back(pipeline);
+      for (const std::string& spec : specs) {
         if (!why_not_applicable(parse_mapper_spec(spec), problem).empty()) continue;
         Mapping other;
         try {

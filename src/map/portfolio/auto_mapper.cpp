@@ -81,11 +81,17 @@ class AutoMapper final : public Mapper {
     if (results.empty()) fail("--mapper '{}': no mapper of the portfolio applies ({})", label_.text, join(skipped));
     const std::size_t first_round = results.size();
 
-    // The best starts, by the objective, improved for hop-bytes (which also shortens the
-    // routes the MCL search then works on).
+    // The best starts by the objective, and the general partitioners' placements (so that
+    // auto includes the pipelines scotch+refine-hb and rb+refine-hb), improved for hop-bytes,
+    // which also shortens the routes the MCL search then works on.
     const std::size_t graph_edges = problem.graph().num_edges();
     if (graph_edges <= kRefineHbMaxEdges) {
-      for (std::size_t i : best_indices(results, first_round, kRefinedStarts)) {
+      std::vector<std::size_t> starts = best_indices(results, first_round, kRefinedStarts);
+      for (std::size_t i = 0; i < first_round; ++i) {
+        const bool partitioner = results[i].spec == "scotch" || results[i].spec == "rb";
+        if (partitioner && std::find(starts.begin(), starts.end(), i) == starts.end()) starts.push_back(i);
+      }
+      for (std::size_t i : starts) {
         const std::string refiner = fmt::format("refine-hb:seed={}", options_.seed);
         const Result start = results[i];
         consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
