@@ -104,9 +104,9 @@ const Catalog& mapper_catalog() {
           {.name = "auto",
            .tag = tag(MapperKind::Auto),
            .summary = "the best of a portfolio chosen by machine kind, job size and task grid (the launchers' "
-                      "defaults always among them), the best two refined for hop-bytes, the best then for the MCL "
-                      "under the run's routing; every result evaluated, the best by the objective kept (table in "
-                      "docs/mappers.md)",
+                      "defaults always among them); the best, Scotch's and rb's placements refined for hop-bytes, "
+                      "the best then for the MCL under the run's routing; every result evaluated, the best by the "
+                      "objective kept (docs/auto.md)",
            .applies_to = "any machine, any task count",
            .example = "auto:objective=hop-bytes,budget=50",
            .params = {{.name = "objective", .type = ParamType::Choice, .default_value = "mcl",

@@ -27,7 +27,7 @@ struct AutoOptions {
   AutoObjective objective = AutoObjective::Mcl;
   // Millions of work units of the routing-aware refinement (refine-mcl's unit: 4 per flow
   // re-routed, 1 per channel whose load changes); 0 leaves refine-mcl out.
-  std::uint64_t budget = 200;
+  std::uint64_t budget = 100;
   std::uint64_t seed = 1;  // of the refiners
 };
 
