@@ -1,6 +1,7 @@
 #include "taskmap/eval/evaluator.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -18,7 +19,9 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   check_memory(fmt::format("evaluating {} task pairs on '{}'", format_count(graph.num_edges()), machine_.description),
                saturating_add(saturating_mul(graph.num_edges(), 16), saturating_mul(machine_.channels.size(), 16)),
                format_count(graph.num_edges()) + " router-pair records");
-  const HopDistance distance(machine_);
+  std::unique_ptr<HopDistance> own_distance;
+  if (!distance_) own_distance = std::make_unique<HopDistance>(machine_);
+  const HopDistance& distance = distance_ ? *distance_ : *own_distance;
   const NodeModel* model = machine_.node_model.get();
   auto node_distance = [&](SlotId a, SlotId b) -> double {
     if (a == b) return 0;

@@ -33,6 +33,12 @@ ExactRouteCache& MappingProblem::exact_route_cache() const {
   return *shared_->exact_routes;
 }
 
+const HopDistance& MappingProblem::hop_distance() const {
+  std::lock_guard lock(shared_->mutex);
+  if (!shared_->distance) shared_->distance = std::make_unique<HopDistance>(*machine_);
+  return *shared_->distance;
+}
+
 std::optional<MappingProblem> MappingProblem::under_default_routing() const {
   std::lock_guard lock(shared_->mutex);
   if (!shared_->default_checked) {

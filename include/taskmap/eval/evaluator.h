@@ -62,14 +62,16 @@ struct Metrics {
 class Evaluator {
  public:
   Evaluator(const Machine& machine, const Routing& routing) : machine_(machine), routing_(routing) {}
-  // Under the problem's machine and routing.
-  explicit Evaluator(const MappingProblem& problem) : Evaluator(problem.machine(), problem.routing()) {}
+  // Under the problem's machine and routing, with its shared hop distances.
+  explicit Evaluator(const MappingProblem& problem)
+      : machine_(problem.machine()), routing_(problem.routing()), distance_(&problem.hop_distance()) {}
   // loads, if given, receives l(e) per channel id.
   Metrics evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads = nullptr) const;
 
  private:
   const Machine& machine_;
   const Routing& routing_;
+  const HopDistance* distance_ = nullptr;  // null: each evaluation computes its own
 };
 
 }  // namespace taskmap

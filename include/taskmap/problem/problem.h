@@ -14,6 +14,7 @@
 #include "taskmap/problem/mapping.h"
 #include "taskmap/routing/route_cache.h"
 #include "taskmap/routing/routing.h"
+#include "taskmap/topology/distance.h"
 #include "taskmap/topology/machine.h"
 #include "taskmap/workload/comm_graph.h"
 
@@ -46,6 +47,9 @@ class MappingProblem {
   // first use and shared by every mapper of the run. Thread-safe.
   RouteCache& route_cache() const;
   ExactRouteCache& exact_route_cache() const;
+  // Hop distances between routers, shared by every mapper and evaluation of the run (on
+  // fabrics their breadth-first rows are the costly part). Thread-safe.
+  const HopDistance& hop_distance() const;
 
   // The same problem under the machine's default routing, when the run's routing is another
   // one and the default is oblivious; else null. A search may use it as a smoother stand-in:
@@ -59,6 +63,7 @@ class MappingProblem {
     std::mutex mutex;
     std::unique_ptr<RouteCache> routes;
     std::unique_ptr<ExactRouteCache> exact_routes;
+    std::unique_ptr<HopDistance> distance;
     bool default_checked = false;
     std::shared_ptr<Shared> under_default;  // routing and caches of the default routing
   };

@@ -6,6 +6,7 @@
 #include "taskmap/map/refine/refine_hop_bytes.h"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <queue>
 
@@ -22,7 +23,10 @@ constexpr std::uint32_t kMostGroupsPerRouter = 32;
 // Router-to-router hops, as a table when it is small enough.
 class RouterHops {
  public:
-  explicit RouterHops(const Machine& machine) : hops_(machine), n_(machine.num_routers) {
+  // `shared`: the problem's distances (their rows shared with every other user); null: its own.
+  RouterHops(const Machine& machine, const HopDistance* shared)
+      : own_(shared ? nullptr : std::make_unique<HopDistance>(machine)), hops_(shared ? *shared : *own_),
+        n_(machine.num_routers) {
     if (n_ > kMaxTable) return;
     table_.resize(std::size_t(n_) * n_);
     for (RouterId a = 0; a < n_; ++a)
@@ -34,15 +38,17 @@ class RouterHops {
 
  private:
   static constexpr std::uint32_t kMaxTable = 4096;
-  HopDistance hops_;
+  std::unique_ptr<HopDistance> own_;
+  const HopDistance& hops_;
   std::uint32_t n_;
   std::vector<std::uint16_t> table_;
 };
 
 class HopBytesSearch {
  public:
-  HopBytesSearch(const Machine& machine, const CommGraph& graph, Mapping start, std::uint32_t per_slot)
-      : machine_(machine), graph_(detail::undirected_graph(graph)), hops_(machine), adjacency_(machine, false),
+  HopBytesSearch(const Machine& machine, const CommGraph& graph, Mapping start, std::uint32_t per_slot,
+                 const HopDistance* distance)
+      : machine_(machine), graph_(detail::undirected_graph(graph)), hops_(machine, distance), adjacency_(machine, false),
         per_slot_(per_slot), mapping_(std::move(start)) {
     const std::uint32_t n = graph.num_tasks();
     slot_count_.assign(machine.num_slots(), 0);
@@ -368,10 +374,11 @@ class HopBytesSearch {
 }  // namespace
 
 Mapping refine_hop_bytes(const Machine& machine, const CommGraph& graph, Mapping start,
-                         const HopBytesRefineOptions& options, HopBytesRefineStats* stats) {
+                         const HopBytesRefineOptions& options, HopBytesRefineStats* stats,
+                         const HopDistance* distance) {
   validate_mapping(start, machine, graph.num_tasks(), "refine-hb start", options.per_slot);
   Mapping start_copy = start;
-  HopBytesSearch search(machine, graph, std::move(start), options.per_slot);
+  HopBytesSearch search(machine, graph, std::move(start), options.per_slot, distance);
   HopBytesRefineStats s;
   s.before = search.hop_bytes();
   std::vector<TaskId> order(graph.num_tasks());

@@ -70,7 +70,7 @@ class RefineHopBytesMapper final : public Refiner<HopBytesRefineOptions> {
     options.per_slot = problem.tasks_per_slot();
     HopBytesRefineStats stats;
     const std::string earlier = start.note;
-    Mapping result = refine_hop_bytes(machine, graph, std::move(start), options, &stats);
+    Mapping result = refine_hop_bytes(machine, graph, std::move(start), options, &stats, &problem.hop_distance());
     result.note = noted(earlier, fmt::format("refine-hb: {} rounds; groups: {} moves, {} exchanges; tasks: {} moves, "
                                              "{} swaps; hop-bytes {:.6g} -> {:.6g}",
                                              stats.rounds, stats.group_moves, stats.group_exchanges, stats.moves,

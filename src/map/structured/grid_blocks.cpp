@@ -95,7 +95,7 @@ class GridBlocksMapper final : public ConfiguredMapper<> {
              fmt::join(torus.sizes, "x"));
     }
     // The layout with the fewest hop-bytes; ties keep the first found.
-    const HopDistance distance(m);
+    const HopDistance& distance = problem.hop_distance();
     Mapping best;
     double best_cost = std::numeric_limits<double>::infinity();
     for (const Layout& layout : layouts) {

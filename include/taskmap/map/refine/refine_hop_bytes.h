@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "taskmap/problem/mapping.h"
+#include "taskmap/topology/distance.h"
 #include "taskmap/workload/comm_graph.h"
 
 namespace taskmap {
@@ -24,8 +25,10 @@ struct HopBytesRefineStats {
   std::uint32_t group_moves = 0, group_exchanges = 0;  // of the group phase
 };
 
-// Never returns higher hop-bytes than `start`; keeps at most per_slot tasks per slot.
+// Never returns higher hop-bytes than `start`; keeps at most per_slot tasks per slot. `distance`:
+// hop distances to share (MappingProblem::hop_distance); null: computed for this call.
 Mapping refine_hop_bytes(const Machine& machine, const CommGraph& graph, Mapping start,
-                         const HopBytesRefineOptions& options, HopBytesRefineStats* stats = nullptr);
+                         const HopBytesRefineOptions& options, HopBytesRefineStats* stats = nullptr,
+                         const HopDistance* distance = nullptr);
 
 }  // namespace taskmap
