@@ -113,6 +113,11 @@ std::optional<std::string_view> attribute_value(std::string_view tag, std::strin
 
 bool has_attribute(std::string_view tag, std::string_view name) { return attribute_value(tag, name).has_value(); }
 
+// The object types without a cpuset in hwloc's XML: I/O objects and Misc.
+bool is_io_or_misc(std::string_view type) {
+  return type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
+}
+
 // The sets of an object, as hwloc writes them: comma-separated words of up to 8 hex digits with
 // 0x, possibly empty between two words (a zero word), the first possibly "0xf...f" (an
 // infinite set). hwloc 2.9 aborts or crashes on some other texts (",x00000008", "5x0000003f").
@@ -167,6 +172,10 @@ void refuse_what_hwloc_crashes_on(const std::string& path, std::string_view text
            path, line_of(at), name, io::printable(*value));
     }
     const auto type = attribute_value(tag, "type");
+    if (type && !is_io_or_misc(*type) && !has_attribute(tag, "cpuset")) {
+      fail("{}:{}: a {} without a cpuset (hwloc writes one on every object but I/O and Misc ones; this hwloc "
+           "library crashes on it)", path, line_of(at), io::printable(*type));
+    }
     if (type != "PU" && type != "NUMANode") continue;
     const auto index = attribute_value(tag, "os_index");
     if (!index) fail("{}:{}: a {} without os_index (hwloc would reserve 512 MiB for it)", path, line_of(at), *type);
