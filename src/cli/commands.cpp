@@ -38,8 +38,8 @@ void print_gain(const MappingProblem& problem, const std::string& chosen, const 
     const Metrics x = evaluator.evaluate(problem.graph(), m);
     std::string mcl = fmt::format("MCL {:.6g}", x.mcl);
     if (x.mcl_network != x.mcl) mcl += fmt::format(" (network links {:.6g})", x.mcl_network);
-    std::cerr << fmt::format("{:<32} {}, hop-bytes {:.6g}, node hop-bytes {:.6g}\n", name + ":", mcl, x.hop_bytes,
-                             x.node_hop_bytes);
+    std::cerr << fmt::format("{:<32} {}, hop-bytes {:.6g}, J {:.6g}, node hop-bytes {:.6g}\n", name + ":", mcl,
+                             x.hop_bytes, x.j, x.node_hop_bytes);
   };
   line(chosen, mapping);
   for (const char* baseline : {"hostname-order", "cyclic"}) {
@@ -57,7 +57,8 @@ int run_info(const RunConfig& c) {
   // channels could take longer than everything info says about it.
   // Small ones are built, so that the partial-cube test can run on their channels.
   constexpr std::uint64_t kBuildUpToChannels = std::uint64_t{1} << 22;
-  const bool from_file = job.machine_spec.kind == MachineKind::Graph || job.machine_spec.kind == MachineKind::Slurm ||
+  const bool from_file = job.machine_spec.kind == MachineKind::Graph || job.machine_spec.kind == MachineKind::ScotchTarget ||
+                         job.machine_spec.kind == MachineKind::Slurm ||
                          job.machine_spec.kind == MachineKind::Ibnet || job.machine_spec.kind == MachineKind::Aries;
   Machine machine;
   if (!from_file && !job.allocation && c.node_topology.empty()) {
