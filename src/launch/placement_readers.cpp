@@ -2,6 +2,7 @@
 // file, Scotch's mapping files, METIS partition files and Open MPI rankfiles, each format's
 // reader beside its writer in placement.cpp; without a format, the content tells which.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <unordered_map>
@@ -28,7 +29,9 @@ class SlotFill {
   }
   // Places task t on slot s, as line `line` says; fails there when t is placed already or s is full.
   void place(io::LineCursor& cur, TaskId t, SlotId s) {
-    if (mapping.slot_of_task[t] != kUnset) cur.fail_here(fmt::format("task {} is already placed (line {})", t, task_line_[t]));
+    if (mapping.slot_of_task[t] != kUnset) {
+      cur.fail_here(fmt::format("task {} is already placed (line {})", t, task_line_[t]));
+    }
     if (count_[s] >= per_slot_) {
       if (per_slot_ == 1) {
         cur.fail_here(fmt::format("slot {} is already taken by task {} (line {})", s, owner_[s], owner_line_[s]));
@@ -73,7 +76,9 @@ Mapping read_metis_part(const std::string& path, const Machine& machine, std::si
   while (auto line = cur.next_content_line("")) {
     const auto f = io::split_fields(*line);
     if (f.size() != 1) cur.fail_here(fmt::format("expected one part number, found {} fields", f.size()));
-    if (task == num_tasks) cur.fail_here(fmt::format("more lines than the pattern's {} tasks (one part per task)", num_tasks));
+    if (task == num_tasks) {
+      cur.fail_here(fmt::format("more lines than the pattern's {} tasks (one part per task)", num_tasks));
+    }
     const std::int64_t part = int_of(cur, f[0], "part");
     if (part < 0 || part >= machine.num_slots()) {
       cur.fail_here(fmt::format("part {} is out of range [0, {}) (part p is slot p)", part, machine.num_slots()));
@@ -115,8 +120,11 @@ Mapping read_scotch_mapping(const std::string& path, const Machine& machine, std
     }
     pairs.push_back({vertex, *router, in.line_number()});
   }
-  if (auto extra = in.next()) in.fail_here(fmt::format("'{}' after the {} pairs the count announces", io::printable(*extra), n));
-  const auto lowest = std::min_element(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.vertex < b.vertex; });
+  if (auto extra = in.next()) {
+    in.fail_here(fmt::format("'{}' after the {} pairs the count announces", io::printable(*extra), n));
+  }
+  const auto lowest =
+      std::min_element(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.vertex < b.vertex; });
   const std::int64_t base = lowest == pairs.end() ? 0 : lowest->vertex;
   if (base > 1) fail("{}:{}: the lowest vertex is {}; vertices are numbered from 0 or 1", path, lowest->line, base);
   std::vector<const Pair*> of_task(num_tasks, nullptr);
@@ -128,7 +136,7 @@ Mapping read_scotch_mapping(const std::string& path, const Machine& machine, std
     if (of_task[t]) fail("{}:{}: vertex {} is mapped twice (line {})", path, p.line, p.vertex, of_task[t]->line);
     of_task[t] = &p;
   }
-  if (base == 1 && note) *note = fmt::format("{}: Scotch vertices numbered from 1, read as tasks 0 to {}", path, n - 1);
+  if (base == 1 && note) *note = fmt::format("Scotch vertices numbered from 1, read as tasks 0 to {}", n - 1);
   // A terminal's tasks, in task order, fill its slots in turn.
   Mapping m;
   m.slot_of_task.resize(num_tasks);
@@ -157,7 +165,8 @@ Mapping read_rankfile(const std::string& path, const Machine& machine, std::size
   // The slot of each logical core index, in a node of the node model.
   std::unordered_map<std::uint32_t, std::uint32_t> slot_of_core;
   if (machine.node_model) {
-    for (std::uint32_t k = 0; k < machine.node_model->logical_core.size(); ++k) slot_of_core.emplace(machine.node_model->logical_core[k], k);
+    const auto& cores = machine.node_model->logical_core;
+    for (std::uint32_t k = 0; k < cores.size(); ++k) slot_of_core.emplace(cores[k], k);
   }
   io::LineCursor cur(path, io::read_text_file(path));
   SlotFill fill(machine, num_tasks, per_slot);
@@ -219,7 +228,9 @@ struct LineShape {
 std::string read_names() {
   std::string names;
   for (const CatalogEntry& e : placement_format_catalog().entries()) {
-    if (placement_format_reads(static_cast<PlacementFormat>(e.tag))) names += fmt::format("{}{}", names.empty() ? "" : "|", e.name);
+    if (placement_format_reads(static_cast<PlacementFormat>(e.tag))) {
+      names += fmt::format("{}{}", names.empty() ? "" : "|", e.name);
+    }
   }
   return names;
 }
@@ -245,7 +256,9 @@ PlacementFormat guess_format(const std::string& path) {
   }
   if (data.empty()) fail("{}: only comments: no mapping to read", path);
   const bool comments = data.size() != lines.size();
-  auto all = [&](auto&& test) { return !data.empty() && std::all_of(data.begin(), data.end(), [&](const LineShape* l) { return test(*l); }); };
+  auto all = [&](auto&& test) {
+    return std::all_of(data.begin(), data.end(), [&](const LineShape* l) { return test(*l); });
+  };
   struct Candidate {
     PlacementFormat format;
     std::string why;
@@ -253,8 +266,9 @@ PlacementFormat guess_format(const std::string& path) {
   std::vector<Candidate> fits;
   if (all([](const LineShape& l) { return l.numbers == 2; })) fits.push_back({PlacementFormat::Plain, "'task slot' lines"});
   if (all([](const LineShape& l) { return l.rank; })) fits.push_back({PlacementFormat::OpenMpiRankfile, "'rank' lines"});
+  const bool pairs_follow =
+      std::all_of(data.begin() + 1, data.end(), [](const LineShape* l) { return l->numbers == 2; });
   if (!comments && data.front()->numbers == 1) {
-    const bool pairs_follow = std::all_of(data.begin() + 1, data.end(), [](const LineShape* l) { return l->numbers == 2; });
     if (pairs_follow && data.front()->first == static_cast<std::int64_t>(data.size() - 1)) {
       fits.push_back({PlacementFormat::Scotch, "a count line and as many 'vertex terminal' lines"});
     }
@@ -268,19 +282,19 @@ PlacementFormat guess_format(const std::string& path) {
          placement_format_name(fits[1].format), fits[1].why, give);
   }
   // Why none fits, for the likeliest intent.
-  if (data.front()->numbers == 1 && std::all_of(data.begin() + 1, data.end(), [](const LineShape* l) { return l->numbers == 2; })) {
+  if (data.front()->numbers == 1 && pairs_follow) {
+    if (comments) fail("{}: '#' lines, but a Scotch mapping file has no comments; {}", path, give);
     fail("{}: a Scotch mapping's first line counts the 'vertex terminal' lines that follow, but {} follow; {}", path,
          data.size() - 1, give);
   }
-  const LineShape* odd = data.front();
   for (const LineShape* l : data) {
     if (l->numbers != 2 && !l->rank) {
-      odd = l;
-      break;
+      fail("{}:{}: cannot tell the mapping's format: this line is none of 'task slot', a Scotch count or 'vertex "
+           "terminal', a METIS part number or 'rank R=HOST slot=CORE'; {}",
+           path, l->line, give);
     }
   }
-  fail("{}:{}: cannot tell the mapping's format: this line is none of 'task slot', a Scotch count or 'vertex terminal', "
-       "a METIS part number or 'rank R=HOST slot=CORE'; {}", path, odd->line, give);
+  fail("{}: cannot tell the mapping's format: it mixes 'task slot' lines and 'rank' lines; {}", path, give);
 }
 
 }  // namespace
@@ -309,11 +323,15 @@ Mapping read_placement(const std::string& path, std::optional<PlacementFormat> f
     case PlacementFormat::OpenMpiRankfile: m = read_rankfile(path, machine, num_tasks, per_slot, hosts); break;
     default: break;
   }
+  // One line: what was guessed, and how a Scotch file's vertices were numbered.
   if (note) {
-    *note = guessed ? fmt::format("{}: read as {} (guessed from its content; --mapping-format says it)", path,
-                                  placement_format_name(f))
-                    : "";
-    if (!scotch_note.empty()) *note += fmt::format("{}{}", note->empty() ? "" : "\n", scotch_note);
+    std::vector<std::string> parts;
+    if (guessed) {
+      parts.push_back(
+          fmt::format("read as {} (guessed from its content; --mapping-format says it)", placement_format_name(f)));
+    }
+    if (!scotch_note.empty()) parts.push_back(scotch_note);
+    *note = parts.empty() ? "" : fmt::format("{}: {}", path, fmt::join(parts, "; "));
   }
   return m;
 }

@@ -11,12 +11,6 @@
 namespace taskmap {
 namespace {
 
-std::map<std::string, int> class_counts(const Machine& m) {
-  std::map<std::string, int> c;
-  for (const auto& ch : m.channels) ++c[m.classes[ch.link_class].name];
-  return c;
-}
-
 // hier:2:2:2,dist=1:10:100: 8 slots (routers 0-7), level-1 switches 8-11 (slots 0-1, 2-3, 4-5,
 // 6-7), level-2 switches 12 (slots 0-3) and 13 (slots 4-7), the root 14.
 TEST(Hier, TwoByTwoByTwoHasAGroupSwitchPerGroup) {
@@ -27,7 +21,7 @@ TEST(Hier, TwoByTwoByTwoHasAGroupSwitchPerGroup) {
   for (SlotId s = 0; s < 8; ++s) EXPECT_EQ(m.router_of_slot(s), s);
   // Each router below the root has one channel up and one down: 8 + 4 + 2 of them.
   EXPECT_EQ(m.channels.size(), 28u);
-  EXPECT_EQ(class_counts(m), (std::map<std::string, int>{{"l1", 16}, {"l2", 8}, {"l3", 4}}));
+  EXPECT_EQ(test::class_counts(m), (std::map<std::string, int>{{"l1", 16}, {"l2", 8}, {"l3", 4}}));
   const HierShape& h = std::get<HierShape>(m.shape);
   EXPECT_EQ(m.channels[h.up_of[5]].dst, 10u);
   EXPECT_EQ(m.channels[h.up_of[10]].dst, 13u);

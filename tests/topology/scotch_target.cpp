@@ -16,6 +16,18 @@ namespace {
 
 Machine target(const std::string& name) { return make_machine("tgt:" + test::instance("scotch/" + name)); }
 
+// Every pair of routers of a mesh whose router r is at (r % width, r / width) is as far apart as
+// their coordinates' differences add up to.
+void expect_mesh_distances(const Machine& m, int width) {
+  const HopDistance d(m);
+  for (RouterId a = 0; a < m.num_routers; ++a) {
+    for (RouterId b = 0; b < m.num_routers; ++b) {
+      const int dx = std::abs(int(a) % width - int(b) % width), dy = std::abs(int(a) / width - int(b) / width);
+      EXPECT_EQ(d(a, b), static_cast<std::uint32_t>(dx + dy)) << a << " " << b;
+    }
+  }
+}
+
 // mesh2D 3 2: Scotch's terminal t is (x, y) = (t % 3, t / 3), x fastest; taskmap's mesh:2x3 numbers
 // router (A, B) as 3A + B, so with A = y and B = x terminal t is router t.
 TEST(ScotchTarget, MeshDimensionsAreReversedSoThatTerminalsAreRouters) {
@@ -23,13 +35,7 @@ TEST(ScotchTarget, MeshDimensionsAreReversedSoThatTerminalsAreRouters) {
   ASSERT_NE(m.torus(), nullptr);
   EXPECT_EQ(m.torus()->sizes, (std::vector<std::uint32_t>{2, 3}));
   EXPECT_EQ(m.torus()->wrap, (std::vector<bool>{false, false}));
-  const HopDistance d(m);
-  for (RouterId a = 0; a < 6; ++a) {
-    for (RouterId b = 0; b < 6; ++b) {
-      const int dx = std::abs(int(a % 3) - int(b % 3)), dy = std::abs(int(a / 3) - int(b / 3));
-      EXPECT_EQ(d(a, b), static_cast<std::uint32_t>(dx + dy)) << a << " " << b;
-    }
-  }
+  expect_mesh_distances(m, 3);
 }
 
 // torus3D 2 3 4: terminal t = (t % 2, t / 2 % 3, t / 6); terminals 0 and 23 = (1, 2, 3) are one
@@ -87,13 +93,7 @@ TEST(ScotchTarget, DecompositionOfAMeshIsTheMesh) {
   EXPECT_EQ(m.num_routers, 16u);
   EXPECT_EQ(m.channels.size(), 48u);  // 24 links
   EXPECT_TRUE(m.scotch_terminals.empty());
-  const HopDistance d(m);
-  for (RouterId a = 0; a < 16; ++a) {
-    for (RouterId b = 0; b < 16; ++b) {
-      const int dx = std::abs(int(a % 4) - int(b % 4)), dy = std::abs(int(a / 4) - int(b / 4));
-      EXPECT_EQ(d(a, b), static_cast<std::uint32_t>(dx + dy)) << a << " " << b;
-    }
-  }
+  expect_mesh_distances(m, 4);
 }
 
 // amk_grf -l with vertices 4, 5, 6, 7 of that mesh (its second row): a path whose terminals keep

@@ -74,8 +74,9 @@ std::string format_placement(const Mapping& mapping, const Machine& machine, con
                              const HostNames& hosts = HostNames::with_prefix("node"));
 
 // Reads a placement file of a job of num_tasks tasks on `machine`, at most per_slot tasks per
-// slot, in `format`, or, without one, in the format its content shows; then *note (when given)
-// says which format was guessed. Content that fits no format or several is refused with the
+// slot, in `format`, or, without one, in the format its content shows; *note (when given) is
+// then one line "FILE: ..." saying which format was guessed (and how a Scotch file's vertices
+// are numbered when from 1), else empty. Content that fits no format or several is refused with the
 // reason; so is a format that is not read back (a launcher's host list). Errors name FILE:LINE.
 // openmpi-rankfile: hosts are the machine's node names, else `hosts`'s; "+nK" is the K-th node
 // with slots; slot=N is the core's logical index (the node model's, else the slot's in its node).
