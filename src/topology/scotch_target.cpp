@@ -24,6 +24,19 @@ constexpr std::int64_t kMaxTerminals = detail::kMaxRouters;
 // Scotch's Anum is 32 bits in Debian's build.
 constexpr std::int64_t kMaxScotchNumber = std::numeric_limits<std::int32_t>::max();
 
+// A structured machine of the target's sizes, built once its outline's channels fit the memory
+// limit: a few bytes of a target name millions of terminals.
+template <typename Build>
+Machine checked_build(const io::TokenCursor& in, Build&& build) {
+  Machine outline = build(BuildDetail::Outline);
+  outline.outline = true;  // counted in closed form
+  std::uint64_t channels = 0;
+  for (std::uint64_t c : channels_per_class(outline)) channels += c;
+  check_memory(fmt::format("{}:{}", in.source(), in.line_number()), estimated_bytes(outline),
+               format_count(channels) + " channels");
+  return build(BuildDetail::Full);
+}
+
 // Mesh and torus sizes in Scotch's order (first dimension fastest) as a taskmap lattice (A slowest).
 Machine lattice(io::TokenCursor& in, std::string_view kind, std::size_t dims, bool wrap, std::uint32_t slots) {
   TorusParams params;
@@ -38,7 +51,7 @@ Machine lattice(io::TokenCursor& in, std::string_view kind, std::size_t dims, bo
   }
   params.wrap.assign(dims, wrap);
   params.slots_per_node = slots;
-  return build_torus(params);
+  return checked_build(in, [&](BuildDetail detail) { return build_torus(params, detail); });
 }
 
 // Terminals of a weighted target: a router each, holding weight x slots slots.
@@ -73,7 +86,8 @@ Machine complete(io::TokenCursor& in, bool weighted, std::uint32_t slots, const 
     }
   }
   // Every terminal 1 from every other: one level of a hierarchy.
-  Machine m = build_hier({.sizes = {static_cast<std::uint32_t>(n)}, .dist = {1}, .slots_per_node = slots});
+  const HierParams params{.sizes = {static_cast<std::uint32_t>(n)}, .dist = {1}, .slots_per_node = slots};
+  Machine m = checked_build(in, [&](BuildDetail detail) { return build_hier(params, detail); });
   if (weighted) set_terminal_weights(m, weights, slots, path);
   return m;
 }
@@ -97,7 +111,7 @@ Machine tree_leaf(io::TokenCursor& in, std::uint32_t slots) {
   }
   std::uint32_t distance = 0;
   for (std::uint32_t cost : costs) params.dist.push_back(distance += cost);
-  return build_hier(params);
+  return checked_build(in, [&](BuildDetail detail) { return build_hier(params, detail); });
 }
 
 // A deco target: terminal labels and weights, and the distance of every pair of terminals.
@@ -113,8 +127,9 @@ void check_table_memory(io::TokenCursor& in, std::uint64_t entries, std::uint64_
   if (entries > in.tokens_left_at_most()) {
     in.fail_here(fmt::format("deco announces {} distances but the file is too short to hold them", entries));
   }
+  // The table as read, the n x n distances, and at most a channel per ordered pair.
   check_memory(fmt::format("{}:{}", in.source(), in.line_number()),
-               saturating_add(saturating_mul(terminals * terminals, 4), saturating_mul(entries, 4)),
+               saturating_add(saturating_mul(terminals * terminals, 4 + sizeof(Channel)), saturating_mul(entries, 4)),
                format_count(terminals) + " terminals' distance table");
 }
 
@@ -268,7 +283,8 @@ Machine read_scotch_target(const std::string& path, std::uint32_t slots_per_term
   if (kind == "cmplt" || kind == "cmpltw") {
     m = complete(in, kind == "cmpltw", slots, path);
   } else if (kind == "hcub") {
-    m = build_hypercube(static_cast<std::uint32_t>(in.next_int("hcub dimension", 1, 22)), 1, slots);
+    const auto d = static_cast<std::uint32_t>(in.next_int("hcub dimension", 1, 22));
+    m = checked_build(in, [&](BuildDetail detail) { return build_hypercube(d, 1, slots, detail); });
   } else if (kind == "mesh2D" || kind == "torus2D" || kind == "mesh3D" || kind == "torus3D") {
     m = lattice(in, kind, kind.ends_with("2D") ? 2 : 3, kind.starts_with("torus"), slots);
   } else if (kind == "meshXD" || kind == "torusXD") {
