@@ -25,16 +25,23 @@ constexpr std::int64_t kMaxTerminals = detail::kMaxRouters;
 constexpr std::int64_t kMaxScotchNumber = std::numeric_limits<std::int32_t>::max();
 
 // A structured machine of the target's sizes, built once its outline's channels fit the memory
-// limit: a few bytes of a target name millions of terminals.
+// limit: a few bytes of a target name millions of terminals. A builder's refusal (too many
+// slots) names the file and line.
 template <typename Build>
 Machine checked_build(const io::TokenCursor& in, Build&& build) {
-  Machine outline = build(BuildDetail::Outline);
-  outline.outline = true;  // counted in closed form
-  std::uint64_t channels = 0;
-  for (std::uint64_t c : channels_per_class(outline)) channels += c;
-  check_memory(fmt::format("{}:{}", in.source(), in.line_number()), estimated_bytes(outline),
-               format_count(channels) + " channels");
-  return build(BuildDetail::Full);
+  const std::string place = fmt::format("{}:{}", in.source(), in.line_number());
+  try {
+    Machine outline = build(BuildDetail::Outline);
+    outline.outline = true;  // counted in closed form
+    std::uint64_t channels = 0;
+    for (std::uint64_t c : channels_per_class(outline)) channels += c;
+    check_memory(place, estimated_bytes(outline), format_count(channels) + " channels");
+    return build(BuildDetail::Full);
+  } catch (const LimitError&) {
+    throw;  // names the place already
+  } catch (const Error& e) {
+    fail("{}: {}", place, e.what());
+  }
 }
 
 // Mesh and torus sizes in Scotch's order (first dimension fastest) as a taskmap lattice (A slowest).
@@ -224,6 +231,7 @@ Machine decomposition_machine(Decomposition d, const std::string& path, std::uin
   for (std::size_t i = 1; i < n; ++i) {
     if (d.labels[order[i]] == d.labels[order[i - 1]]) fail("{}: two terminals have the label {}", path, d.labels[order[i]]);
   }
+  detail::check_machine_size(path.c_str(), n, 1, slots);
   Machine m;
   m.num_routers = static_cast<std::uint32_t>(n);
   m.slots_per_node = slots;

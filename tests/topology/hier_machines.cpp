@@ -57,10 +57,16 @@ TEST(Hier, TreeRoutingGoesUpToTheCommonGroupAndDown) {
   const HierShape& h = std::get<HierShape>(m.shape);
   const auto routing = make_routing(m, default_routing(m));
   EXPECT_EQ(default_routing(m).text, "tree");
-  // 0 -> 5: up 0-8-12-14, down 14-13-10-5.
-  EXPECT_EQ(test::route_loads(*routing, 0, 5),
-            (std::map<ChannelId, double>{{h.up_of[0], 1.0}, {h.up_of[8], 1.0}, {h.up_of[12], 1.0},
-                                         {h.down_of[13], 1.0}, {h.down_of[10], 1.0}, {h.down_of[5], 1.0}}));
+  // 0 -> 5: up 0-8-12-14, down 14-13-10-5, in path order (an exported route lists its links so).
+  std::vector<ChannelShare> shares;
+  routing->route(0, 5, shares);
+  std::vector<ChannelId> path;
+  for (const ChannelShare& s : shares) {
+    EXPECT_EQ(s.fraction, 1.0);
+    path.push_back(s.channel);
+  }
+  EXPECT_EQ(path, (std::vector<ChannelId>{h.up_of[0], h.up_of[8], h.up_of[12], h.down_of[13], h.down_of[10],
+                                          h.down_of[5]}));
   // 2 -> 3: through their processor's switch only.
   EXPECT_EQ(test::route_loads(*routing, 2, 3), (std::map<ChannelId, double>{{h.up_of[2], 1.0}, {h.down_of[3], 1.0}}));
 }
