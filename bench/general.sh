@@ -102,10 +102,13 @@ echo "== TiMEr: hop-bytes after / before, per initial mapping (mean over instanc
 for pair in "${timer_pairs[@]}"; do
   read -r first second <<< "$pair"
   awk -v a="$first" -v b="$second" '$2 == a { x[$1] = $5 } $2 == b { y[$1] = $5 }
-    END { for (i in x) if (i in y) { s += y[i] / x[i]; n++ } printf "%-8s -> %-14s mean %.3f over %d instances (%.1f%% lower)\n", a, b, s / n, n, 100 * (1 - s / n) }' "$summary"
+    END { for (i in x) if (i in y) { s += y[i] / x[i]; n++ }
+          if (n == 0) printf "%-8s -> %-14s no instance\n", a, b
+          else printf "%-8s -> %-14s mean %.3f over %d instances (%.1f%% lower)\n", a, b, s / n, n, 100 * (1 - s / n) }' "$summary"
 done
 awk '$2 == "scotch" || $2 == "metis" { x[$1 " " $2] = $5 } $2 == "scotch+timer" || $2 == "metis+timer" { sub(/\+timer/, "", $2); y[$1 " " $2] = $5 }
-  END { for (i in x) if (i in y) { s += y[i] / x[i]; n++ } printf "both initial mappings: mean %.3f (%.1f%% lower)\n", s / n, 100 * (1 - s / n) }' "$summary"
+  END { for (i in x) if (i in y) { s += y[i] / x[i]; n++ }
+        if (n > 0) printf "both initial mappings: mean %.3f (%.1f%% lower)\n", s / n, 100 * (1 - s / n) }' "$summary"
 echo
 echo "== best pipeline per instance among those within 2x scotch_gmap's time (hop-bytes / gmap, time / gmap)"
 pattern=$(printf "%s|" "${pipelines[@]}")
