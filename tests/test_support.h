@@ -40,6 +40,13 @@ inline bool in_ci() {
     }                                                                                                      \
   } while (0)
 
+// Channels per link class name.
+inline std::map<std::string, int> class_counts(const Machine& m) {
+  std::map<std::string, int> c;
+  for (const auto& ch : m.channels) ++c[m.classes[ch.link_class].name];
+  return c;
+}
+
 // Channel loads of one flow of unit volume, summed per channel id.
 inline std::map<ChannelId, double> route_loads(const Routing& routing, RouterId src, RouterId dst) {
   std::vector<ChannelShare> shares;

@@ -38,8 +38,8 @@ void print_gain(const MappingProblem& problem, const std::string& chosen, const 
     const Metrics x = evaluator.evaluate(problem.graph(), m);
     std::string mcl = fmt::format("MCL {:.6g}", x.mcl);
     if (x.mcl_network != x.mcl) mcl += fmt::format(" (network links {:.6g})", x.mcl_network);
-    std::cerr << fmt::format("{:<32} {}, hop-bytes {:.6g}, node hop-bytes {:.6g}\n", name + ":", mcl, x.hop_bytes,
-                             x.node_hop_bytes);
+    std::cerr << fmt::format("{:<32} {}, hop-bytes {:.6g}, J {:.6g}, node hop-bytes {:.6g}\n", name + ":", mcl,
+                             x.hop_bytes, x.j, x.node_hop_bytes);
   };
   line(chosen, mapping);
   for (const char* baseline : {"hostname-order", "cyclic"}) {
@@ -57,7 +57,8 @@ int run_info(const RunConfig& c) {
   // channels could take longer than everything info says about it.
   // Small ones are built, so that the partial-cube test can run on their channels.
   constexpr std::uint64_t kBuildUpToChannels = std::uint64_t{1} << 22;
-  const bool from_file = job.machine_spec.kind == MachineKind::Graph || job.machine_spec.kind == MachineKind::Slurm ||
+  const bool from_file = job.machine_spec.kind == MachineKind::Graph || job.machine_spec.kind == MachineKind::ScotchTarget ||
+                         job.machine_spec.kind == MachineKind::Slurm ||
                          job.machine_spec.kind == MachineKind::Ibnet || job.machine_spec.kind == MachineKind::Aries;
   Machine machine;
   if (!from_file && !job.allocation && c.node_topology.empty()) {
@@ -98,9 +99,8 @@ int run_eval(const RunConfig& c) {
   const std::string& routing_name = problem.routing_name();
   const std::string mapping_name = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
   // A placement file is checked as it is read.
-  Mapping mapping = c.mapping_file.empty()
-                        ? map_checked(job.mappers.front(), problem)
-                        : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), problem.tasks_per_slot());
+  Mapping mapping =
+      c.mapping_file.empty() ? map_checked(job.mappers.front(), problem) : read_mapping_argument(job, c, problem);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   const Evaluator evaluator(problem);
   const bool want_loads = !c.loads_csv.empty() || baseline;
@@ -137,8 +137,9 @@ int run_eval(const RunConfig& c) {
 
 int run_map(const RunConfig& c) {
   Job job = validate(c, true);
-  job.placement = parse_placement_format(c.out_format);
-  const HostNames hosts = c.hosts_file.empty() ? HostNames::with_prefix(c.host_prefix) : HostNames::from_file(c.hosts_file);
+  const PlacementSpec placement = parse_placement_spec(c.out_format);
+  job.placement = placement.format;
+  const HostNames hosts = job_hosts(c);
   if (job.mappers.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
   io::check_output_path(c.out, io::OutputKind::File, "--out");
   Machine machine = job_machine(job, c);
@@ -147,7 +148,7 @@ int run_map(const RunConfig& c) {
   const MappingProblem problem = make_problem(job, c, machine, graph);
   Mapping mapping = map_checked(job.mappers.front(), problem);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-  io::write_file_atomically(c.out, format_placement(mapping, machine, *job.placement, hosts));
+  io::write_file_atomically(c.out, format_placement(mapping, machine, placement, hosts));
   if (!io::is_stdout_path(c.out)) {
     std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
   }

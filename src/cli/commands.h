@@ -22,6 +22,7 @@ struct RunConfig {
   std::string pattern;
   std::string mapper;                 // eval, map
   std::string mapping_file;           // eval (instead of mapper)
+  std::string mapping_format;         // eval: the mapping file's format; empty: guessed from its content
   std::vector<std::string> mappers;   // compare
   std::string routing;                // empty: machine default
   double imbalance = MappingProblem::kDefaultImbalance;  // balance of many-to-one mappings
@@ -31,8 +32,8 @@ struct RunConfig {
   std::string baseline = "default";   // eval --report: the mapper shown beside the chosen one
   std::string out;                    // map: file; reproduce: directory
   std::string out_format = "plain";   // map
-  std::string host_prefix = "node";   // map: host names prefix + node index ...
-  std::string hosts_file;             // map: ... or one host per node from this file
+  std::string host_prefix = "node";   // map, eval: host names prefix + node index ...
+  std::string hosts_file;             // map, eval: ... or one host per node from this file
   double bytes_per_unit = 1e6;        // export simgrid, validate: bytes of one pattern volume unit
   double link_bandwidth = 1e9;        // export simgrid, validate: bytes/s of a bandwidth-1 link
   double link_latency = 1e-6;         // export simgrid, validate: s per link

@@ -36,7 +36,20 @@ Job validate(const RunConfig& c, bool needs_pattern) {
   if (!(c.imbalance >= 0 && c.imbalance < 1)) fail("--imbalance {}: must be in [0, 1)", c.imbalance);
   if (!c.mapper.empty()) job.mappers.push_back(parse_mapper_spec(c.mapper));
   for (const auto& m : split_mapper_list(c.mappers)) job.mappers.push_back(parse_mapper_spec(m));
+  if (!c.mapping_format.empty()) job.mapping_format = parse_mapping_format(c.mapping_format);
   return job;
+}
+
+HostNames job_hosts(const RunConfig& c) {
+  return c.hosts_file.empty() ? HostNames::with_prefix(c.host_prefix) : HostNames::from_file(c.hosts_file);
+}
+
+Mapping read_mapping_argument(const Job& job, const RunConfig& c, const MappingProblem& problem) {
+  std::string note;
+  Mapping m = read_placement(c.mapping_file, job.mapping_format, problem.machine(), problem.graph().num_tasks(),
+                             problem.tasks_per_slot(), job_hosts(c), &note);
+  if (!note.empty()) std::cerr << "taskmap: " << note << "\n";
+  return m;
 }
 
 Machine job_machine(Job& job, const RunConfig& c) {

@@ -25,6 +25,7 @@ struct Job {
   std::vector<MapperSpec> mappers;
   OutputFormat format = OutputFormat::Table;
   std::optional<PlacementFormat> placement;
+  std::optional<PlacementFormat> mapping_format;  // --mapping-format; none: guessed from the file
 };
 
 Job validate(const RunConfig& c, bool needs_pattern);
@@ -37,6 +38,13 @@ Machine job_machine(Job& job, const RunConfig& c);
 // The run's one problem: the routing --routing names (else the machine's default) and the
 // balance --imbalance allows.
 MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& machine, const CommGraph& graph);
+
+// Host names of a machine without its own: --hosts FILE, else --host-prefix.
+HostNames job_hosts(const RunConfig& c);
+
+// The placement file --mapping names, read in --mapping-format or in the format its content
+// shows (which goes to stderr), checked against the problem's balance.
+Mapping read_mapping_argument(const Job& job, const RunConfig& c, const MappingProblem& problem);
 
 // Runs the mapper and checks its result: every task on a slot of the machine, no slot over
 // the problem's balance.

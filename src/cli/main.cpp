@@ -62,7 +62,20 @@ int main(int argc, char** argv) {
   add_pattern(eval);
   const std::string mapper_help = taskmap::catalog_help(taskmap::mapper_catalog()) + "; pipelines A+B+...";
   eval->add_option("--mapper", config.mapper, mapper_help + "; default: auto unless --mapping is given");
-  eval->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
+  const std::string mapping_help =
+      "Placement file: taskmap's plain 'task slot' lines, a Scotch mapping, a METIS partition file or an Open MPI "
+      "rankfile (see --mapping-format)";
+  const std::string mapping_format_help =
+      "Format of the --mapping file: plain, scotch, metis-part or openmpi-rankfile (docs/formats.md)";
+  eval->add_option("--mapping", config.mapping_file, mapping_help);
+  eval->add_option("--mapping-format", config.mapping_format, mapping_format_help)
+      ->default_str("guessed from the content (said on stderr)");
+  auto* eval_prefix = eval->add_option("--host-prefix", config.host_prefix,
+                                       "On a machine without host names: an openmpi-rankfile's node i is PREFIX + i")
+                          ->default_str("node");
+  eval->add_option("--hosts", config.hosts_file,
+                   "On a machine without host names: the openmpi-rankfile's hosts, one per node in node order")
+      ->excludes(eval_prefix);
   add_routing(eval);
   add_format(eval);
   add_imbalance(eval);
@@ -113,7 +126,9 @@ int main(int argc, char** argv) {
   add_machine(export_simgrid);
   add_pattern(export_simgrid);
   export_simgrid->add_option("--mapper", config.mapper, mapper_help);
-  export_simgrid->add_option("--mapping", config.mapping_file, "Placement file (task slot per line)");
+  export_simgrid->add_option("--mapping", config.mapping_file, mapping_help);
+  export_simgrid->add_option("--mapping-format", config.mapping_format, mapping_format_help)
+      ->default_str("guessed from the content (said on stderr)");
   export_simgrid->add_option("--routing", config.routing,
                              "Routing (default: the one SimGrid's cluster follows; single path)");
   export_simgrid->add_option("--out", config.out, "Output directory (new or empty)")->required();

@@ -44,9 +44,8 @@ int run_export_simgrid(const RunConfig& c) {
   CommGraph graph = build_pattern(*job.pattern_spec);
   const RoutingSpec routing = routing_of(job, machine);
   const MappingProblem problem(machine, graph, routing.text, c.imbalance);
-  Mapping mapping = c.mapping_file.empty()
-                        ? map_checked(job.mappers.front(), problem)
-                        : read_mapping_file(c.mapping_file, machine, graph.num_tasks(), problem.tasks_per_slot());
+  Mapping mapping =
+      c.mapping_file.empty() ? map_checked(job.mappers.front(), problem) : read_mapping_argument(job, c, problem);
   const SimGridExport e = export_simgrid(machine, routing, graph, mapping, options);
   const std::string command = write_simgrid_export(e, c.out);
   std::cerr << fmt::format("wrote {}: {} ({} routing), {} ranks; run: cd {} && {}\n", c.out, e.platform_kind,

@@ -58,7 +58,7 @@ std::string placeholder(const CatalogParam& p) {
     case ParamType::Real: return "X";
     case ParamType::Bool: return "true|false";
     case ParamType::Choice: return join(p.choices, "|");
-    case ParamType::Sizes: return "AxBxC";
+    case ParamType::Sizes: return p.separator == 'x' ? "AxBxC" : fmt::format("A{0}B{0}C", p.separator);
     case ParamType::Letters: return "LETTERS";
     case ParamType::Path: return "PATH";
     case ParamType::String: return "TEXT";
@@ -309,24 +309,28 @@ SpecValues::Value Catalog::parse_value(const CatalogEntry& e, const CatalogParam
       std::vector<std::uint32_t> sizes;
       std::string_view rest = raw;
       while (true) {
-        const std::size_t x = rest.find('x');
+        const std::size_t x = rest.find(p.separator);
         const std::string_view item = rest.substr(0, x);
         auto v = io::parse_int(item);
         if (!v) fail(text, in + fmt::format("'{}' is not a size", item));
         // A size is stored as a uint32_t: a table without a limit still has the type's.
         const double size = static_cast<double>(*v);
         const double max = std::min(p.max.value_or(kMaxSize), kMaxSize);
-        if (*v < 1 || (p.min && size < *p.min)) fail(text, in + fmt::format("dimension size {} must be at least {}", *v, number(p.min.value_or(1))));
-        if (size > max) fail(text, in + fmt::format("size {} is too large (at most {})", *v, number(max)));
+        const bool grid = p.separator == 'x';
+        const std::string what = grid ? "dimension size" : fmt::format("{} value", p.name);
+        if (*v < 1 || (p.min && size < *p.min)) fail(text, in + fmt::format("{} {} must be at least {}", what, *v, number(p.min.value_or(1))));
+        if (size > max) fail(text, in + fmt::format("{} {} is too large (at most {})", grid ? "size" : what, *v, number(max)));
         sizes.push_back(static_cast<std::uint32_t>(*v));
         if (x == std::string_view::npos) break;
         rest = rest.substr(x + 1);
       }
       if (p.min_count == p.max_count && sizes.size() != p.min_count) {
-        fail(text, in + fmt::format("expected {} grid sizes, got {}", p.min_count, sizes.size()));
+        fail(text, in + fmt::format("expected {} {}, got {}", p.min_count, p.separator == 'x' ? "grid sizes" : "values", sizes.size()));
       }
       if (sizes.size() < p.min_count) fail(text, in + fmt::format("at least {} sizes", p.min_count));
-      if (p.max_count && sizes.size() > p.max_count) fail(text, in + fmt::format("at most {} dimensions", p.max_count));
+      if (p.max_count && sizes.size() > p.max_count) {
+        fail(text, in + fmt::format("at most {} {}", p.max_count, p.separator == 'x' ? "dimensions" : fmt::format("{} values", p.name)));
+      }
       return sizes;
     }
     case ParamType::Letters:

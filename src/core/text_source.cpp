@@ -105,6 +105,37 @@ void LineCursor::fail_at_end(const std::string& message) const {
   fail("{}: unexpected end of file after line {}: {}", source_, line_number_, message);
 }
 
+TokenCursor::TokenCursor(std::string source_name, std::string text) : lines_(std::move(source_name), std::move(text)) {}
+
+std::optional<std::string_view> TokenCursor::next() {
+  while (next_field_ == fields_.size()) {
+    auto line = lines_.next_content_line("");
+    if (!line) return std::nullopt;
+    fields_ = split_fields(*line);
+    next_field_ = 0;
+  }
+  return fields_[next_field_++];
+}
+
+bool TokenCursor::at_end() {
+  if (!next()) return true;
+  --next_field_;  // put it back: the line is still the current one
+  return false;
+}
+
+std::int64_t TokenCursor::next_int(std::string_view what, std::int64_t min, std::int64_t max) {
+  const auto token = next();
+  if (!token) fail("{}: ends before {} (after line {})", source(), what, line_number());
+  const auto value = parse_int(*token);
+  if (!value) fail_here(fmt::format("{}: '{}' is not an integer", what, printable(*token)));
+  if (*value < min || *value > max) fail_here(fmt::format("{} must be in [{}, {}], not {}", what, min, max, *value));
+  return *value;
+}
+
+std::size_t TokenCursor::tokens_left_at_most() const {
+  return fields_.size() - next_field_ + (lines_.bytes_left() + 1) / 2;
+}
+
 std::vector<std::string_view> split_fields(std::string_view line, bool commas_too) {
   std::vector<std::string_view> fields;
   std::size_t i = 0;

@@ -72,6 +72,9 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
     }
   }
   m.hop_bytes = weighted_hops;
+  // Both directions of a pair are in weighted_hops (the distances are symmetric on every machine
+  // but file graphs with one-way channels, where this is the mean of the two directions' costs).
+  m.j = weighted_hops / 2;
   const double communicating_volume = m.total_volume - self_volume;
   m.avg_dilation = communicating_volume > 0 ? weighted_hops / communicating_volume : 0;
   m.avg_dilation_unweighted = m.task_pairs > 0 ? static_cast<double>(hop_sum) / static_cast<double>(m.task_pairs) : 0;

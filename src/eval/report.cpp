@@ -30,6 +30,7 @@ nlohmann::json metrics_to_json(const Metrics& m) {
           {"throughput", m.throughput},
           {"mcl_network", m.mcl_network},
           {"hop_bytes", m.hop_bytes},
+          {"j", m.j},
           {"node_hop_bytes", m.node_hop_bytes},
           {"node_volume", m.node_volume},
           {"leaf_uplink_volume", m.leaf_uplink_volume},
@@ -52,6 +53,7 @@ std::string metrics_table(const Metrics& m) {
   out += fmt::format("{:<26}{:.6g}\n", "throughput (per node)", m.throughput);
   if (m.mcl_network != m.mcl) out += fmt::format("{:<26}{:.6g}\n", "MCL (network links)", m.mcl_network);
   out += fmt::format("{:<26}{:.6g}\n", "hop-bytes", m.hop_bytes);
+  out += fmt::format("{:<26}{:.6g}\n", "J (each pair once)", m.j);
   if (m.node_volume > 0) {
     out += fmt::format("{:<26}{:.6g} (volume inside nodes {:.6g})\n", "node hop-bytes", m.node_hop_bytes, m.node_volume);
   }
@@ -78,18 +80,18 @@ std::string compare_table(const std::vector<CompareRow>& rows) {
     width = std::max(width, r.mapper.size() + 2);
     class_width = std::max(class_width, r.metrics.bottleneck_class.size() + 2);
   }
-  std::string out = fmt::format("{:<{}}{:>12}{:>{}}{:>12}{:>14}{:>10}{:>8}{:>12}{:>10}\n", "mapper", width, "MCL",
-                                "bottleneck", class_width, "throughput", "hop-bytes", "avg dil", "max dil", "channels",
-                                "map s");
+  std::string out = fmt::format("{:<{}}{:>12}{:>{}}{:>12}{:>14}{:>14}{:>10}{:>8}{:>12}{:>10}\n", "mapper", width, "MCL",
+                                "bottleneck", class_width, "throughput", "hop-bytes", "J", "avg dil", "max dil",
+                                "channels", "map s");
   for (const auto& r : rows) {
     const Metrics& m = r.metrics;
     if (!r.skipped.empty()) {
       out += fmt::format("{:<{}}skipped: {}\n", r.mapper, width, r.skipped);
       continue;
     }
-    out += fmt::format("{:<{}}{:>12.6g}{:>{}}{:>12.6g}{:>14.6g}{:>10.4f}{:>8}{:>12}{:>10.3f}\n", r.mapper, width, m.mcl,
-                       m.bottleneck_class.empty() ? "-" : m.bottleneck_class, class_width, m.throughput, m.hop_bytes,
-                       m.avg_dilation, m.max_dilation, m.channels_used, r.seconds);
+    out += fmt::format("{:<{}}{:>12.6g}{:>{}}{:>12.6g}{:>14.6g}{:>14.6g}{:>10.4f}{:>8}{:>12}{:>10.3f}\n", r.mapper, width,
+                       m.mcl, m.bottleneck_class.empty() ? "-" : m.bottleneck_class, class_width, m.throughput,
+                       m.hop_bytes, m.j, m.avg_dilation, m.max_dilation, m.channels_used, r.seconds);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "taskmap/core/text_source.h"
 #include "taskmap/launch/placement_catalog.h"
 #include "taskmap/topology/node_model.h"
+#include "taskmap/topology/scotch_target.h"
 
 namespace taskmap {
 namespace {
@@ -118,6 +119,17 @@ std::string cray_rank_order(const Mapping& m, const Machine& machine) {
   return out + line + "\n";
 }
 
+// Scotch's mapping file, as scotch_gmap writes it: the vertex count, then "vertex\tterminal",
+// the terminal numbered as the machine's Scotch target numbers it.
+std::string scotch_mapping(const Mapping& m, const Machine& machine, std::uint32_t base) {
+  const ScotchTerminals terminals(machine);
+  std::string out = fmt::format("{}\n", m.num_tasks());
+  for (TaskId t = 0; t < m.num_tasks(); ++t) {
+    out += fmt::format("{}\t{}\n", std::uint64_t{t} + base, terminals.number(machine.router_of_slot(m.slot_of_task[t])));
+  }
+  return out;
+}
+
 std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
   const CatalogEntry& entry = *placement_format_catalog().find("bgq-mapfile");
   if (const std::string reason = entry.applies(machine); !reason.empty()) fail("--out-format bgq-mapfile: {}", reason);
@@ -135,15 +147,35 @@ std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
 }  // namespace
 
 void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine) {
-  if (format != PlacementFormat::Plain && num_tasks > machine.num_slots()) {
+  if (is_launcher_format(format) && num_tasks > machine.num_slots()) {
     fail("--out-format {}: {} ranks but machine '{}' has only {} slots; a launcher file places one rank per slot "
          "(write --out-format plain for a many-to-one mapping)",
          placement_format_name(format), num_tasks, machine.description, machine.num_slots());
   }
 }
 
-PlacementFormat parse_placement_format(const std::string& name) {
-  return static_cast<PlacementFormat>(placement_format_catalog().parse(name).entry().tag);
+PlacementSpec parse_placement_spec(const std::string& text) {
+  const SpecValues v = placement_format_catalog().parse(text);
+  PlacementSpec spec;
+  spec.format = static_cast<PlacementFormat>(v.entry().tag);
+  if (spec.format == PlacementFormat::Scotch) spec.base = static_cast<std::uint32_t>(v.get_int("base"));
+  return spec;
+}
+
+PlacementFormat parse_placement_format(const std::string& name) { return parse_placement_spec(name).format; }
+
+bool is_launcher_format(PlacementFormat format) {
+  return format != PlacementFormat::Plain && format != PlacementFormat::Scotch && format != PlacementFormat::MetisPart;
+}
+
+bool placement_format_reads(PlacementFormat format) {
+  switch (format) {
+    case PlacementFormat::Plain:
+    case PlacementFormat::Scotch:
+    case PlacementFormat::MetisPart:
+    case PlacementFormat::OpenMpiRankfile: return true;
+    default: return false;
+  }
 }
 
 const char* placement_format_name(PlacementFormat format) {
@@ -175,6 +207,10 @@ std::string HostNames::host_of(const Machine& machine, NodeId n) const {
   return machine.named_nodes() ? machine.node_name(n) : host_of_node(n);
 }
 
+bool HostNames::names(const Machine& machine, NodeId n) const {
+  return machine.named_nodes() || source_.empty() || n < hosts_.size();
+}
+
 std::string HostNames::host_of_node(NodeId n) const {
   if (source_.empty()) return prefix_ + std::to_string(n);
   if (n >= hosts_.size()) {
@@ -186,10 +222,22 @@ std::string HostNames::host_of_node(NodeId n) const {
 
 std::string format_placement(const Mapping& mapping, const Machine& machine, PlacementFormat format,
                              const HostNames& hosts) {
+  return format_placement(mapping, machine, PlacementSpec{.format = format}, hosts);
+}
+
+std::string format_placement(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
+                             const HostNames& hosts) {
+  const PlacementFormat format = spec.format;
   if (format == PlacementFormat::Plain) {
     std::string out =
         fmt::format("# taskmap placement: task slot ({} tasks on {})\n", mapping.num_tasks(), machine.description);
     for (std::size_t t = 0; t < mapping.num_tasks(); ++t) out += fmt::format("{} {}\n", t, mapping.slot_of_task[t]);
+    return out;
+  }
+  if (format == PlacementFormat::Scotch) return scotch_mapping(mapping, machine, spec.base);
+  if (format == PlacementFormat::MetisPart) {
+    std::string out;
+    for (std::size_t t = 0; t < mapping.num_tasks(); ++t) out += fmt::format("{}\n", mapping.slot_of_task[t]);
     return out;
   }
   require_one_rank_per_slot(mapping, machine, format);
@@ -200,7 +248,9 @@ std::string format_placement(const Mapping& mapping, const Machine& machine, Pla
     case PlacementFormat::SlurmMapCpu: return slurm_map_cpu(mapping, machine);
     case PlacementFormat::CrayRankOrder: return cray_rank_order(mapping, machine);
     case PlacementFormat::BgqMapfile: return bgq_mapfile(mapping, machine);
-    case PlacementFormat::Plain: break;
+    case PlacementFormat::Plain:
+    case PlacementFormat::Scotch:
+    case PlacementFormat::MetisPart: break;
   }
   return {};
 }

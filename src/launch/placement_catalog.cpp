@@ -26,7 +26,9 @@ const Catalog& placement_format_catalog() {
        .plural = "formats",
        .option = "--out-format",
        .title = "Placement formats",
-       .intro = "Placement files for `taskmap map --out-format`. Launcher formats place one rank per slot, so "
+       .intro = "Placement files for `taskmap map --out-format`; plain, scotch, metis-part and openmpi-rankfile "
+                "are also read back by `eval --mapping FILE` (`--mapping-format`, else guessed from the content). "
+                "Launcher formats place one rank per slot, so "
                 "they refuse a job with more tasks than slots. Host names are the machine's own on machines read "
                 "from a cluster's files (slurm:, ibnet:, aries:); on the others they come from `--host-prefix` "
                 "(prefix + node index, `node` by default) or `--hosts FILE` (one host per node, in node order). "
@@ -36,11 +38,28 @@ const Catalog& placement_format_catalog() {
       {
           {.name = "plain",
            .tag = tag(PlacementFormat::Plain),
-           .summary = "\"task slot\" per line, taskmap's own; reads back with --mapping",
+           .summary = "\"task slot\" per line, taskmap's own; read back",
            .example = "plain"},
+          {.name = "scotch",
+           .tag = tag(PlacementFormat::Scotch),
+           .summary = "Scotch's mapping file (scotch_gmap's output, gmtst's input): the task count, then \"vertex "
+                      "terminal\" per task, terminals numbered as Scotch numbers the machine's target "
+                      "(docs/scotch.md); read back (vertices from 0 or 1)",
+           .reference = "[Scotch]",
+           .example = "scotch:base=1",
+           .params = {{.name = "base", .type = ParamType::Int, .default_value = "0", .choices = {"0", "1"},
+                       .meaning = "the number of task 0: the baseval of the Scotch graph the file goes with (1 "
+                                  "for a graph gcv made from a METIS or Chaco file)"}}},
+          {.name = "metis-part",
+           .tag = tag(PlacementFormat::MetisPart),
+           .summary = "a METIS partition file (gpmetis's graph.part.K): the part of each task, one per line, in task "
+                      "order; part p is slot p; read back",
+           .reference = "[METIS]",
+           .example = "metis-part"},
           {.name = "openmpi-rankfile",
            .tag = tag(PlacementFormat::OpenMpiRankfile),
-           .summary = "\"rank R=HOST slot=CORE\" per rank (mpirun --rankfile); CORE is the core's logical index",
+           .summary = "\"rank R=HOST slot=CORE\" per rank (mpirun --rankfile); CORE is the core's logical index; "
+                      "read back (HOST may also be +nK, the job's K-th node)",
            .example = "openmpi-rankfile"},
           {.name = "hydra",
            .tag = tag(PlacementFormat::Hydra),

@@ -47,6 +47,7 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
   switch (spec.kind) {
     case RoutingKind::Ecmp: return detail::make_ecmp_routing(machine);
     case RoutingKind::DModK: return detail::make_fat_tree_routing(machine);
+    case RoutingKind::Tree: return detail::make_tree_routing(machine);
     case RoutingKind::UpDown: return detail::make_updn_routing(machine);
     case RoutingKind::Direct:
     case RoutingKind::Indirect: return detail::make_percs_routing(machine, spec);

@@ -25,6 +25,10 @@ std::string fat_tree(const Machine& m) {
   return std::holds_alternative<FatTreeShape>(m.shape) ? "" : "dmodk is for fat-trees";
 }
 
+std::string hier(const Machine& m) {
+  return std::holds_alternative<HierShape>(m.shape) ? "" : "tree routing is for hier machines";
+}
+
 std::string fabric(const Machine& m) {
   return std::holds_alternative<FabricShape>(m.shape) ? "" : "up*/down* needs a fabric read from a cluster's files";
 }
@@ -101,6 +105,13 @@ const Catalog& routing_catalog() {
            .applies_to = "fattree (default)",
            .applies = fat_tree,
            .example = "dmodk"},
+          {.name = "tree",
+           .tag = tag(RoutingKind::Tree),
+           .summary = "up from the source to the switch of the lowest group holding both ends, then down: a "
+                      "tree's one path",
+           .applies_to = "hier (default)",
+           .applies = hier,
+           .example = "tree"},
           {.name = "ecmp",
            .tag = tag(RoutingKind::Ecmp),
            .summary = "every shortest path carries an equal share (parallel channels count as distinct): min-hop "

@@ -13,6 +13,7 @@ std::unique_ptr<Routing> make_dragonfly_routing(const Machine& m, const RoutingS
 std::unique_ptr<Routing> make_percs_routing(const Machine& m, const RoutingSpec& spec);
 std::unique_ptr<Routing> make_ecmp_routing(const Machine& m);
 std::unique_ptr<Routing> make_fat_tree_routing(const Machine& m);
+std::unique_ptr<Routing> make_tree_routing(const Machine& m);
 std::unique_ptr<Routing> make_updn_routing(const Machine& m);
 
 }  // namespace taskmap::detail

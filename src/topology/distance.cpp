@@ -47,9 +47,6 @@ HopDistance::HopDistance(const Machine& machine) : machine_(machine) {
 }
 HopDistance::~HopDistance() = default;
 
-namespace {
-
-// Breadth-first search over out-channels; returns the number of routers reached.
 std::size_t bfs_row(const Machine& machine, const ChannelAdjacency& adjacency, RouterId source,
                     std::vector<std::uint32_t>& row, std::vector<RouterId>& queue) {
   std::fill(row.begin(), row.end(), UINT32_MAX);
@@ -65,6 +62,8 @@ std::size_t bfs_row(const Machine& machine, const ChannelAdjacency& adjacency, R
   }
   return tail;
 }
+
+namespace {
 
 std::uint32_t torus_distance(const TorusShape& s, RouterId a, RouterId b) {
   std::uint32_t total = 0;
@@ -109,6 +108,7 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
   if (const auto* d = std::get_if<DragonflyShape>(&machine_.shape)) return dragonfly_distance(*d, a, b);
   if (const auto* p = std::get_if<PercsShape>(&machine_.shape)) return percs_distance(*p, a, b);
   if (const auto* r = std::get_if<RectTorusShape>(&machine_.shape)) return rect_distance(*r, a, b);
+  if (const auto* h = std::get_if<HierShape>(&machine_.shape)) return h->distance(a, b);
   std::lock_guard lock(graph_->mutex);
   auto& row = graph_->rows[a];
   if (row.empty()) {
@@ -237,6 +237,16 @@ TopologyStats fat_tree_stats(const FatTreeShape& s) {
   return sum.stats(s.hosts + std::uint64_t{n} * s.per_level);
 }
 
+// Between the slots of a hierarchy: a slot has span[l] - span[l-1] others whose lowest common
+// group with it is of level l, each dist[l-1] away.
+TopologyStats hier_stats(const HierShape& s) {
+  const std::uint64_t slots = s.span[s.levels()];
+  DistanceSum sum;
+  for (std::uint32_t l = 1; l <= s.levels(); ++l) {
+    sum.add(s.dist[l - 1], static_cast<long double>(slots) * static_cast<long double>(s.span[l] - s.span[l - 1]));
+  }
+  return sum.stats(slots);
+}
 
 // Graphs and fabrics: every row when that is cheap, else rows from a uniform sample of routers.
 TopologyStats graph_stats(const Machine& machine, std::uint64_t exact_work) {
@@ -309,6 +319,7 @@ TopologyStats topology_stats(const Machine& machine, std::uint64_t exact_work) {
   if (const auto* p = std::get_if<PercsShape>(&machine.shape)) return percs_stats(*p);
   if (const auto* r = std::get_if<RectTorusShape>(&machine.shape)) return rect_stats(*r);
   if (const auto* f = std::get_if<FatTreeShape>(&machine.shape)) return fat_tree_stats(*f);
+  if (const auto* h = std::get_if<HierShape>(&machine.shape)) return h->span[h->levels()] < 2 ? TopologyStats{} : hier_stats(*h);
   return graph_stats(machine, exact_work);
 }
 

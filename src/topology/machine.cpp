@@ -16,6 +16,7 @@ std::string Machine::kind_name() const {
     std::string operator()(const DragonflyShape&) const { return "dragonfly"; }
     std::string operator()(const PercsShape&) const { return "percs"; }
     std::string operator()(const FatTreeShape&) const { return "fattree"; }
+    std::string operator()(const HierShape&) const { return "hier"; }
     std::string operator()(const GraphShape&) const { return "graph"; }
     std::string operator()(const FabricShape& s) const { return s.format; }
   };
@@ -151,6 +152,9 @@ std::vector<std::uint64_t> channels_per_class(const Machine& machine) {
   } else if (const auto* f = std::get_if<FatTreeShape>(&machine.shape)) {
     // Every level of links joins k^n children to their parents, one up and one down channel each.
     for (auto& c : count) c = 2 * std::uint64_t{f->hosts};
+  } else if (const auto* h = std::get_if<HierShape>(&machine.shape)) {
+    // Level l's links join the routers of level l - 1 to their parents, one up and one down channel each.
+    for (std::size_t l = 0; l < count.size(); ++l) count[l] = 2 * std::uint64_t{h->first[l + 1] - h->first[l]};
   }
   return count;
 }
@@ -170,6 +174,8 @@ std::uint64_t estimated_bytes(const Machine& outline) {
     bytes = saturating_add(bytes, saturating_mul(std::uint64_t{d->g} * d->g, sizeof(ChannelId) + sizeof(std::uint32_t)));
   } else if (const auto* f = std::get_if<FatTreeShape>(&outline.shape)) {
     bytes = saturating_add(bytes, saturating_mul(routers, std::uint64_t{f->k} * 2 * sizeof(ChannelId)));
+  } else if (std::holds_alternative<HierShape>(outline.shape)) {
+    bytes = saturating_add(bytes, saturating_mul(routers, 2 * sizeof(ChannelId)));
   }
   return bytes;
 }

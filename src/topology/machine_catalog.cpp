@@ -130,6 +130,33 @@ const Catalog& machine_catalog() {
                       "switches, one link class per level; switches hold no nodes",
            .example = "fattree:k=4,n=3",
            .params = {required_count("k", 1 << 11, "arity"), required_count("n", 22, "levels"), ppn()}},
+          {.name = "hier",
+           .tag = tag(MachineKind::Hier),
+           .summary = "KaHIP's process-mapping hierarchy: sizes bottom up (4:16:8: 4 slots per processor, 16 "
+                      "processors per node, 8 nodes), slots numbered group-major as Scotch numbers a tleaf target; "
+                      "two slots are as far apart as the dist of the lowest level whose group holds both, and "
+                      "hop-bytes weighs traffic by it; routed up a tree of switches, one per group, and down",
+           .reference = "[KaHIP-map]",
+           .example = "hier:4:16:8,dist=1:10:100",
+           .positional = true,
+           .params = {{.name = "sizes", .type = ParamType::Sizes, .required = true, .min = 1, .max = 1 << 22,
+                       .min_count = 1, .max_count = 16, .separator = ':',
+                       .meaning = "groups (or slots) per group of the level above, lowest level first"},
+                      {.name = "dist", .type = ParamType::Sizes, .required = true, .min = 1, .max = 1 << 30,
+                       .min_count = 1, .max_count = 16, .separator = ':',
+                       .meaning = "per level, lowest first: the distance of two slots whose lowest common group "
+                                  "is of that level; must not decrease going up"}}},
+          {.name = "tgt",
+           .tag = tag(MachineKind::ScotchTarget),
+           .summary = "a Scotch target architecture file (cmplt, cmpltw, hcub, mesh2D, mesh3D, meshXD, torus2D, "
+                      "torus3D, torusXD, tleaf, deco 0 and 1), one router per terminal, slots in Scotch's "
+                      "terminal order (docs/scotch.md)",
+           .reference = "[Scotch]",
+           .example = "tgt:torus.tgt,ppn=4",
+           .positional = true,
+           .params = {{.name = "path", .type = ParamType::Path, .required = true,
+                       .meaning = "the target file, as scotch_gmap reads it"},
+                      ppn()}},
           {.name = "graph",
            .tag = tag(MachineKind::Graph),
            .summary = "routers and channels read from a file (docs/topology-file.md)",

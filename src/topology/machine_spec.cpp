@@ -6,6 +6,7 @@
 #include "taskmap/core/memory.h"
 #include "taskmap/topology/allocation.h"
 #include "taskmap/topology/machine_catalog.h"
+#include "taskmap/topology/scotch_target.h"
 
 namespace taskmap {
 namespace {
@@ -71,6 +72,24 @@ MachineSpec parse_machine_spec(std::string_view text) {
       spec.fat_tree_k = count(v, "k");
       spec.fat_tree_n = count(v, "n");
       break;
+    case MachineKind::Hier: {
+      spec.hier.sizes = v.get_sizes("sizes");
+      spec.hier.dist = v.get_sizes("dist");
+      const auto& sizes = spec.hier.sizes;
+      const auto& dist = spec.hier.dist;
+      if (dist.size() != sizes.size()) {
+        v.fail(fmt::format("hier: {} levels but {} distances (dist=); give one distance per level", sizes.size(),
+                           dist.size()));
+      }
+      for (std::size_t l = 1; l < dist.size(); ++l) {
+        if (dist[l] < dist[l - 1]) {
+          v.fail(fmt::format("hier: distances must not decrease going up, but level {} has {} and level {} has {}",
+                             l + 1, dist[l], l, dist[l - 1]));
+        }
+      }
+      break;
+    }
+    case MachineKind::ScotchTarget: spec.graph_path = v.get_text("path"); break;
     case MachineKind::Graph:
       spec.graph_path = v.get_text("path");
       spec.nodes_per_router = count(v, "conc");
@@ -84,7 +103,8 @@ MachineSpec parse_machine_spec(std::string_view text) {
       spec.slot_unit = v.choice_index("slots") == 0 ? SlotUnit::Core : SlotUnit::Pu;
       break;
   }
-  spec.slots_per_node = count(v, "ppn");
+  spec.slots_per_node = spec.kind == MachineKind::Hier ? 1 : count(v, "ppn");
+  spec.hier.slots_per_node = spec.slots_per_node;
   spec.torus.nodes_per_router = spec.nodes_per_router;
   spec.torus.slots_per_node = spec.slots_per_node;
   spec.dragonfly.slots_per_node = spec.slots_per_node;
@@ -122,8 +142,9 @@ Machine build_machine(const MachineSpec& spec, const WarningSink& warn, BuildDet
   if (spec.kind == MachineKind::Slurm || spec.kind == MachineKind::Ibnet || spec.kind == MachineKind::Aries) {
     return build_fabric(spec, warn);  // file errors name the file and line
   }
+  const bool from_file = spec.kind == MachineKind::Graph || spec.kind == MachineKind::ScotchTarget;
   // A full build is checked against the memory limit first, from its outline.
-  if (detail == BuildDetail::Full && spec.kind != MachineKind::Graph) {
+  if (detail == BuildDetail::Full && !from_file) {
     const Machine outline = build_machine(spec, warn, BuildDetail::Outline);
     std::uint64_t channels = 0;
     for (std::uint64_t n : channels_per_class(outline)) channels += n;
@@ -146,6 +167,8 @@ Machine build_machine(const MachineSpec& spec, const WarningSink& warn, BuildDet
       case MachineKind::FatTree:
         m = build_fat_tree(spec.fat_tree_k, spec.fat_tree_n, spec.slots_per_node, detail);
         break;
+      case MachineKind::Hier: m = build_hier(spec.hier, detail); break;
+      case MachineKind::ScotchTarget: m = read_scotch_target(spec.graph_path, spec.slots_per_node); break;
       case MachineKind::Graph:
         m = read_graph_machine(spec.graph_path, spec.nodes_per_router, spec.slots_per_node);
         break;
@@ -154,11 +177,11 @@ Machine build_machine(const MachineSpec& spec, const WarningSink& warn, BuildDet
       case MachineKind::Aries: break;  // built by build_fabric above
     }
   } catch (const Error& e) {
-    if (spec.kind == MachineKind::Graph) throw;  // file errors already name file and line
+    if (from_file) throw;  // file errors already name file and line
     fail("--machine '{}': {}", spec.text, e.what());
   }
   m.description = spec.text;
-  m.outline = detail == BuildDetail::Outline && spec.kind != MachineKind::Graph;
+  m.outline = detail == BuildDetail::Outline && !from_file;
   return m;
 }
 

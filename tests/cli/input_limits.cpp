@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test_support.h"
 
@@ -50,6 +51,19 @@ TEST(CliInputLimits, MachinesAreSizedBeforeTheyAreBuilt) {
   EXPECT_EQ(r.err,
             "taskmap: error: --machine 'dragonfly:p=100,a=100,h=100' needs about 3.3 GiB for 1.99e8 channels; "
             "limit 1 GiB (--max-memory)\n");
+}
+
+// Likewise a Scotch target: "hcub 22" is 2^22 routers with 22 x 2^21 channels each way (12
+// bytes each, 1,107,296,256 bytes) and a table of 2 x 22 channel ids per router (738,197,504
+// bytes): 1.72 GiB for 92,274,688 channels.
+TEST(CliInputLimits, ScotchTargetsAreSizedBeforeTheyAreBuilt) {
+  const std::string target = (std::filesystem::temp_directory_path() /
+                              ("taskmap_limits_" + std::to_string(::getpid()) + ".tgt")).string();
+  { std::ofstream(target) << "hcub 22\n"; }
+  auto r = test::run_taskmap("eval --machine tgt:" + target + " --pattern halo2d:2x2 --mapper default --max-memory 1G");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "taskmap: error: " + target + ":1 needs about 1.7 GiB for 9.23e7 channels; limit 1 GiB (--max-memory)\n");
+  std::filesystem::remove(target);
 }
 
 TEST(CliInputLimits, MaxMemoryTakesSizesAndRefusesOthers) {

@@ -126,6 +126,7 @@ std::vector<std::string> catalogs_knowing(const std::string& name) {
   if (pattern_catalog().find(name)) kinds.push_back("pattern");
   if (routing_catalog().find(name)) kinds.push_back("routing");
   if (mapper_catalog().find(name)) kinds.push_back("mapper");
+  if (placement_format_catalog().find(name)) kinds.push_back("out-format");
   return kinds;
 }
 

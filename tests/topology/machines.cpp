@@ -15,17 +15,11 @@
 namespace taskmap {
 namespace {
 
-std::map<std::string, int> class_counts(const Machine& m) {
-  std::map<std::string, int> c;
-  for (const auto& ch : m.channels) ++c[m.classes[ch.link_class].name];
-  return c;
-}
-
 TEST(Torus, FourByFourHasFourChannelsPerRouter) {
   Machine m = make_machine("torus:4x4");
   EXPECT_EQ(m.num_routers, 16u);
   EXPECT_EQ(m.channels.size(), 64u);
-  EXPECT_EQ(class_counts(m), (std::map<std::string, int>{{"A+", 16}, {"A-", 16}, {"B+", 16}, {"B-", 16}}));
+  EXPECT_EQ(test::class_counts(m), (std::map<std::string, int>{{"A+", 16}, {"A-", 16}, {"B+", 16}, {"B-", 16}}));
 }
 
 TEST(Torus, SizeTwoWrapDimensionHasTwoParallelChannelsPerDirection) {
@@ -126,7 +120,7 @@ TEST(Dragonfly, ConsecutiveWiringGivesOneCablePerGroupPair) {
   EXPECT_EQ(s.g, 9u);
   EXPECT_EQ(m.num_routers, 36u);
   EXPECT_EQ(m.num_nodes(), 72u);
-  EXPECT_EQ(class_counts(m), (std::map<std::string, int>{{"local", 9 * 4 * 3}, {"global", 9 * 8}}));
+  EXPECT_EQ(test::class_counts(m), (std::map<std::string, int>{{"local", 9 * 4 * 3}, {"global", 9 * 8}}));
   // Router 1 of group 0 owns ports 2 and 3, which lead to groups 3 and 4.
   EXPECT_EQ(m.channels[s.global_of[0 * 9 + 3]].src, s.router(0, 1));
   EXPECT_EQ(m.channels[s.global_of[0 * 9 + 4]].src, s.router(0, 1));
@@ -158,7 +152,7 @@ TEST(Percs, WiringOfFigure1b) {
   // Self-loop D link of bucket 0 of supernode 1: on node 1.
   EXPECT_EQ(m.channels[s.d_channel(1, 0, 1)].src, 1u * 32 + 1);
   EXPECT_EQ(m.channels[s.d_channel(1, 0, 1)].dst, 1u * 32 + 1);
-  EXPECT_EQ(class_counts(m), (std::map<std::string, int>{{"LL", 32 * 4 * 64}, {"LR", 32 * (1024 - 256)},
+  EXPECT_EQ(test::class_counts(m), (std::map<std::string, int>{{"LL", 32 * 4 * 64}, {"LR", 32 * (1024 - 256)},
                                                           {"D", 32 * 2 * 32}}));
   EXPECT_EQ(m.num_slots(), 32u * 32 * 4);
   EXPECT_EQ(m.classes[0].bandwidth, 21.0);

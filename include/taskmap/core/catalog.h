@@ -25,6 +25,7 @@ struct CatalogParam {
   bool required = false;
   std::optional<double> min = {}, max = {};  // Int, Real: the value; Sizes: each size
   std::size_t min_count = 1, max_count = 0;  // Sizes: how many (0: no upper limit)
+  char separator = 'x';  // Sizes: between the sizes ("4x4x2"); ':' for a list of levels ("4:16:8")
   std::vector<std::string_view> choices = {};  // Choice: the names; Int: the only values allowed
   std::string_view meaning = {};               // one line
   std::string_view when_absent = {};           // docs, for an optional parameter without default

@@ -21,6 +21,8 @@ class LineCursor {
   std::optional<std::string_view> next_content_line(std::string_view comment_chars = "#%", bool skip_blank = true);
   std::size_t line_number() const { return line_number_; }
   const std::string& source() const { return source_; }
+  // Bytes not read yet.
+  std::size_t bytes_left() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; }
 
   // Throws Error "SOURCE:LINE: message".
   [[noreturn]] void fail_here(const std::string& message) const;
@@ -31,6 +33,35 @@ class LineCursor {
   std::string text_;
   std::size_t pos_ = 0;
   std::size_t line_number_ = 0;
+};
+
+// Whitespace-separated tokens regardless of lines, as Scotch reads its files, each known with
+// its line for messages.
+class TokenCursor {
+ public:
+  TokenCursor(std::string source_name, std::string text);
+
+  // The next token; nullopt at the end of the input.
+  std::optional<std::string_view> next();
+  // The next token as an integer in [min, max]; else fails "SOURCE:LINE: WHAT: ..." naming the
+  // token, or "SOURCE: ends before WHAT" at the end of the input.
+  std::int64_t next_int(std::string_view what, std::int64_t min, std::int64_t max);
+  // True when no token is left.
+  bool at_end();
+  // At most this many tokens are left (a token and its separator take two bytes or more): a
+  // count read from the file is checked against it before anything is allocated for it.
+  std::size_t tokens_left_at_most() const;
+  std::size_t line_number() const { return lines_.line_number(); }
+  const std::string& source() const { return lines_.source(); }
+
+  // Throws Error "SOURCE:LINE: message" at the line of the last token read.
+  [[noreturn]] void fail_here(const std::string& message) const { lines_.fail_here(message); }
+
+ private:
+  LineCursor lines_;
+  std::size_t text_size_ = 0;
+  std::vector<std::string_view> fields_;
+  std::size_t next_field_ = 0;
 };
 
 // Splits on spaces, tabs and (optionally) commas; drops empty fields.

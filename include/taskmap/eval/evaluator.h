@@ -37,6 +37,11 @@ struct Metrics {
   // (LinkClass::host_link). Equal to mcl on machines without them.
   double mcl_network = 0;
   double hop_bytes = 0;                // sum of volume x hop distance
+  // KaHIP's and Scotch's communication cost J: each unordered task pair's traffic (the mean of its
+  // two directions) times their distance, counted once: hop_bytes / 2 whatever the graph (on a
+  // symmetric graph, each undirected edge's weight x distance). On hier machines the distance is
+  // the hierarchy's (HierShape::distance).
+  double j = 0;
   // Traffic between tasks on one node, each byte weighted by the levels between the two slots
   // and their lowest shared level of the node model (NodeModel::distance: same core 1 level
   // up, ...); on a flat node every pair of distinct slots weighs 1. Tasks on one slot: 0.

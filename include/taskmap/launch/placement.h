@@ -1,6 +1,9 @@
 #pragma once
-// Placement files: a mapping rendered for the launcher that will start the job.
+// Placement files: a mapping rendered for the launcher that will start the job or for another
+// mapping tool, and read back (`eval --mapping FILE --mapping-format F`).
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "taskmap/problem/mapping.h"
@@ -9,6 +12,8 @@ namespace taskmap {
 
 enum class PlacementFormat {
   Plain,            // "task slot", taskmap's own (reads back with --mapping)
+  Scotch,           // Scotch's mapping file: a count line, then "vertex terminal" (scotch_gmap, gmtst)
+  MetisPart,        // a METIS partition file: one part per task; part p is slot p
   OpenMpiRankfile,  // "rank R=HOST slot=CORE" (mpirun --rankfile)
   Hydra,            // MPICH/Hydra machine file, "HOST:COUNT" runs in rank order (mpiexec -f)
   Slurm,            // one host per rank, rank order (SLURM_HOSTFILE, srun --distribution=arbitrary)
@@ -17,9 +22,23 @@ enum class PlacementFormat {
   BgqMapfile,       // "A B C D E T" per rank, rank order (runjob --mapping FILE)
 };
 
+// A format with its parameters, as --out-format gives it ("scotch:base=1").
+struct PlacementSpec {
+  PlacementFormat format = PlacementFormat::Plain;
+  std::uint32_t base = 0;  // scotch: the number of task 0 (the Scotch graph's baseval)
+};
+
 // Checked at parse time: an unknown name lists the known ones.
+PlacementSpec parse_placement_spec(const std::string& text);
 PlacementFormat parse_placement_format(const std::string& name);
 const char* placement_format_name(PlacementFormat format);
+// Launcher formats start one process per slot; the others (plain, scotch, metis-part) may put
+// several tasks on a slot.
+bool is_launcher_format(PlacementFormat format);
+// The formats `--mapping` reads back: plain, scotch, metis-part and openmpi-rankfile.
+bool placement_format_reads(PlacementFormat format);
+// --mapping-format NAME: a format read back, else an error listing them.
+PlacementFormat parse_mapping_format(const std::string& name);
 
 // Host names of the machine's nodes, in node order. Either generated (prefix + node index)
 // or read from a file, one host per line: the first field counts, so an Open MPI hostfile
@@ -33,6 +52,8 @@ class HostNames {
   // The machine's own name of the node when it has host names (read from a cluster's files),
   // else host_of_node.
   std::string host_of(const Machine& machine, NodeId n) const;
+  // True when host_of(machine, n) names node n (a --hosts file may name fewer nodes).
+  bool names(const Machine& machine, NodeId n) const;
 
  private:
   std::string prefix_;
@@ -49,5 +70,20 @@ void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, con
 // needs a 5-dimensional torus with one node per router.
 std::string format_placement(const Mapping& mapping, const Machine& machine, PlacementFormat format,
                              const HostNames& hosts = HostNames::with_prefix("node"));
+std::string format_placement(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
+                             const HostNames& hosts = HostNames::with_prefix("node"));
+
+// Reads a placement file of a job of num_tasks tasks on `machine`, at most per_slot tasks per
+// slot, in `format`, or, without one, in the format its content shows; *note (when given) is
+// then one line "FILE: ..." saying which format was guessed (and how a Scotch file's vertices
+// are numbered when from 1), else empty. Content that fits no format or several is refused with the
+// reason; so is a format that is not read back (a launcher's host list). Errors name FILE:LINE.
+// openmpi-rankfile: hosts are the machine's node names, else `hosts`'s; "+nK" is the K-th node
+// with slots; slot=N is the core's logical index (the node model's, else the slot's in its node).
+// scotch: vertices numbered from 0 or from 1 (found from the content), terminals as
+// ScotchTerminals numbers them; a terminal's tasks fill its slots in turn.
+Mapping read_placement(const std::string& path, std::optional<PlacementFormat> format, const Machine& machine,
+                       std::size_t num_tasks, std::uint32_t per_slot = 1,
+                       const HostNames& hosts = HostNames::with_prefix("node"), std::string* note = nullptr);
 
 }  // namespace taskmap

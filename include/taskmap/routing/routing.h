@@ -34,7 +34,7 @@ class Routing {
   }
 };
 
-enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ugal, Ecmp, DModK, UpDown };
+enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ugal, Ecmp, DModK, UpDown, Tree };
 
 // Torus dimension-order routing when both directions of a ring are minimal (offset k/2):
 // split the flow evenly, or take one path the way SimGrid's TORUS cluster does ("+", except

@@ -36,6 +36,15 @@ Machine build_dragonfly(const DragonflyParams& params, BuildDetail detail = Buil
 Machine build_fat_tree(std::uint32_t k, std::uint32_t n, std::uint32_t slots_per_node,
                        BuildDetail detail = BuildDetail::Full);
 
+// KaHIP's hierarchy (HierShape): sizes and distances per level, bottom up; the distances must
+// not decrease going up. slots_per_node: slots of each leaf (1 in KaHIP's convention).
+struct HierParams {
+  std::vector<std::uint32_t> sizes;
+  std::vector<std::uint32_t> dist;
+  std::uint32_t slots_per_node = 1;
+};
+Machine build_hier(const HierParams& params, BuildDetail detail = BuildDetail::Full);
+
 Machine build_percs(std::uint32_t ns, std::uint32_t nd, std::uint32_t slots_per_node = 4,
                     BuildDetail detail = BuildDetail::Full);
 

@@ -3,7 +3,10 @@
 // path on tori, meshes, RT/RTT and file graphs; the local-global-local route on Dragonfly;
 // the L-D-L route on PERCS (both can have rare shortcuts through a second global/D link that
 // their minimal routing never takes). Valiant and indirect routes are longer still, see
-// Metrics::avg_routed_hops. Closed forms for structured machines, cached BFS rows for graphs.
+// Metrics::avg_routed_hops. On a hier machine it is not a hop count but the hierarchy's
+// distance of the level where two slots' groups meet (HierShape::distance), so that hop-bytes
+// is KaHIP's communication cost there. Closed forms for structured machines, cached BFS rows
+// for graphs.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -24,7 +27,8 @@ class HopDistance {
   std::unique_ptr<GraphCache> graph_;
 };
 
-// Diameter and average distance (over ordered pairs of distinct routers) of the hop distance.
+// Diameter and average distance (over ordered pairs of distinct routers; on hier machines, of
+// distinct slots) of the hop distance.
 // Exact on every structured family, from its parameters alone (closed forms: the channels are
 // not needed, so an outline machine will do), and on graphs and fabrics small enough for a
 // breadth-first search from every router. Larger graphs and fabrics are estimated from a
@@ -48,5 +52,10 @@ struct ChannelAdjacency {
   std::vector<ChannelId> channels;
   ChannelAdjacency(const Machine& m, bool reverse);
 };
+
+// Breadth-first search over out-channels from `source`: row[r] is r's hop count (UINT32_MAX when
+// unreached); returns the number of routers reached. row and queue hold num_routers entries.
+std::size_t bfs_row(const Machine& machine, const ChannelAdjacency& adjacency, RouterId source,
+                    std::vector<std::uint32_t>& row, std::vector<RouterId>& queue);
 
 }  // namespace taskmap

@@ -3,6 +3,7 @@
 // bandwidth), compute nodes attached to routers, slots (cores) on nodes. The kind-specific
 // shape (torus dimensions, Dragonfly wiring, PERCS buckets, ...) rides along for routing.
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -103,6 +104,44 @@ struct FatTreeShape {
   }
 };
 
+// A hierarchy of groups in KaHIP's process-mapping convention ("hier:4:16:8,dist=1:10:100": 4
+// slots per processor, 16 processors per node, 8 nodes). Levels count bottom up: a level-l group
+// holds sizes[l-1] groups of level l-1 (level 0: the slots); the groups of the top level are the
+// children of one root. Routers 0 .. leaves-1 are the slots' own, in slot order (group-major, as
+// Scotch numbers a tleaf target's terminals), one node of one slot each; then one switch per
+// group, level by level. Two slots whose lowest common group is of level l are dist[l-1] apart,
+// and their traffic goes up the tree to that group's switch and down again.
+struct HierShape {
+  std::vector<std::uint32_t> sizes;  // per level, bottom up
+  std::vector<std::uint32_t> dist;   // per level: the distance of two slots whose lowest common group is of it
+  std::vector<RouterId> first;       // per level 0 .. L, then the router count: level l is first[l] .. first[l+1]-1
+  std::vector<std::uint64_t> span;   // per level 0 .. L: slots below one router of that level (1, sizes[0], ...)
+  std::vector<ChannelId> up_of;      // per router below the root: the channel to its parent
+  std::vector<ChannelId> down_of;    // per router below the root: the channel from its parent
+
+  std::uint32_t levels() const { return static_cast<std::uint32_t>(sizes.size()); }
+  std::uint32_t level_of(RouterId r) const {
+    std::uint32_t l = 0;
+    while (r >= first[l + 1]) ++l;
+    return l;
+  }
+  // The first slot below router r.
+  std::uint64_t first_leaf(RouterId r) const {
+    const std::uint32_t l = level_of(r);
+    return (r - first[l]) * span[l];
+  }
+  // The lowest level (at least that of a and of b) whose group holds both routers.
+  std::uint32_t common_level(RouterId a, RouterId b) const {
+    std::uint32_t l = std::max(level_of(a), level_of(b));
+    const std::uint64_t la = first_leaf(a), lb = first_leaf(b);
+    while (la / span[l] != lb / span[l]) ++l;
+    return l;
+  }
+  // The distance of two routers: 0 for one router, else dist of the level of their lowest
+  // common group (for two slots: KaHIP's distance; a switch counts as its group).
+  std::uint32_t distance(RouterId a, RouterId b) const { return a == b ? 0 : dist[common_level(a, b) - 1]; }
+};
+
 // A topology read from a file; routed by shortest paths.
 struct GraphShape {
   std::string path;
@@ -120,7 +159,7 @@ struct FabricShape {
 };
 
 using MachineShape =
-    std::variant<TorusShape, RectTorusShape, DragonflyShape, PercsShape, FatTreeShape, GraphShape, FabricShape>;
+    std::variant<TorusShape, RectTorusShape, DragonflyShape, PercsShape, FatTreeShape, HierShape, GraphShape, FabricShape>;
 
 struct NodeModel;
 
@@ -153,6 +192,10 @@ class Machine {
   // The inside of every node (hwloc), or null: a flat node. Its slots are the node's first
   // slots: node slot k is the model's slot k.
   std::shared_ptr<const NodeModel> node_model;
+  // The Scotch terminal number of each router with slots, in router order, when the machine was
+  // read from a Scotch target that numbers its terminals otherwise (a deco target's labels);
+  // empty: the routers with slots are terminals 0, 1, ... in router order (scotch_target.h).
+  std::vector<std::uint32_t> scotch_terminals;
 
   std::uint32_t num_host_routers() const { return host_routers ? host_routers : num_routers; }
   // True on the papers' machines: every host router holds the same nodes and slots.

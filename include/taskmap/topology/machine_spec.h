@@ -13,7 +13,9 @@
 
 namespace taskmap {
 
-enum class MachineKind { Torus, Hypercube, RectTorus, RectTwistedTorus, Dragonfly, Percs, FatTree, Graph, Slurm, Ibnet, Aries };
+enum class MachineKind {
+  Torus, Hypercube, RectTorus, RectTwistedTorus, Dragonfly, Percs, FatTree, Hier, ScotchTarget, Graph, Slurm, Ibnet, Aries
+};
 
 struct MachineSpec {
   std::string text;
@@ -24,7 +26,8 @@ struct MachineSpec {
   DragonflyParams dragonfly;  // Dragonfly
   std::uint32_t percs_ns = 0, percs_nd = 0;
   std::uint32_t fat_tree_k = 0, fat_tree_n = 0;
-  std::string graph_path;     // Graph
+  HierParams hier;            // Hier
+  std::string graph_path;     // Graph; ScotchTarget: the target file
   std::string fabric_path;    // Slurm, Ibnet, Aries: the fabric file
   std::string fabric_map;     // Slurm, Ibnet: GUID-to-host map; Aries: the xtdb2proc node file
   std::string node_topology;  // "hwloc:FILE" or empty (flat nodes of ppn slots)

@@ -111,8 +111,9 @@ const Catalog& mapper_catalog() {
            .example = "auto:objective=hop-bytes,budget=50",
            .params = {{.name = "objective", .type = ParamType::Choice, .default_value = "mcl",
                        .choices = {"mcl", "hop-bytes", "j"},
-                       .meaning = "what is lowest in the result: MCL then hop-bytes; hop-bytes then MCL; or KaHIP's "
-                                  "J, which orders placements as hop-bytes does (J = hop-bytes / 2)"},
+                       .meaning = "what is lowest in the result: MCL then hop-bytes; hop-bytes then MCL; or J "
+                                  "then MCL (the metric j, each task pair's traffic x distance counted once, "
+                                  "hop-bytes / 2: it orders placements as hop-bytes does)"},
                       {.name = "budget", .type = ParamType::Int, .default_value = default_of(AutoOptions{}.budget),
                        .min = 0, .max = 1 << 30,
                        .meaning = "millions of work units of the MCL refinement (refine-mcl's work; 0: none); "
@@ -258,8 +259,9 @@ const Catalog& mapper_catalog() {
            .params = {grid_param()}},
           {.name = "scotch",
            .tag = tag(MapperKind::Scotch),
-           .summary = "the Scotch library's graph mapping onto the router graph (strategy QUALITY, one thread, "
-                      "fixed random state), then tasks onto their routers' slots",
+           .summary = "the Scotch library's graph mapping onto the machine (tori, meshes, hypercubes and hier as "
+                      "Scotch's own targets, others as their router graph; strategy QUALITY, one thread, fixed "
+                      "random state), then tasks onto their routers' slots",
            .reference = "[Scotch]",
            .applies_to = "any machine and allocation; any task count",
            .example = "scotch"},

@@ -1,6 +1,6 @@
 // scotch: the task graph mapped by the Scotch library (Debian libscotch-dev) onto the
-// machine as a Scotch target: tori, meshes and hypercubes natively, every other machine as
-// the weighted graph of its routers. Scotch balances tasks over routers; routers it fills
+// machine as a Scotch target: tori, meshes, hypercubes and hierarchies natively, every other
+// machine as the weighted graph of its routers. Scotch balances tasks over routers; routers it fills
 // beyond their slots hand their least attached tasks to the nearest routers with room.
 #include <cstdarg>
 #include <cstdint>
@@ -20,6 +20,7 @@ extern "C" {
 #include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/router_placement.h"
 #include "taskmap/topology/distance.h"
+#include "taskmap/topology/scotch_target.h"
 
 // Scotch reports errors through these; defined here (taking precedence over libscotcherr's)
 // so the message ends up in taskmap's one-line error instead of on stderr.
@@ -116,6 +117,21 @@ class ScotchMapper final : public ConfiguredMapper<> {
   // Builds the Scotch target; returns the router of each terminal number.
   std::vector<RouterId> build_target(const Machine& machine, SCOTCH_Arch& arch, SCOTCH_Context& context) const {
     std::vector<RouterId> router_of_terminal(machine.num_routers);
+    // A hierarchy is Scotch's tree-leaf target of the same distances; its leaves are routers
+    // 0, 1, ... in Scotch's terminal order. (With terminals of several slot counts, the graph
+    // target below weighs them.)
+    if (const auto* hier = std::get_if<HierShape>(&machine.shape); hier != nullptr && machine.uniform()) {
+      const TleafLevels levels = tleaf_levels(*hier);
+      if (!levels.sizes.empty()) {
+        std::vector<SCOTCH_Num> sizes(levels.sizes.begin(), levels.sizes.end());
+        std::vector<SCOTCH_Num> costs(levels.costs.begin(), levels.costs.end());
+        if (SCOTCH_archTleaf(&arch, static_cast<SCOTCH_Num>(sizes.size()), sizes.data(), costs.data()) != 0) {
+          scotch_failed("archTleaf");
+        }
+        std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
+        return router_of_terminal;
+      }
+    }
     if (const TorusShape* t = machine.torus()) {
       // Native targets. Scotch numbers mesh/torus terminals with the first dimension fastest
       // (x + X * (y + Y * z)); taskmap's router ids have it slowest. SCOTCH_archMeshX is not

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <variant>
@@ -42,9 +43,16 @@ int compare_values(double a, double b) {
 // True when x is strictly better than y by the objective, then the other metric, then the
 // traffic inside nodes.
 bool better(const Metrics& x, const Metrics& y, AutoObjective objective) {
-  const bool mcl_first = objective == AutoObjective::Mcl;
-  const double keys_x[] = {mcl_first ? x.mcl : x.hop_bytes, mcl_first ? x.hop_bytes : x.mcl, x.node_hop_bytes};
-  const double keys_y[] = {mcl_first ? y.mcl : y.hop_bytes, mcl_first ? y.hop_bytes : y.mcl, y.node_hop_bytes};
+  // The objective's metric first, then the other of MCL and hop-bytes (J orders as hop-bytes).
+  auto keys = [objective](const Metrics& m) -> std::array<double, 3> {
+    switch (objective) {
+      case AutoObjective::Mcl: return {m.mcl, m.hop_bytes, m.node_hop_bytes};
+      case AutoObjective::HopBytes: return {m.hop_bytes, m.mcl, m.node_hop_bytes};
+      case AutoObjective::J: return {m.j, m.mcl, m.node_hop_bytes};
+    }
+    return {};
+  };
+  const std::array<double, 3> keys_x = keys(x), keys_y = keys(y);
   for (int k = 0; k < 3; ++k) {
     if (int c = compare_values(keys_x[k], keys_y[k]); c != 0) return c < 0;
   }

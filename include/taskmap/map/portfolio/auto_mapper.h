@@ -20,7 +20,7 @@ namespace taskmap {
 enum class AutoObjective {
   Mcl,       // MCL, then hop-bytes
   HopBytes,  // hop-bytes, then MCL
-  J,         // KaHIP's J (each undirected edge's weight x distance once): hop-bytes / 2, so as hop-bytes
+  J,         // Metrics::j (KaHIP's and Scotch's J, each pair's traffic once), then MCL
 };
 
 struct AutoOptions {
