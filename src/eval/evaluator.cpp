@@ -25,10 +25,37 @@ struct Destinations {
   std::uint64_t total_work = 0;
 };
 
-// Channel loads of one or more blocks of destinations (a body of the deterministic reduction).
+// The router pairs grouped by destination: destination r's pairs are flows[offset[r] ..
+// offset[r] + merged[r]); block b holds destinations block_start[b] .. block_start[b + 1] - 1.
+struct Grouped {
+  const Routing& routing;
+  std::vector<SourceFlow> flows;
+  std::vector<std::uint64_t> offset, merged;
+  std::vector<std::size_t> block_start;
+};
+
+// The loads of one or more consecutive blocks (a body of parallel_deterministic_reduce: a
+// split starts from zero loads, a join adds the right neighbour's).
 struct BlockLoads {
+  const Grouped& grouped;
   std::vector<double> load;
   std::uint64_t additions = 0;
+
+  BlockLoads(const Grouped& g, std::size_t channels) : grouped(g), load(channels, 0.0) {}
+  BlockLoads(BlockLoads& other, tbb::split) : BlockLoads(other.grouped, other.load.size()) {}
+  void operator()(const tbb::blocked_range<std::size_t>& blocks) {
+    for (std::size_t b = blocks.begin(); b != blocks.end(); ++b) {
+      for (std::size_t r = grouped.block_start[b]; r < grouped.block_start[b + 1]; ++r) {
+        if (grouped.merged[r] == 0) continue;
+        const std::span<const SourceFlow> into(grouped.flows.data() + grouped.offset[r], grouped.merged[r]);
+        additions += grouped.routing.add_flows_to(static_cast<RouterId>(r), into, load);
+      }
+    }
+  }
+  void join(const BlockLoads& right) {
+    for (std::size_t c = 0; c < load.size(); ++c) load[c] += right.load[c];
+    additions += right.additions;
+  }
 };
 
 // The router pairs routed one by one in (source, destination) order, as a serial sum.
@@ -80,30 +107,30 @@ void route_by_destination(const Machine& machine, const Routing& routing, const 
                           const std::vector<RouterId>& router_of_task, const HopDistance& distance,
                           const Destinations& into, std::uint64_t block_work, std::vector<double>& load, Metrics& m) {
   const std::size_t routers = machine.num_routers;
-  std::vector<std::uint64_t> offset(routers + 1, 0);
-  for (std::size_t r = 0; r < routers; ++r) offset[r + 1] = offset[r] + into.pairs[r];
-  std::vector<SourceFlow> flows(offset[routers]);
+  Grouped g{routing, {}, std::vector<std::uint64_t>(routers + 1, 0), std::vector<std::uint64_t>(routers, 0), {0}};
+  for (std::size_t r = 0; r < routers; ++r) g.offset[r + 1] = g.offset[r] + into.pairs[r];
+  g.flows.resize(g.offset[routers]);
   {
-    std::vector<std::uint64_t> next(offset.begin(), offset.end() - 1);
+    std::vector<std::uint64_t> next(g.offset.begin(), g.offset.end() - 1);
     for (TaskId t = 0; t < graph.num_tasks(); ++t) {
       auto targets = graph.targets(t);
       auto volumes = graph.volumes(t);
       const RouterId rt = router_of_task[t];
       for (std::size_t i = 0; i < targets.size(); ++i) {
         const RouterId ru = router_of_task[targets[i]];
-        if (targets[i] != t && ru != rt) flows[next[ru]++] = {rt, volumes[i]};
+        if (targets[i] != t && ru != rt) g.flows[next[ru]++] = {rt, volumes[i]};
       }
     }
   }
   // Per destination: the sources in increasing order, a source's task pairs summed in task
-  // order (the order they were filled in), in place; merged[r] pairs remain at offset[r].
-  std::vector<std::uint64_t> merged(routers, 0), hops(routers, 0);
+  // order (the order they were filled in), in place.
+  std::vector<std::uint64_t> hops(routers, 0);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, routers), [&](const tbb::blocked_range<std::size_t>& range) {
     thread_local std::vector<std::uint64_t> order;  // source << 32 | position in the destination's list
     thread_local std::vector<SourceFlow> sorted;
     for (std::size_t r = range.begin(); r != range.end(); ++r) {
-      SourceFlow* first = flows.data() + offset[r];
-      const std::size_t count = offset[r + 1] - offset[r];
+      SourceFlow* first = g.flows.data() + g.offset[r];
+      const std::size_t count = g.offset[r + 1] - g.offset[r];
       auto add = [&](const SourceFlow& f) {
         if (!sorted.empty() && sorted.back().src == f.src) sorted.back().volume += f.volume;
         else sorted.push_back(f);
@@ -119,61 +146,34 @@ void route_by_destination(const Machine& machine, const Routing& routing, const 
         for (std::size_t i = 0; i < count; ++i) add(first[i]);
       }
       std::copy(sorted.begin(), sorted.end(), first);
-      merged[r] = sorted.size();
+      g.merged[r] = sorted.size();
       for (const SourceFlow& f : sorted) hops[r] += distance(f.src, static_cast<RouterId>(r));
     }
   });
   // Blocks of consecutive destinations, each closed once its work reaches block_work (the
   // work of a destination scaled from its task pairs to its router pairs).
-  std::vector<std::size_t> block_start{0};
   double work = 0;
   for (std::size_t r = 0; r < routers; ++r) {
-    if (into.pairs[r] > 0) work += static_cast<double>(into.work[r]) * static_cast<double>(merged[r]) / static_cast<double>(into.pairs[r]);
-    if (work >= static_cast<double>(block_work)) block_start.push_back(r + 1), work = 0;
+    if (into.pairs[r] > 0) {
+      work += static_cast<double>(into.work[r]) * static_cast<double>(g.merged[r]) / static_cast<double>(into.pairs[r]);
+    }
+    if (work >= static_cast<double>(block_work)) g.block_start.push_back(r + 1), work = 0;
   }
-  if (block_start.back() != routers) block_start.push_back(routers);
+  if (g.block_start.back() != routers) g.block_start.push_back(routers);
 
   // The reduction keeps the loads of about one block per thread and level of its tree.
-  const std::size_t blocks = block_start.size() - 1;
+  const std::size_t blocks = g.block_start.size() - 1;
   std::size_t levels = 1;
   while ((std::size_t{1} << levels) < blocks) ++levels;
   const std::size_t live = std::min(blocks, static_cast<std::size_t>(tbb::this_task_arena::max_concurrency() + 1) * levels);
-  check_memory(fmt::format("evaluating {} router pairs on '{}'", format_count(offset[routers]), machine.description),
+  check_memory(fmt::format("evaluating {} router pairs on '{}'", format_count(g.offset[routers]), machine.description),
                saturating_mul(saturating_mul(machine.channels.size(), 8), live),
                fmt::format("the channel loads of {} blocks at once", live));
-  struct Body {
-    const Routing& routing;
-    const std::vector<SourceFlow>& flows;
-    const std::vector<std::uint64_t>& offset;
-    const std::vector<std::uint64_t>& merged;
-    const std::vector<std::size_t>& block_start;
-    BlockLoads loads;
-    Body(const Routing& routing, const std::vector<SourceFlow>& flows, const std::vector<std::uint64_t>& offset,
-         const std::vector<std::uint64_t>& merged, const std::vector<std::size_t>& block_start, std::size_t channels)
-        : routing(routing), flows(flows), offset(offset), merged(merged), block_start(block_start) {
-      loads.load.assign(channels, 0.0);
-    }
-    Body(Body& other, tbb::split)
-        : Body(other.routing, other.flows, other.offset, other.merged, other.block_start, other.loads.load.size()) {}
-    void operator()(const tbb::blocked_range<std::size_t>& blocks) {
-      for (std::size_t b = blocks.begin(); b != blocks.end(); ++b) {
-        for (std::size_t r = block_start[b]; r < block_start[b + 1]; ++r) {
-          if (merged[r] == 0) continue;
-          const std::span<const SourceFlow> into(flows.data() + offset[r], merged[r]);
-          loads.additions += routing.add_flows_to(static_cast<RouterId>(r), into, loads.load);
-        }
-      }
-    }
-    void join(const Body& other) {
-      for (std::size_t c = 0; c < loads.load.size(); ++c) loads.load[c] += other.loads.load[c];
-      loads.additions += other.loads.additions;
-    }
-  };
-  Body body(routing, flows, offset, merged, block_start, machine.channels.size());
-  tbb::parallel_deterministic_reduce(tbb::blocked_range<std::size_t>(0, blocks, 1), body);
-  load = std::move(body.loads.load);
-  m.channel_updates = body.loads.additions;
-  for (std::size_t r = 0; r < routers; ++r) m.router_pairs += merged[r], m.router_pair_hops += hops[r];
+  BlockLoads sum(g, machine.channels.size());
+  tbb::parallel_deterministic_reduce(tbb::blocked_range<std::size_t>(0, blocks, 1), sum);
+  load = std::move(sum.load);
+  m.channel_updates = sum.additions;
+  for (std::size_t r = 0; r < routers; ++r) m.router_pairs += g.merged[r], m.router_pair_hops += hops[r];
   double routed_hops = 0;
   for (double l : load) routed_hops += l;
   m.avg_routed_hops = m.network_volume > 0 ? routed_hops / m.network_volume : 0;
