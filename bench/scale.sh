@@ -57,10 +57,10 @@ measure() {  # binary args stdout_file
   python3 bench/measure.py "$timeout_s" "$stdout" "$bin" $args
   rm -f "$placement"
 }
-cell() {  # seconds status -> "12.3", "> 300" or "failed"
+cell() {  # seconds status -> "12.3", "> 12.3" (stopped at the timeout: at least) or "failed"
   case $2 in
     ok) printf "%.3g" "$1" ;;
-    timeout) printf "> %s" "$timeout_s" ;;
+    timeout) printf "> %.3g" "$1" ;;
     *) printf "failed" ;;
   esac
 }
@@ -90,7 +90,7 @@ print("yes" if abs(a - b) <= 1e-12 * max(abs(a), abs(b)) else f"no: MCL {a!r} vs
   fi
   ratio=-
   [ "$os" = ok ] && [ "$ns" = ok ] && ratio=$(printf "%.1f" "$(echo "$ow / $nw" | bc -l)")
-  [ "$os" = timeout ] && [ "$ns" = ok ] && ratio="> $(printf "%.0f" "$(echo "$timeout_s / $nw" | bc -l)")"
+  [ "$os" = timeout ] && [ "$ns" = ok ] && ratio="> $(printf "%.0f" "$(echo "$ow / $nw" | bc -l)")"
   echo "| $name | $(cell "$ow" "$os") | $(cell "$oc" "$os") | $om | $(cell "$nw" "$ns") | $(cell "$nc" "$ns") | $nm | $ratio | $same |"
   row=$((row + 1))
 done

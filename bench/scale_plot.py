@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The plot of bench/scale.sh, an SVG written here (no plotting library): CPU seconds of each
-evaluation against tasks, old binary dashed and new solid (an old run stopped at the timeout
-drawn at the timeout, hollow), and the new binary's CPU seconds against the channel-load
-additions it made; both log-log, with a dotted line of slope 1 (linear growth).
+evaluation against tasks, old binary dashed and new solid (a run stopped at the timeout drawn
+hollow, at the CPU seconds it had had: a lower bound), and the new binary's CPU seconds
+against the channel-load additions it made; both log-log, with a dotted line of slope 1
+(linear growth).
 
 Usage: scale_plot.py POINTS TIMEOUT OUT.svg, POINTS holding lines
 "tasks placement routing old_cpu old_status new_cpu new_status additions"."""
@@ -77,7 +78,7 @@ def main():
     if not ok:
         open(svg, "w").write('<svg xmlns="http://www.w3.org/2000/svg"/>\n')
         return
-    times = [p["new"] for p in ok] + [p["old"] if p["old_status"] == "ok" else timeout for p in points]
+    times = [p["new"] for p in ok] + [p["old"] for p in points if p["old_status"] in ("ok", "timeout")]
     left = Panel(0, [p["tasks"] for p in points], [max(t, 1e-2) for t in times], "tasks",
                  "CPU seconds (user + sys)", "eval: CPU time against tasks")
     with_adds = [p for p in ok if p["additions"]]
@@ -87,8 +88,7 @@ def main():
     for i, (case, color) in enumerate(COLORS.items()):
         mine = sorted((p for p in points if p["case"] == case), key=lambda p: p["tasks"])
         new = [(p["tasks"], max(p["new"], 1e-2)) for p in mine if p["new_status"] == "ok"]
-        old = [(p["tasks"], max(p["old"] if p["old_status"] == "ok" else timeout, 1e-2), p["old_status"] != "ok")
-               for p in mine if p["old_status"] in ("ok", "timeout")]
+        old = [(p["tasks"], max(p["old"], 1e-2), p["old_status"] != "ok") for p in mine if p["old_status"] in ("ok", "timeout")]
         left.line(new, color)
         left.line([(a, b) for a, b, _ in old], color, 'stroke-dasharray="6,4"')
         for a, b in new:
@@ -107,7 +107,7 @@ def main():
     if with_adds:
         top = max(with_adds, key=lambda p: p["additions"])
         right.slope_one(top["additions"], max(top["new"], 1e-2))
-    legend.append(f'<text x="{W + 40}" y="{H + 16}">solid: new binary; dashed: old (hollow: stopped at {timeout:g} s)</text>')
+    legend.append(f'<text x="{W + 40}" y="{H + 16}">solid: new binary; dashed: old (hollow: stopped after {timeout:g} s wall)</text>')
     legend.append(f'<text x="{W + 40}" y="{H + 32}">dotted: slope 1 (time proportional)</text>')
     body = "\n".join(left.out + right.out + legend)
     open(svg, "w").write(f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * W + 20}" height="{H + 70}" '
