@@ -127,10 +127,10 @@ class DragonflyRouting final : public Routing {
   // The local route src -> dst (one group) with weight w.
   void local(RouterId src, RouterId dst, double w, std::vector<ChannelShare>& out) const {
     if (src == dst) return;
-    const std::uint32_t group = groups_.group_of[src];
-    const std::size_t pair = pair_base_[group] + std::size_t{index_[src]} * group_size_[group] + index_[dst];
-    for (std::size_t k = local_first_[pair]; k < local_first_[pair + 1]; ++k) {
-      out.push_back({local_shares_[k].channel, local_shares_[k].fraction * w});
+    const std::size_t pair = row_[src] + index_[dst];
+    const ChannelShare* end = local_shares_.data() + local_first_[pair + 1];
+    for (const ChannelShare* s = local_shares_.data() + local_first_[pair]; s != end; ++s) {
+      out.push_back({s->channel, s->fraction * w});
     }
   }
 
@@ -172,6 +172,11 @@ class DragonflyRouting final : public Routing {
         const Channel& c = m.channels[id];
         if (groups_.group_of[c.src] == groups_.group_of[c.dst]) out_channels[fill[c.src]++] = id;
       }
+    }
+    row_.resize(m.num_routers);
+    for (RouterId r = 0; r < m.num_routers; ++r) {
+      const std::uint32_t group = groups_.group_of[r];
+      row_[r] = pair_base_[group] + std::size_t{index_[r]} * group_size_[group];
     }
     local_first_.assign(pair_base_[g] + 1, 0);
     std::vector<std::uint32_t> dist;
@@ -245,6 +250,7 @@ class DragonflyRouting final : public Routing {
   std::vector<std::uint32_t> group_size_;
   std::vector<std::uint32_t> index_;     // per router: its index in its group (groups list routers in id order)
   std::vector<std::size_t> pair_base_;   // per group: where its size x size pairs start in local_first_
+  std::vector<std::size_t> row_;         // per router r: where the pairs (r, *) start in local_first_
   std::vector<std::size_t> local_first_;  // per pair (i, j) of a group: its shares in local_shares_
   std::vector<ChannelShare> local_shares_;
 };
