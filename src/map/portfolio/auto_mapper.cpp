@@ -173,7 +173,7 @@ std::uint64_t move_work(const MappingProblem& problem) {
   const std::uint32_t tasks = problem.graph().num_tasks();
   // Flows in and out of a task, on average: each directed edge is one task's out and another's in.
   const double flows = tasks > 0 ? 2.0 * static_cast<double>(problem.graph().num_edges()) / tasks : 0.0;
-  return static_cast<std::uint64_t>(static_cast<double>(tries) * flows * 2 * kWorkPerRoute);
+  return static_cast<std::uint64_t>(static_cast<double>(tries) * flows * static_cast<double>(2 * kWorkPerRoute));
 }
 
 MclSearch mcl_search(const MappingProblem& problem, std::uint64_t budget, std::uint32_t candidates) {
