@@ -94,8 +94,9 @@ class DragonflyRouting final : public Routing {
   }
 
  private:
-  // Through intermediate group gi: over each global channel from the source's group to gi,
-  // an equal share, entering gi where the channel lands, then minimally on.
+  // Into group gi and on to dst: over each global channel from the source's group to gi, an
+  // equal share: the local route to the channel, the channel, then minimally on from the router
+  // it lands on (the local route when dst is in gi: minimal between groups is via(gd)).
   void via(RouterId src, RouterId dst, std::uint32_t gi, double w, std::vector<ChannelShare>& out) const {
     const auto [begin, end] = groups_.cables(groups_.group_of[src], gi);
     const double share = w / static_cast<double>(end - begin);
@@ -110,18 +111,8 @@ class DragonflyRouting final : public Routing {
   void minimal(RouterId src, RouterId dst, double w, std::vector<ChannelShare>& out) const {
     if (src == dst) return;
     const std::uint32_t gs = groups_.group_of[src], gd = groups_.group_of[dst];
-    if (gs == gd) {
-      local(src, dst, w, out);
-      return;
-    }
-    const auto [begin, end] = groups_.cables(gs, gd);
-    const double share = w / static_cast<double>(end - begin);
-    for (const ChannelId* c = begin; c != end; ++c) {
-      const Channel& cable = machine_.channels[*c];
-      local(src, cable.src, share, out);
-      out.push_back({*c, share});
-      local(cable.dst, dst, share, out);
-    }
+    if (gs == gd) local(src, dst, w, out);
+    else via(src, dst, gd, w, out);
   }
 
   // The local route src -> dst (one group) with weight w.
