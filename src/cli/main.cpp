@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
   };
   auto add_routing = [&](CLI::App* cmd) {
     cmd->add_option("--routing", config.routing,
-                    taskmap::catalog_help(taskmap::routing_catalog()) + "; default: the first that applies");
+                    taskmap::catalog_help(taskmap::routing_catalog()) +
+                        "; default: the first that applies (ecmp on fabrics read from files)");
   };
   auto add_imbalance = [&](CLI::App* cmd) {
     cmd->add_option("--imbalance", config.imbalance,

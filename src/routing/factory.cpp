@@ -19,9 +19,9 @@ RoutingSpec parse_routing_spec(std::string_view text) {
 }
 
 RoutingSpec default_routing(const Machine& machine) {
-  const auto names = routings_for(machine);
-  if (names.empty()) fail("machine '{}': no routing applies to it", machine.description);
-  return parse_routing_spec(names.front());
+  const CatalogEntry* entry = routing_catalog().default_entry(machine);
+  if (!entry) fail("machine '{}': no routing applies to it", machine.description);
+  return parse_routing_spec(entry->name);
 }
 
 void check_routing_applies(const Machine& machine, const RoutingSpec& spec) {
@@ -57,7 +57,7 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
     case RoutingKind::DimensionOrder:
       if (machine.torus()) return detail::make_torus_routing(machine, spec);
       if (rect) return detail::make_rect_torus_routing(machine, spec);
-      return detail::make_dragonfly_routing(machine, spec);  // minimal only, as the check allows
+      return detail::make_dragonfly_routing(machine, spec);  // minimal on Dragonfly groups, as the check allows
   }
   fail("--routing '{}': unhandled routing", spec.text);
 }

@@ -11,8 +11,22 @@ bool is_torus(const Machine& m) { return m.torus() != nullptr; }
 bool is_rect(const Machine& m) { return std::holds_alternative<RectTorusShape>(m.shape); }
 bool is_dragonfly(const Machine& m) { return std::holds_alternative<DragonflyShape>(m.shape); }
 
+// A balanced dragonfly (also an outline, which has no group table yet), or a fabric read
+// with Dragonfly groups that Dragonfly routing can route on.
+std::string dragonfly(const Machine& m) {
+  if (is_dragonfly(m)) return "";
+  const DragonflyGroups* groups = m.dragonfly_groups();
+  if (!groups) return "it routes through Dragonfly groups";
+  return groups->unroutable;
+}
 std::string lattice_or_dragonfly(const Machine& m) {
-  return is_torus(m) || is_rect(m) || is_dragonfly(m) ? "" : "minimal routing is modelled on tori, meshes, hypercubes, RT/RTT and Dragonflies";
+  if (is_torus(m) || is_rect(m) || is_dragonfly(m)) return "";
+  if (m.dragonfly_groups()) return dragonfly(m);
+  return "minimal routing is modelled on tori, meshes, hypercubes, RT/RTT and Dragonflies";
+}
+// Dragonfly minimal applies to a Dragonfly read from a file, but ecmp stays its default.
+std::string not_a_fabric(const Machine& m) {
+  return std::holds_alternative<FabricShape>(m.shape) ? "a fabric read from files defaults to ecmp" : "";
 }
 std::string lattice(const Machine& m) {
   return is_torus(m) || is_rect(m) ? "" : "dimension order needs a torus, mesh, hypercube or RT/RTT";
@@ -20,7 +34,6 @@ std::string lattice(const Machine& m) {
 std::string percs(const Machine& m) {
   return std::holds_alternative<PercsShape>(m.shape) ? "" : "PERCS routes need a PERCS machine";
 }
-std::string dragonfly(const Machine& m) { return is_dragonfly(m) ? "" : "it routes through Dragonfly groups"; }
 std::string fat_tree(const Machine& m) {
   return std::holds_alternative<FatTreeShape>(m.shape) ? "" : "dmodk is for fat-trees";
 }
@@ -45,16 +58,21 @@ const Catalog& routing_catalog() {
        .title = "Routings",
        .intro = "Routings for `--routing`: oblivious flow models that give every channel a router pair's "
                 "traffic crosses its share of that traffic (ugal chooses from the loads already placed). "
-                "Without `--routing`, a machine gets the first routing of this list that applies to it.",
+                "Without `--routing`, a machine gets the first routing of this list that applies to it, except that "
+                "a Dragonfly read from a file (`aries:`) keeps `ecmp`, the default of fabrics.",
        .table_file = "src/routing/routing_catalog.cpp"},
       {
           {.name = "minimal",
            .tag = tag(RoutingKind::Minimal),
            .summary = "tori, RT/RTT: the flow split evenly over every minimal path (a wrap offset of exactly k/2 "
-                      "splits between the directions); Dragonfly: local, global, local",
-           .reference = "[RAHTM]; RT/RTT [RTT-map]",
-           .applies_to = "torus, mesh, hypercube, rt, rtt, dragonfly (default on all)",
+                      "splits between the directions); Dragonflies: local, global, local: between two groups "
+                      "evenly over the global cables joining them, each reached from the source and left to the "
+                      "destination by the shortest local paths; inside a group the shortest local paths (an even "
+                      "split, parallel cables counting as distinct paths). Unlike ecmp it never crosses a third group",
+           .reference = "[RAHTM]; RT/RTT [RTT-map]; Dragonfly [Dragonfly-BAC]",
+           .applies_to = "torus, mesh, hypercube, rt, rtt, dragonfly (default on all); aries (its Dragonfly groups)",
            .applies = lattice_or_dragonfly,
+           .default_on = not_a_fabric,
            .example = "minimal"},
           {.name = "dor",
            .tag = tag(RoutingKind::DimensionOrder),
@@ -86,17 +104,23 @@ const Catalog& routing_catalog() {
            .example = "indirect"},
           {.name = "valiant",
            .tag = tag(RoutingKind::Valiant),
-           .summary = "minimal to an intermediate group, then minimal to the destination, evenly over all "
-                      "intermediate groups",
-           .applies_to = "dragonfly",
+           .summary = "through every intermediate group (all groups but the source's and the destination's), "
+                      "evenly: minimal to the group, split evenly over the global cables into it and entering where "
+                      "each lands, then minimal to the destination",
+           .reference = "[Dragonfly-BAC]",
+           .applies_to = "dragonfly, aries (its Dragonfly groups)",
            .applies = dragonfly,
+           .default_on = not_a_fabric,
            .example = "valiant"},
           {.name = "ugal",
            .tag = tag(RoutingKind::Ugal),
            .summary = "flow-level UGAL-like choice (after UGAL-L): each router pair in order, minimally or through "
-                      "the cheapest intermediate group, cost = hops x the highest load/bandwidth on its path",
-           .applies_to = "dragonfly",
+                      "the cheapest intermediate group, cost = hops (the route's mean) x the highest "
+                      "load/bandwidth on its path",
+           .reference = "[Dragonfly-BAC]",
+           .applies_to = "dragonfly, aries (its Dragonfly groups)",
            .applies = dragonfly,
+           .default_on = not_a_fabric,
            .example = "ugal"},
           {.name = "dmodk",
            .tag = tag(RoutingKind::DModK),

@@ -220,6 +220,15 @@ class AriesWiring final {
 
 void AriesWiring::fill(Fabric& fabric, const WarningSink& warn) const {
   for (const auto& router : routers_) fabric.switches.push_back(router.name);
+  // Dragonfly groups by the group number of the routers' (group:row:column), in number order;
+  // a number no router has (Edison has no group 12) is no group.
+  std::map<std::uint32_t, std::uint32_t> group_index;
+  for (const auto& router : routers_) group_index.emplace(router.at.group, 0);
+  for (auto& [number, index] : group_index) {
+    index = static_cast<std::uint32_t>(fabric.group_names.size());
+    fabric.group_names.push_back(std::to_string(number));
+  }
+  for (const auto& router : routers_) fabric.switch_group.push_back(group_index.at(router.at.group));
   Oddity one_ended, colour_differs, colour_misfits, loops;
   for (const auto& [port, end] : ports_) {
     if (end.kind != PortEnd::Kind::Wired) continue;

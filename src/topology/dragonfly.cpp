@@ -54,6 +54,11 @@ Machine build_dragonfly(const DragonflyParams& params, BuildDetail detail) {
           m.add_channel(s.router(G, s.owner[G * g + H]), s.router(H, s.owner[H * g + G]), global);
     }
   }
+  std::vector<std::uint32_t> group_of(routers);
+  for (RouterId r = 0; r < routers; ++r) group_of[r] = r / a;
+  std::vector<std::string> names(g);
+  for (std::uint32_t G = 0; G < s.g; ++G) names[G] = std::to_string(G);
+  s.groups = make_dragonfly_groups(m, std::move(group_of), std::move(names));
   m.shape = std::move(s);
   return m;
 }

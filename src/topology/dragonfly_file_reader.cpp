@@ -39,6 +39,13 @@ class DragonflyFile final {
       }
     }
     if (fabric_.switches.empty()) cursor_.fail_at_end("no router (expected 'router NAME GROUP' lines)");
+    // The groups, in the order their first router is declared.
+    std::map<std::string, std::uint32_t, std::less<>> group_index;
+    for (const std::string& group : group_) {
+      const auto [it, added] = group_index.emplace(group, static_cast<std::uint32_t>(fabric_.group_names.size()));
+      if (added) fabric_.group_names.push_back(group);
+      fabric_.switch_group.push_back(it->second);
+    }
     if (fabric_.hosts.empty()) cursor_.fail_at_end("no nodes (expected 'nodes ROUTER COUNT' lines)");
   }
 

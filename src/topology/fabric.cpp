@@ -77,6 +77,15 @@ void check_indices(const Fabric& f) {
   for (const auto& c : f.cables) {
     if (c.a >= switches || c.b >= switches) fail("{}: a cable names switch {} / {}", f.source, c.a, c.b);
   }
+  if (!f.switch_group.empty()) {
+    if (f.switch_group.size() != switches || !f.hosts_on_switches) {
+      fail("{}: Dragonfly groups for {} of {} switches{}", f.source, f.switch_group.size(), switches,
+           f.hosts_on_switches ? "" : " (groups need the hosts on the switches)");
+    }
+    for (std::uint32_t group : f.switch_group) {
+      if (group >= f.group_names.size()) fail("{}: a switch is in group {} of {}", f.source, group, f.group_names.size());
+    }
+  }
   std::vector<std::uint32_t> ports(hosts, 0);
   for (const auto& p : f.host_ports) ++ports[p.host];
   for (std::size_t h = 0; h < hosts; ++h) {
@@ -198,6 +207,9 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
     shape.top_switches = derived_top(m, leaves, first_switch);
   }
   m.shape = std::move(shape);
+  if (!f.switch_group.empty()) {  // hosts on switches: router = switch
+    std::get<FabricShape>(m.shape).dragonfly = make_dragonfly_groups(m, f.switch_group, f.group_names);
+  }
   return m;
 }
 

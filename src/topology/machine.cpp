@@ -171,7 +171,10 @@ std::uint64_t estimated_bytes(const Machine& outline) {
     bytes = saturating_add(bytes, saturating_mul(routers, 4 * sizeof(ChannelId)));
   } else if (const auto* d = std::get_if<DragonflyShape>(&outline.shape)) {
     bytes = saturating_add(bytes, saturating_mul(routers, std::uint64_t{d->a} * sizeof(ChannelId)));
+    // global_of and owner, then the group table: group_of, pair_first and the global channels.
     bytes = saturating_add(bytes, saturating_mul(std::uint64_t{d->g} * d->g, sizeof(ChannelId) + sizeof(std::uint32_t)));
+    bytes = saturating_add(bytes, saturating_mul(routers, sizeof(std::uint32_t)));
+    bytes = saturating_add(bytes, saturating_mul(std::uint64_t{d->g} * d->g, sizeof(std::uint32_t) + sizeof(ChannelId)));
   } else if (const auto* f = std::get_if<FatTreeShape>(&outline.shape)) {
     bytes = saturating_add(bytes, saturating_mul(routers, std::uint64_t{f->k} * 2 * sizeof(ChannelId)));
   } else if (std::holds_alternative<HierShape>(outline.shape)) {

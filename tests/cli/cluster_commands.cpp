@@ -106,6 +106,30 @@ TEST(ClusterCommands, BadAllocationsGetOneLine) {
   }
 }
 
+// The hand-made Dragonfly of tests/routing/dragonfly_files.cpp, one slot per router, flows
+// a00 -> b0 and a01 -> b0 placed by `default` on routers 0, 1 and 4: the MCL and the mean
+// routed hops derived there for each routing (ecmp, the default, 2 and 1.5: both flows take
+// a01 -> b0; minimal 1 and 2.5; valiant 2 and (4 + 3) / 2; ugal 1 and (2.5 + 3) / 2).
+TEST(ClusterCommands, DragonflyFilesTakeTheDragonflyRoutings) {
+  const std::string base = "eval --machine aries:" + test::instance("aries/three-groups.dragonfly") +
+                           " --pattern file:" + test::instance("aries/two-flows.edges") +
+                           ",format=edges,tasks=7 --mapper default --format json";
+  struct Case {
+    const char* routing;
+    const char* mcl;
+    const char* hops;
+  };
+  for (const Case& c : {Case{"", "2.0", "1.5"}, Case{"minimal", "1.0", "2.5"}, Case{"valiant", "2.0", "3.5"},
+                        Case{"ugal", "1.0", "2.75"}}) {
+    SCOPED_TRACE(c.routing);
+    const auto r = test::run_taskmap(base + (*c.routing ? std::string(" --routing ") + c.routing : ""));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(fmt::format("\n  \"mcl\": {},\n", c.mcl)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(fmt::format("\"avg_routed_hops\": {},", c.hops)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(fmt::format("\"routing\": \"{}\"", *c.routing ? c.routing : "ecmp")), std::string::npos);
+  }
+}
+
 TEST(ClusterCommands, ANodeTopologyFixesTheSlotsPerNode) {
   const std::string xml = test::instance("hwloc/partly-allowed.xml");
   const auto r = test::run_taskmap("info --machine '" + fabric() + "' --node-topology 'hwloc:" + xml + "' --format json");

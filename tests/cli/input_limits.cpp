@@ -42,14 +42,16 @@ TEST(CliInputLimits, OneLineNoOutputForEachOversizedInput) {
 
 // A machine's channels are counted from its parameters before any is built. Dragonfly
 // (100, 100, 100): 10,001 groups; 10,001 x 100 x 99 local and 10,001 x 10,000 global channels
-// of 12 bytes, 100 local-channel ids per router and two g x g tables of 4-byte entries:
-// 3,588,438,808 bytes, 3.34 GiB.
+// of 12 bytes, 100 local-channel ids per router and two g x g tables of 4-byte entries
+// (3,588,438,808 bytes), then the group table: a group per router (1,000,100 x 4 bytes) and per
+// pair of groups a first-cable index and a global channel (10,001^2 x 8 bytes):
+// 4,392,599,216 bytes, 4.09 GiB.
 TEST(CliInputLimits, MachinesAreSizedBeforeTheyAreBuilt) {
   auto r = test::run_taskmap("eval --machine dragonfly:p=100,a=100,h=100 --pattern halo2d:2x2 --mapper default "
                              "--max-memory 1G");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
-            "taskmap: error: --machine 'dragonfly:p=100,a=100,h=100' needs about 3.3 GiB for 1.99e8 channels; "
+            "taskmap: error: --machine 'dragonfly:p=100,a=100,h=100' needs about 4.1 GiB for 1.99e8 channels; "
             "limit 1 GiB (--max-memory)\n");
 }
 

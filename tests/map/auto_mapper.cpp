@@ -106,6 +106,33 @@ TEST(Auto, GivesTheSameMappingEveryRun) {
   EXPECT_NE(a.note.find("auto:budget=30,seed=7: chose "), std::string::npos) << a.note;
 }
 
+TEST(Auto, TheMclSearchShrinksWhereScoringOneTasksMovesCostsMuch) {
+  // torus 4x4, one slot per router, a periodic 5-point halo on 4x4: every task sends to 4
+  // partners and receives from 4 (64 directed edges / 16 tasks x 2 = 8 flows). A candidate
+  // task's moves: 16 routers x 1 slot, each re-routing its 8 flows, old and new route at 4
+  // units: 16 x 8 x 2 x 4 = 1024 units, far below 2^19: the whole budget, 16 candidates.
+  const Machine small = make_machine("torus:4x4");
+  const CommGraph halo = build_pattern(parse_pattern_spec("halo2d:4x4,points=5,periodic=true"));
+  const MappingProblem few(small, halo);
+  EXPECT_EQ(move_work(few), 1024u);
+  EXPECT_EQ(mcl_search(few, 100, 16).budget, 100u);
+  EXPECT_EQ(mcl_search(few, 100, 16).candidates, 16u);
+  // torus 32x32 with 16 slots per router: refine-mcl tries every second slot, 8 per router,
+  // 8192 tries; a periodic 9-point halo: 8 partners out and 8 in, 16 flows. 8192 x 16 x 2 x 4
+  // = 2^20 units, twice 2^19: the budget halves (100 -> 50 million units), and 50 million buy 8
+  // steps of 50e6 / (8 x 2^20) = 5.96 candidates: 5.
+  const Machine wide = make_machine("torus:32x32,ppn=16");
+  const CommGraph halo9 = build_pattern(parse_pattern_spec("halo2d:128x128,points=9,periodic=true"));
+  const MappingProblem many(wide, halo9);
+  EXPECT_EQ(move_work(many), std::uint64_t{1} << 20);
+  EXPECT_EQ(mcl_search(many, 100, 16).budget, 50u);
+  EXPECT_EQ(mcl_search(many, 100, 16).candidates, 5u);
+  // A budget of 0 stays 0 (no MCL search); a tiny one keeps at least 1 million units and 1 candidate.
+  EXPECT_EQ(mcl_search(many, 0, 16).budget, 0u);
+  EXPECT_EQ(mcl_search(many, 1, 16).budget, 1u);
+  EXPECT_EQ(mcl_search(many, 1, 16).candidates, 1u);
+}
+
 TEST(Auto, DocsNameEveryMapperOfThePortfolio) {
   std::ifstream in(std::string(TASKMAP_SOURCE_DIR) + "/docs/auto.md");
   ASSERT_TRUE(in) << "docs/auto.md is missing";

@@ -2,7 +2,11 @@
 // alone and in pipelines.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
+
+#include <unistd.h>
 
 #include "taskmap/core/error.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
@@ -10,6 +14,7 @@
 #include "taskmap/map/refine/refine_mcl.h"
 #include "taskmap/map/refine/region_moves.h"
 #include "taskmap/map/refine/timer.h"
+#include "taskmap/topology/allocation.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/workload/generators.h"
 #include "taskmap/workload/readers.h"
@@ -128,6 +133,31 @@ TEST(RefineHopBytes, ReachesTheOptimumOfAChainOnALine) {
   EXPECT_DOUBLE_EQ(stats.before, 9.0);
   EXPECT_DOUBLE_EQ(stats.after, 3.0);
   EXPECT_DOUBLE_EQ(hop_bytes(m, g, out), 3.0);
+}
+
+TEST(RefineHopBytes, OnAFabricOfMoreThan4096RoutersItsHopsComeFromTheJobsRouters) {
+  // A Slurm tree of 4,100 hosts under two leaves (a: cn0001-cn2050, b: cn2051-cn4100) and a
+  // root: 4,103 routers (one per host, then the switches). The job has two nodes on each leaf,
+  // 2 slots each: slots 0-1 on cn0001, 2-3 on cn0002, 4-5 on cn2051, 6-7 on cn2052. Two pairs
+  // of tasks (volume 1 each way), each split across the leaves: host, leaf, root, leaf, host =
+  // 4 hops, 2 x 4 per pair, 16 in all. Moving task 1 next to task 0 and task 3 next to task 2
+  // (each onto its partner's node, which has a free slot) leaves no hop: 0.
+  const auto path = std::filesystem::temp_directory_path() / fmt::format("taskmap-4100-{}.conf", ::getpid());
+  std::ofstream(path) << "SwitchName=root Switches=a,b\nSwitchName=a Nodes=cn[0001-2050]\n"
+                         "SwitchName=b Nodes=cn[2051-4100]\n";
+  const Machine fabric = make_machine("slurm:" + path.string() + ",ppn=2");
+  std::filesystem::remove(path);
+  ASSERT_EQ(fabric.num_routers, 4103u);
+  const Machine m = allocate(fabric, parse_nodes_argument("cn[0001-0002],cn[2051-2052]"));
+  ASSERT_EQ(m.num_slots(), 8u);
+  const CommGraph g = CommGraph::from_edges(4, {{0, 1, 1.0}, {1, 0, 1.0}, {2, 3, 1.0}, {3, 2, 1.0}});
+  const Mapping start{{0, 4, 2, 6}, {}};
+  HopBytesRefineStats stats;
+  const Mapping out = refine_hop_bytes(m, g, start, HopBytesRefineOptions{}, &stats);
+  EXPECT_DOUBLE_EQ(stats.before, 16.0);
+  EXPECT_DOUBLE_EQ(stats.after, 0.0);
+  EXPECT_EQ(m.node_of_slot(out.slot_of_task[0]), m.node_of_slot(out.slot_of_task[1]));
+  EXPECT_EQ(m.node_of_slot(out.slot_of_task[2]), m.node_of_slot(out.slot_of_task[3]));
 }
 
 TEST(RefineHopBytes, NeverWorseAndWithinTheBalanceOnAnyMachine) {

@@ -60,6 +60,9 @@ struct CatalogEntry {
   std::string_view reference = {};  // "[RTT-map Def. 2.1]"; empty: taskmap's own
   std::string_view applies_to = {};  // "torus, mesh, hypercube"; empty: anything
   Applicability applies = {};       // the check behind applies_to, where there is one
+  // Where the entry may be a subject's default when it is the first that applies (unset:
+  // wherever it applies); e.g. a routing that applies to a machine without being its default.
+  Applicability default_on = {};
   std::string_view example = {};    // a complete spec that parses (checked when the catalog is built)
   bool positional = false;        // params[0] is given bare: "torus:4x4x2", "file:PATH"
   std::vector<CatalogParam> params = {};
@@ -131,6 +134,16 @@ class Catalog {
       if (e.applies(subject).empty()) out.push_back(&e);
     }
     return out;
+  }
+
+  // The subject's default: the first entry, in table order, that applies to it and may be its
+  // default (CatalogEntry::default_on); null when none does.
+  template <typename Subject>
+  const CatalogEntry* default_entry(const Subject& subject) const {
+    for (const CatalogEntry& e : entries_) {
+      if (e.applies(subject).empty() && e.default_on(subject).empty()) return &e;
+    }
+    return nullptr;
   }
 
   [[noreturn]] void fail(std::string_view text, const std::string& problem) const;

@@ -44,6 +44,12 @@ struct Fabric {
   // file does not say (then up*/down* takes the switches farthest from the hosts).
   std::vector<std::uint32_t> top_switches;
 
+  // Dragonfly groups, for the formats that have them (Cray Aries wiring, the plain Dragonfly
+  // format): per switch, an index into group_names. Empty for other fabrics. A cable between
+  // two switches of one group is local, between two groups global (docs/topology-file.md).
+  std::vector<std::uint32_t> switch_group;
+  std::vector<std::string> group_names;
+
   // Nodes attached directly to a switch router rather than through a port of their own
   // (a Slurm block, an Aries router's 4 nodes): when true, every host has exactly one
   // HostPort and the host is placed on that switch with no injection channel.
@@ -61,6 +67,7 @@ struct FabricOptions {
 // a multi-rail host splits over its rails); the switches follow. Bandwidths are relative to the
 // fabric's most common switch-to-switch rate (1.0); one link class per distinct rate. With
 // hosts_on_switches, the switch routers hold the hosts and there are no injection channels.
+// A fabric with Dragonfly groups (hosts on switches) gets them in FabricShape::dragonfly.
 // Throws Error when a host has no port, a port or cable names an unknown index, or the
 // switches are not connected.
 Machine build_fabric_machine(const Fabric& fabric, const FabricOptions& options);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -59,6 +60,32 @@ struct RectTorusShape {
 
 enum class DragonflyWiring { Consecutive, PalmTree };
 
+// The groups of a Dragonfly, balanced or not: each router is in one group; a channel between
+// two routers of one group is local, between two groups global. The Dragonfly routings
+// (minimal, valiant, ugal) route on this table alone, so they serve the balanced dragonfly of
+// (p, a, h) and the Dragonflies read from files (Cray Aries wiring, the plain format) alike.
+struct DragonflyGroups {
+  std::vector<std::uint32_t> group_of;  // per router
+  // Per group, its name in the source: the balanced machine's index, an Aries group number
+  // (a missing group number has no entry), a plain file's label.
+  std::vector<std::string> names;
+  // The global channels from group G to group H, in channel id order (one per cable; several
+  // when the groups are joined by several cables): global[pair_first[G * g + H] ..
+  // pair_first[G * g + H + 1]).
+  std::vector<std::uint32_t> pair_first;
+  std::vector<ChannelId> global;
+  // Why Dragonfly routing cannot route on these groups (a group that its local channels do not
+  // connect, two groups with no global channel between them); empty when it can.
+  std::string unroutable;
+
+  std::uint32_t num_groups() const { return static_cast<std::uint32_t>(names.size()); }
+  // The global channels from group `from` to group `to`.
+  std::pair<const ChannelId*, const ChannelId*> cables(std::uint32_t from, std::uint32_t to) const {
+    const std::size_t pair = std::size_t{from} * num_groups() + to;
+    return {global.data() + pair_first[pair], global.data() + pair_first[pair + 1]};
+  }
+};
+
 // Dragonfly (p, a, h): g = a*h + 1 groups of a routers; router id = group * a + index.
 struct DragonflyShape {
   std::uint32_t p = 0, a = 0, h = 0, g = 0;
@@ -66,6 +93,7 @@ struct DragonflyShape {
   std::vector<ChannelId> local_of;   // [router * a + t]: router -> router t of its group
   std::vector<ChannelId> global_of;  // [G * g + H]: the global channel from group G to group H
   std::vector<std::uint32_t> owner;  // [G * g + H]: index of the router of G holding that cable
+  DragonflyGroups groups;            // group G = routers G*a .. G*a+a-1 (empty on an outline)
   RouterId router(std::uint32_t group, std::uint32_t index) const { return group * a + index; }
 };
 
@@ -152,10 +180,13 @@ struct GraphShape {
 // Routed by shortest paths (ecmp) or up*/down* (updn) from the top switches.
 struct FabricShape {
   std::string source;
-  std::string format;                   // "slurm", "ibnet", "aries", "dragonfly-file"
+  std::string format;                   // "slurm", "ibnet", "aries" (also for the plain Dragonfly format)
   std::vector<std::string> switch_names;  // of routers first_switch ..
   RouterId first_switch = 0;
   std::vector<RouterId> top_switches;   // up*/down* roots (router ids)
+  // A Dragonfly read from a file (Aries wiring, the plain format): its groups, so that the
+  // Dragonfly routings apply too; empty (no group) for other fabrics.
+  DragonflyGroups dragonfly;
 };
 
 using MachineShape =
@@ -227,6 +258,8 @@ class Machine {
   void set_nodes(NodeTable table);
 
   const TorusShape* torus() const { return std::get_if<TorusShape>(&shape); }
+  // The Dragonfly groups of a balanced dragonfly or of a Dragonfly read from a file; else null.
+  const DragonflyGroups* dragonfly_groups() const;
   std::string kind_name() const;
 
   // Appends a channel and returns its id.
@@ -251,6 +284,12 @@ bool hostname_less(std::string_view a, std::string_view b);
 
 // Channels of each link class (by class id): counted on a built machine, closed forms on an outline.
 std::vector<std::uint64_t> channels_per_class(const Machine& machine);
+
+// Classifies the machine's channels by the groups of their routers (group_of: per router, an
+// index into `names`) and finds why, if at all, Dragonfly routing cannot route on them.
+DragonflyGroups make_dragonfly_groups(const Machine& machine, std::vector<std::uint32_t> group_of,
+                                      std::vector<std::string> names);
+
 // The bytes a structured machine's full build takes (its channels and channel tables), from its outline.
 std::uint64_t estimated_bytes(const Machine& outline);
 

@@ -116,8 +116,9 @@ const Catalog& mapper_catalog() {
                                   "hop-bytes / 2: it orders placements as hop-bytes does)"},
                       {.name = "budget", .type = ParamType::Int, .default_value = default_of(AutoOptions{}.budget),
                        .min = 0, .max = 1 << 30,
-                       .meaning = "millions of work units of the MCL refinement (refine-mcl's work; 0: none); "
-                                  "the same result on every run"},
+                       .meaning = "millions of work units of the MCL refinement (refine-mcl's work; 0: none), "
+                                  "less on jobs whose moves cost much to score (docs/auto.md); the same result on "
+                                  "every run"},
                       seed_param(AutoOptions{}.seed, "of the refiners")}},
           {.name = "default",
            .tag = tag(MapperKind::Default),

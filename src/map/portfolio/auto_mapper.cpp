@@ -12,6 +12,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/map/node_order.h"
+#include "taskmap/map/refine/refine_mcl.h"
 
 namespace taskmap {
 namespace {
@@ -26,6 +27,18 @@ constexpr std::size_t kRefineMclMaxEdges = std::size_t{1} << 22;
 // The first round's best results that refine-hb improves (besides scotch's and rb's): each
 // run costs about as much as Scotch's mapping.
 constexpr std::size_t kRefinedStarts = 1;
+
+// The MCL search on large jobs (mcl_search below). Its descent step scores, for each of its
+// candidate tasks, a move to up to 8 slots of every router with slots, and each try re-routes
+// the task's flows in and out, old and new route at 4 work units each: move_work(problem)
+// units per candidate task and step. Up to kFullBudgetMoveWork the search gets the whole
+// budget; above, the budget shrinks in proportion, and the tasks tried per step with it, so
+// that the budget still buys kSearchSteps descent steps.
+constexpr std::uint64_t kFullBudgetMoveWork = std::uint64_t{1} << 19;
+constexpr std::uint64_t kSearchSteps = 8;
+constexpr std::uint32_t kSlotsTriedPerRouter = 8;  // refine-mcl's descent: up to 8 slots per router
+constexpr std::uint64_t kWorkPerRoute = 4;         // refine-mcl's work unit: 4 per flow re-routed
+constexpr std::uint64_t kWorkUnitsPerMillion = 1'000'000;
 
 struct Result {
   std::string spec;
@@ -106,10 +119,15 @@ class AutoMapper final : public Mapper {
         consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
       }
     }
-    // The MCL search under the run's routing, from the best so far.
+    // The MCL search under the run's routing, from the best so far; on large jobs with less work
+    // and fewer tasks tried per step (mcl_search).
     if (options_.objective == AutoObjective::Mcl && options_.budget > 0 && graph_edges <= kRefineMclMaxEdges) {
       const Result start = results[best_indices(results, results.size(), 1).front()];
-      const std::string refiner = fmt::format("refine-mcl:work={},seed={}", options_.budget, options_.seed);
+      const std::uint32_t candidates = RefineOptions{}.candidates;
+      const MclSearch search = mcl_search(problem, options_.budget, candidates);
+      const std::string refiner =
+          fmt::format("refine-mcl:work={},seed={}{}", search.budget, options_.seed,
+                      search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "");
       consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
     }
 
@@ -150,6 +168,32 @@ class AutoMapper final : public Mapper {
 };
 
 }  // namespace
+
+std::uint64_t move_work(const MappingProblem& problem) {
+  const Machine& m = problem.machine();
+  std::uint64_t tries = 0;
+  for (RouterId r = 0; r < m.num_host_routers(); ++r) {
+    const std::uint32_t slots = m.slots_of_router(r);
+    if (slots == 0) continue;
+    const std::uint32_t step = std::max(1u, slots / kSlotsTriedPerRouter);
+    tries += (slots + step - 1) / step;
+  }
+  const std::uint32_t tasks = problem.graph().num_tasks();
+  // Flows in and out of a task, on average: each directed edge is one task's out and another's in.
+  const double flows = tasks > 0 ? 2.0 * static_cast<double>(problem.graph().num_edges()) / tasks : 0.0;
+  return static_cast<std::uint64_t>(static_cast<double>(tries) * flows * static_cast<double>(2 * kWorkPerRoute));
+}
+
+MclSearch mcl_search(const MappingProblem& problem, std::uint64_t budget, std::uint32_t candidates) {
+  const std::uint64_t work = std::max<std::uint64_t>(1, move_work(problem));
+  if (budget == 0 || work <= kFullBudgetMoveWork) return {budget, candidates};
+  MclSearch search;
+  const double scaled = static_cast<double>(budget) * static_cast<double>(kFullBudgetMoveWork) / static_cast<double>(work);
+  search.budget = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(scaled)));
+  search.candidates = static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>(search.budget * kWorkUnitsPerMillion / (kSearchSteps * work), 1, candidates));
+  return search;
+}
 
 std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
   const Machine& m = problem.machine();

@@ -20,27 +20,41 @@ namespace {
 
 constexpr std::uint32_t kMostGroupsPerRouter = 32;
 
-// Router-to-router hops, as a table when it is small enough.
+// Router-to-router hops, as a table when it is small enough: over every router, or on a larger
+// machine (a fabric whose switches are routers too) over the routers with slots, the only ones
+// tasks sit on and moves go to.
 class RouterHops {
  public:
   // `shared`: the problem's distances (their rows shared with every other user); null: its own.
   RouterHops(const Machine& machine, const HopDistance* shared)
-      : own_(shared ? nullptr : std::make_unique<HopDistance>(machine)), hops_(shared ? *shared : *own_),
-        n_(machine.num_routers) {
-    if (n_ > kMaxTable) return;
+      : own_(shared ? nullptr : std::make_unique<HopDistance>(machine)), hops_(shared ? *shared : *own_) {
+    std::vector<RouterId> routers;
+    for (RouterId r = 0; r < machine.num_routers; ++r) {
+      if (machine.num_routers <= kMaxTable || machine.slots_of_router(r) > 0) routers.push_back(r);
+    }
+    if (routers.size() > kMaxTable) return;
+    n_ = static_cast<std::uint32_t>(routers.size());
+    index_.assign(machine.num_routers, kNotInTable);
+    for (std::uint32_t i = 0; i < n_; ++i) index_[routers[i]] = i;
     table_.resize(std::size_t(n_) * n_);
-    for (RouterId a = 0; a < n_; ++a)
-      for (RouterId b = 0; b < n_; ++b) table_[std::size_t(a) * n_ + b] = static_cast<std::uint16_t>(hops_(a, b));
+    for (std::uint32_t a = 0; a < n_; ++a)
+      for (std::uint32_t b = 0; b < n_; ++b)
+        table_[std::size_t(a) * n_ + b] = static_cast<std::uint16_t>(hops_(routers[a], routers[b]));
   }
   std::uint32_t operator()(RouterId a, RouterId b) const {
-    return table_.empty() ? hops_(a, b) : table_[std::size_t(a) * n_ + b];
+    if (!table_.empty() && index_[a] != kNotInTable && index_[b] != kNotInTable) {
+      return table_[std::size_t(index_[a]) * n_ + index_[b]];
+    }
+    return hops_(a, b);
   }
 
  private:
   static constexpr std::uint32_t kMaxTable = 4096;
+  static constexpr std::uint32_t kNotInTable = UINT32_MAX;
   std::unique_ptr<HopDistance> own_;
   const HopDistance& hops_;
-  std::uint32_t n_;
+  std::uint32_t n_ = 0;
+  std::vector<std::uint32_t> index_;  // router -> its row in the table
   std::vector<std::uint16_t> table_;
 };
 
@@ -320,7 +334,8 @@ class HopBytesSearch {
       if (q != r) candidates_.push_back({cost_at(q) - here, q});
     for (std::uint32_t i = adjacency_.offsets[r]; i < adjacency_.offsets[r + 1]; ++i) {
       const RouterId q = machine_.channels[adjacency_.channels[i]].dst;
-      if (q != r && weight_to_[q] == 0) candidates_.push_back({cost_at(q) - here, q});
+      // A neighbour without slots (a fabric's switch) can take no task.
+      if (q != r && weight_to_[q] == 0 && capacity_[q] > 0) candidates_.push_back({cost_at(q) - here, q});
     }
     std::sort(candidates_.begin(), candidates_.end());
     const double tolerance = 1e-12 * here;

@@ -43,6 +43,22 @@ struct MapperFactory {
 // ones within their size limits. Whether each applies is checked when it runs.
 std::vector<std::string> auto_portfolio(const MappingProblem& problem);
 
+// The work units refine-mcl spends on one candidate task in a descent step (a lower bound:
+// moves to up to 8 slots of every router with slots, each re-routing the task's flows in and
+// out, old and new route); it grows with the job's flows and the routers it may use.
+std::uint64_t move_work(const MappingProblem& problem);
+
+// auto's MCL search: refine-mcl's budget (millions of work units) and the tasks it tries per
+// descent step. `budget` and `candidates` (refine-mcl's default) while move_work is at most
+// 2^19; above, budget x 2^19 / move_work (at least 1) and as many candidates as let that buy
+// 8 descent steps (1 to `candidates`). Auto's time then stays in line with the rest of its work
+// on large fabrics, where one descent step with every candidate would take most of the budget.
+struct MclSearch {
+  std::uint64_t budget = 0;
+  std::uint32_t candidates = 0;
+};
+MclSearch mcl_search(const MappingProblem& problem, std::uint64_t budget, std::uint32_t candidates);
+
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory);
 
 }  // namespace taskmap
