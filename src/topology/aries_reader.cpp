@@ -219,7 +219,11 @@ class AriesWiring final {
 };
 
 void AriesWiring::fill(Fabric& fabric, const WarningSink& warn) const {
-  for (const auto& router : routers_) fabric.switches.push_back(router.name);
+  fabric.rates_in_gbps = true;
+  for (const auto& router : routers_) {
+    fabric.switches.push_back(router.name);
+    fabric.switch_group.push_back(router.at.group);
+  }
   Oddity one_ended, colour_differs, colour_misfits, loops;
   for (const auto& [port, end] : ports_) {
     if (end.kind != PortEnd::Kind::Wired) continue;

@@ -58,6 +58,8 @@ class DragonflyFile final {
       cursor_.fail_here(fmt::format("router '{}' is declared twice (first on line {})", f[1], line_[it->second]));
     fabric_.switches.emplace_back(f[1]);
     group_.emplace_back(f[2]);
+    const auto group = group_index_.emplace(std::string(f[2]), static_cast<std::uint32_t>(group_index_.size())).first;
+    fabric_.switch_group.push_back(group->second);
     line_.push_back(cursor_.line_number());
     has_nodes_.push_back(false);
   }
@@ -108,6 +110,7 @@ class DragonflyFile final {
   Fabric& fabric_;
   std::map<std::string, std::uint32_t, std::less<>> index_;
   std::vector<std::string> group_;  // per router
+  std::map<std::string, std::uint32_t, std::less<>> group_index_;  // group name -> index, in order of appearance
   std::vector<std::size_t> line_;   // per router: where it is declared
   std::vector<bool> has_nodes_;
 };
@@ -119,6 +122,7 @@ Fabric read_dragonfly_file(const std::string& path, const WarningSink& /*warn*/)
   fabric.source = path;
   fabric.hosts_on_switches = true;
   DragonflyFile(path, fabric).read();
+  fabric.rates_in_gbps = true;  // the optional GBPS of a link line
   return fabric;
 }
 

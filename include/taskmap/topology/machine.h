@@ -117,6 +117,9 @@ struct FabricShape {
   std::vector<std::string> switch_names;  // of routers first_switch ..
   RouterId first_switch = 0;
   std::vector<RouterId> top_switches;   // up*/down* roots (router ids)
+  // Per switch (of routers first_switch ..): its Dragonfly group (Aries, the plain Dragonfly
+  // file); empty on fabrics without groups (Slurm, ibnetdiscover).
+  std::vector<std::uint32_t> switch_group;
 };
 
 using MachineShape =
@@ -148,6 +151,9 @@ class Machine {
   // Built with BuildDetail::Outline (builders.h): no channels; only described, never routed.
   bool outline = false;
   std::vector<LinkClass> classes;
+  // Bytes/s of a link of class bandwidth 1, when the machine's description gives real rates
+  // (PERCS's GB/s; a fabric's cables in Gb/s); 0: bandwidths are relative only.
+  double link_bytes_per_s = 0;
   std::vector<Channel> channels;
   MachineShape shape;
   // The inside of every node (hwloc), or null: a flat node. Its slots are the node's first
