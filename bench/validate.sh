@@ -27,7 +27,7 @@ print(f"== {sys.argv[2]}: {j['pattern'].split('/')[-2] if '/' in j['pattern'] el
 for r in j["rows"]:
     mm = "-" if r["max_min_s"] is None else f"{r['max_min_s']:.5g}"
     mr = "-" if r["ratio_max_min"] is None else f"{r['ratio_max_min']:.3f}"
-    print(f"   {r['mapping']:<26} MCL {r['mcl']:<10.4g} predicted {r['predicted_s']:<11.5g} max-min {mm:<11} "
+    print(f"   {r['mapper']:<26} MCL {r['mcl']:<10.4g} predicted {r['predicted_s']:<11.5g} max-min {mm:<11} "
           f"simulated {r['simulated_s']:<11.5g} ratio {r['ratio']:.3f} (max-min {mr})")
 PY
 }

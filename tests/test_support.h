@@ -40,6 +40,18 @@ inline bool in_ci() {
     }                                                                                                      \
   } while (0)
 
+// When a program the test needs is missing (the shell command `probe` fails), the current test
+// skips with the reason, or fails with it under CI=true (scripts/setup.sh installs it there).
+#define TASKMAP_REQUIRE_TOOL(probe, what)                                                                 \
+  do {                                                                                                    \
+    if (::taskmap::test::run_command(probe).exit_code != 0) {                                             \
+      if (::taskmap::test::in_ci())                                                                       \
+        GTEST_FAIL() << (what) << " not found (CI=true: scripts/setup.sh installs it; probe: " << (probe) \
+                     << ")";                                                                              \
+      GTEST_SKIP() << (what) << " not found (scripts/setup.sh installs it)";                              \
+    }                                                                                                     \
+  } while (0)
+
 // Channel loads of one flow of unit volume, summed per channel id.
 inline std::map<ChannelId, double> route_loads(const Routing& routing, RouterId src, RouterId dst) {
   std::vector<ChannelShare> shares;

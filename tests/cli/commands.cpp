@@ -31,13 +31,19 @@ TEST(Cli, EvalJsonHasTheContractKeys) {
   auto r = run_taskmap("eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"mcl", "mcl_by_class", "throughput", "hop_bytes", "avg_dilation", "max_dilation",
-                          "channels_used"}) {
+  for (const char* key : {"mcl", "classes", "bottleneck_class", "throughput", "hop_bytes", "avg_dilation",
+                          "max_dilation", "channels_used", "mapper", "units", "baselines", "recommendation"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
+  EXPECT_FALSE(j.contains("mcl_by_class"));
   EXPECT_DOUBLE_EQ(j["mcl"].get<double>(), 0.25);
-  EXPECT_DOUBLE_EQ(j["mcl_by_class"]["B-"].get<double>(), 0.25);
+  // Every channel of the 4x4 torus carries 1/4 (a quarter of each task's unit to each
+  // neighbour): each of the four classes reaches the MCL, in class order.
+  EXPECT_DOUBLE_EQ(j["classes"]["B-"]["mcl"].get<double>(), 0.25);
+  EXPECT_EQ(j["classes"]["B-"]["channels"], 16);
+  EXPECT_EQ(j["bottleneck_class"], nlohmann::json({"A+", "A-", "B+", "B-"}));
   EXPECT_EQ(j["routing"], "minimal");
+  EXPECT_EQ(j["mapper"], "default");
 }
 
 TEST(Cli, EvalWritesChannelLoadsCsv) {

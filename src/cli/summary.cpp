@@ -1,0 +1,61 @@
+#include "summary.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "taskmap/core/atomic_file.h"
+#include "taskmap/core/error.h"
+
+namespace taskmap::cli {
+
+Baseline choose_baseline(const RunConfig& c, const MappingProblem& problem) {
+  if (!c.baseline.empty()) {
+    Baseline b{parse_mapper_spec(c.baseline), false};
+    b.launcher_default = b.spec.text == launcher_default_mapper(problem.machine());
+    return b;
+  }
+  MapperSpec spec = parse_mapper_spec(launcher_default_mapper(problem.machine()));
+  if (!why_not_applicable(spec, problem).empty()) spec = parse_mapper_spec("default");
+  return {std::move(spec), true};
+}
+
+Units run_units(const RunConfig& c, const Machine& machine) {
+  Units u;
+  if (c.bytes_per_unit) {
+    if (!(*c.bytes_per_unit > 0)) fail("--bytes-per-unit {}: must be positive", *c.bytes_per_unit);
+    u.bytes_per_unit = *c.bytes_per_unit;
+  }
+  u.link_bytes_per_s = machine.link_bytes_per_s;
+  return u;
+}
+
+nlohmann::json run_json(const Job& job, const MappingProblem& problem, const Units& units) {
+  return {{"machine", problem.machine().description},
+          {"pattern", job.pattern_spec->text},
+          {"routing", problem.routing_name()},
+          {"tasks", problem.graph().num_tasks()},
+          {"units", units_to_json(units)}};
+}
+
+nlohmann::json placement_json(const std::string& mapper, const Metrics& m) {
+  nlohmann::json j = metrics_to_json(m);
+  j["mapper"] = mapper;
+  return j;
+}
+
+void check_report_path(const RunConfig& c) {
+  if (c.report.empty()) return;
+  if (!c.report.ends_with(".html") && !io::is_stdout_path(c.report)) {
+    fail("--report {}: the report is an HTML page; name it *.html (or - for standard output)", c.report);
+  }
+  io::check_output_path(c.report, io::OutputKind::File, "--report");
+}
+
+void write_report(const RunConfig& c, const Machine& machine, const ReportHeader& header,
+                  const std::vector<ReportColumn>& columns) {
+  io::write_file_atomically(c.report, html_report(machine, header, columns));
+  if (!io::is_stdout_path(c.report)) std::cerr << fmt::format("wrote {}\n", c.report);
+}
+
+}  // namespace taskmap::cli
