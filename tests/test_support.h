@@ -109,6 +109,18 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+// A PNG image decoded to 8-bit RGB (the alpha channel dropped): what headless Chromium's
+// screenshots hold (8-bit RGB or RGBA, not interlaced). Throws std::runtime_error on other PNGs.
+struct Image {
+  std::uint32_t width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;  // row-major, 3 bytes a pixel
+  std::uint32_t pixel(std::uint32_t x, std::uint32_t y) const {
+    const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 3;
+    return (std::uint32_t{rgb[i]} << 16) | (std::uint32_t{rgb[i + 1]} << 8) | rgb[i + 2];
+  }
+};
+Image read_png(const std::string& path);
+
 // Runs the taskmap binary with `args` (a shell-quoted string).
 CommandResult run_taskmap(const std::string& args);
 // Runs a shell command, capturing its output.
