@@ -9,6 +9,7 @@
 # Usage: bash bench/general.sh [path/to/taskmap] [refine-mcl work budget (default: the mapper's)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 bin=$(realpath "${1:-./build/taskmap}")
 refine_work=${2:-}
 data=../shared/data/graphs
@@ -49,6 +50,7 @@ for name in PGPgiantcompo as-22july06; do
     IFS='|' read -r machine target dims <<< "$entry"
     echo "$target" > "$work/arch.tgt"
     echo "== $name on $machine"
+    step "general: $name on $machine: scotch_gmap, 3 runs"
     hbs=() mcls=() secs=()
     for run in 1 2 3; do
       start=$(date +%s.%N)
@@ -71,6 +73,7 @@ for name in PGPgiantcompo as-22july06; do
       "$base_hb" 1 "$base_mcl" 1 "$gmap_seconds" 1 "${hbs[*]}" "$(printf "%.2f " "${secs[@]}")"
     run_mapper() {  # mapper -> prints a row, appends "instance mapper hb/gmap s/gmap hb" to the summary
       local mapper=$1 start seconds mcl hb
+      step "general: $name on $machine: $mapper"
       start=$(date +%s.%N)
       "$bin" map --machine "$machine" --pattern "file:$graph" --mapper "$mapper" --out "$work/tm.txt" 2> /dev/null
       seconds=$(echo "$(date +%s.%N) - $start" | bc)

@@ -9,6 +9,7 @@
 # Usage: bash bench/same_results.sh OLD NEW
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 old=$(realpath "$1")
 new=$(realpath "$2")
 data=../shared/data
@@ -41,6 +42,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 for c in "${cases[@]}"; do
   IFS='|' read -r machine pattern routing mappers <<< "$c"
+  step "same_results: $machine $pattern ${routing:-default routing}"
   args=(compare --machine "$machine" --pattern "$pattern" --mappers "$mappers" --format json)
   [ -n "$routing" ] && args+=(--routing "$routing")
   "$old" "${args[@]}" > "$work/old.json" 2> "$work/old.err" || { echo "FAILED    old: $(tail -1 "$work/old.err")"; status=1; continue; }

@@ -9,6 +9,7 @@
 # Usage: bash bench/validate.sh [path/to/taskmap] [refine-mcl work budget, default 200]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 bin=${1:-./build/taskmap}
 refine_work=${2:-200}
 data=../shared/data/apps/maplib-64
@@ -18,6 +19,7 @@ command -v smpirun > /dev/null || { echo "smpirun not found: apt install libsimg
 
 run() {  # machine label pattern bytes-per-unit mappers
   local out="$work/$(echo "$2 $3" | tr -c 'A-Za-z0-9' _).json"
+  step "validate: $3 on $1"
   "$bin" validate --machine "$1" --pattern "$3" --bytes-per-unit "$4" --mappers "$5" --format json > "$out"
   python3 - "$out" "$2" <<'PY'
 import json, sys

@@ -7,6 +7,7 @@
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
+#include "taskmap/core/progress.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/topology/node_model.h"
 
@@ -83,7 +84,9 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   std::vector<ChannelShare> shares;
   double routed_hops = 0;
   const bool adaptive = routing_.adaptive();
+  io::Progress progress("evaluating router pairs", flows.size(), flows.size() >= (std::size_t{1} << 18));
   for (std::size_t i = 0; i < flows.size();) {
+    if ((m.router_pairs & 0xfff) == 0) progress.set(i);
     const std::uint64_t key = flows[i].key;
     double v = 0;
     while (i < flows.size() && flows[i].key == key) v += flows[i++].volume;

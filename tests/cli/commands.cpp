@@ -83,6 +83,25 @@ TEST(Cli, ProgressBarOnlyWhenAskedOrOnATerminal) {
   EXPECT_TRUE(shown.err.ends_with("\r\033[K")) << shown.err;
 }
 
+// A run long enough to draw (auto with 40 million work units of refine-mcl on 512 tasks takes
+// about 1.6 s of CPU; the bar waits half a second): the bar appears on a terminal (a pty from
+// util-linux's script) and nowhere else.
+TEST(Cli, ProgressOnATerminalOnly) {
+  TASKMAP_REQUIRE_TOOL("command -v script", "script (util-linux)");
+  const std::string command = std::string("env -u TASKMAP_PROGRESS ") + TASKMAP_BINARY +
+                              " map --machine torus:8x8x8 --pattern halo3d:8x8x8 --mapper auto:budget=40 --out /dev/null";
+  const auto piped = test::run_command(command);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("auto:budget=40 ["), std::string::npos) << piped.err;
+  EXPECT_EQ(piped.err.find("\033[K"), std::string::npos);
+  const auto tty = test::run_command("script -qec '" + command + "' /dev/null");
+  ASSERT_EQ(tty.exit_code, 0) << tty.out;
+  EXPECT_NE(tty.out.find("\rauto:budget=40 ["), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("\033[K"), std::string::npos);
+  // The summary after it is whole: the bar erased its line first.
+  EXPECT_NE(tty.out.find("\r\033[Kauto:budget=40: chose "), std::string::npos) << tty.out;
+}
+
 TEST(Cli, InfoReportsStructure) {
   auto r = run_taskmap("info --machine percs:ns=16,nd=2 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
