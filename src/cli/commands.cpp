@@ -48,9 +48,8 @@ std::size_t best_row(const std::vector<CompareRow>& rows, const std::string& bas
       best = i;
       continue;
     }
-    const Recommendation r = recommend({rows[i].mapper, rows[i].metrics, rows[best].mapper, rows[best].metrics, false, ""});
-    const bool tie = !r.better && r.mcl_change == 0 && r.hop_bytes_change == 0 && r.node_hop_bytes_change == 0;
-    if (r.better || (tie && rows[i].mapper == baseline && rows[best].mapper != baseline)) best = i;
+    const int order = compare_placements(rows[i].metrics, rows[best].metrics);
+    if (order < 0 || (order == 0 && rows[i].mapper == baseline && rows[best].mapper != baseline)) best = i;
   }
   return best;
 }

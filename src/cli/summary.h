@@ -2,7 +2,6 @@
 // What eval, compare and map say about a placement beside the launcher's default: the
 // baseline, the physical units, the recommendation, the JSON pieces they share and the HTML
 // report (docs/report.md).
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,12 +38,5 @@ nlohmann::json placement_json(const std::string& mapper, const Metrics& m);
 void check_report_path(const RunConfig& c);
 void write_report(const RunConfig& c, const Machine& machine, const ReportHeader& header,
                   const std::vector<ReportColumn>& columns);
-
-// One evaluated placement, with its channel loads when a report draws them.
-struct Evaluated {
-  std::string name;
-  Metrics metrics;
-  std::vector<double> loads;
-};
 
 }  // namespace taskmap::cli

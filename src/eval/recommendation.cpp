@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace taskmap {
 namespace {
@@ -43,6 +44,14 @@ std::string percent_text(double change) {
   // A fall that rounds to 100% but leaves something.
   if (rounded >= 100 && change < 0 && change > -1) return "more than 99%";
   return fmt::format("{:.0f}%", rounded);
+}
+
+int compare_placements(const Metrics& a, const Metrics& b) {
+  for (const auto& [x, y] : {std::pair(a.mcl, b.mcl), std::pair(a.hop_bytes, b.hop_bytes),
+                             std::pair(a.node_hop_bytes, b.node_hop_bytes)}) {
+    if (const int order = compare_values(x, y); order != 0) return order;
+  }
+  return 0;
 }
 
 Recommendation recommend(const RecommendationInput& in) {

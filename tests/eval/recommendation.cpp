@@ -73,6 +73,13 @@ TEST(Recommendation, EqualLoadsLeaveItToHopBytesThenToTheNodes) {
             "traffic inside nodes; keep the launcher's default");
 }
 
+TEST(Recommendation, OrderOfPlacements) {
+  EXPECT_LT(compare_placements(metrics(1, 200), metrics(2, 100)), 0);        // the MCL first
+  EXPECT_GT(compare_placements(metrics(1, 101), metrics(1, 100)), 0);        // then hop-bytes
+  EXPECT_LT(compare_placements(metrics(1, 100, 3), metrics(1, 100, 4)), 0);  // then inside nodes
+  EXPECT_EQ(compare_placements(metrics(1, 100 * (1 + 1e-12)), metrics(1, 100)), 0);  // within 1e-9
+}
+
 TEST(Recommendation, Percentages) {
   EXPECT_EQ(percent_text(0), "0%");
   EXPECT_EQ(percent_text(-0.004), "less than 1%");

@@ -44,6 +44,9 @@ struct Recommendation {
 
 Recommendation recommend(const RecommendationInput& input);
 
+// The rule's order: < 0 when a is better than b, 0 when they are equal, > 0 when a is worse.
+int compare_placements(const Metrics& a, const Metrics& b);
+
 // A change as the sentence shows it, without its sign: "41%", "less than 1%", "0%".
 std::string percent_text(double change);
 
