@@ -94,7 +94,7 @@ int run_eval(const RunConfig& c) {
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
-  const Baseline baseline = choose_baseline(c, problem);
+  const std::optional<Baseline> baseline = choose_baseline(c, problem);
   const std::string mapping_name = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
   // A placement file is checked as it is read.
   Mapping mapping = c.mapping_file.empty()
@@ -103,35 +103,32 @@ int run_eval(const RunConfig& c) {
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   const Evaluator evaluator(problem);
   const bool report = !c.report.empty();
-  std::vector<ReportColumn> columns(2);  // the baseline, then the evaluated placement
-  columns[1].label = mapping_name;
-  columns[1].metrics = evaluator.evaluate(graph, mapping, report || !c.loads_csv.empty() ? &columns[1].loads : nullptr);
-  if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, columns[1].loads));
-  columns[0].label = baseline.spec.text;
-  if (mapping_name == baseline.spec.text) {  // the baseline itself: one column
-    columns[0] = columns[1];
-    columns.pop_back();
-  } else {
-    columns[0].metrics =
-        evaluator.evaluate(graph, map_checked(baseline.spec, problem), report ? &columns[0].loads : nullptr);
+  ReportColumn evaluated{mapping_name, {}, {}};
+  evaluated.metrics = evaluator.evaluate(graph, mapping, report || !c.loads_csv.empty() ? &evaluated.loads : nullptr);
+  if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, evaluated.loads));
+  std::vector<ReportColumn> columns;  // the baseline (unless it is the evaluated one), then the evaluated
+  if (baseline && baseline->spec.text != mapping_name) {
+    columns.push_back({baseline->spec.text, {}, {}});
+    columns.back().metrics =
+        evaluator.evaluate(graph, map_checked(baseline->spec, problem), report ? &columns.back().loads : nullptr);
   }
-  const RecommendationInput input{mapping_name, columns.back().metrics, baseline.spec.text, columns.front().metrics,
-                                  baseline.launcher_default, c.mapping_file};
-  const Recommendation recommendation = recommend(input);
-  if (report) {
-    write_report(c, machine,
-                 {job.pattern_spec->text, problem.routing_name(), graph.num_tasks(), recommendation.text, recommendation.better, units},
-                 columns);
+  columns.push_back(std::move(evaluated));
+  std::optional<Verdict> verdict;
+  if (baseline) {
+    verdict = make_verdict({mapping_name, columns.back().metrics, baseline->spec.text, columns.front().metrics,
+                            baseline->launcher_default, c.mapping_file});
   }
+  if (report) write_report(c, machine, report_header(job, problem, units, verdict), columns);
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
     j.update(placement_json(mapping_name, columns.back().metrics));
-    j["baselines"] = nlohmann::json::array({placement_json(baseline.spec.text, columns.front().metrics)});
-    j["recommendation"] = recommendation_to_json(input, recommendation);
+    j["baselines"] = nlohmann::json::array();
+    if (baseline) j["baselines"].push_back(placement_json(baseline->spec.text, columns.front().metrics));
+    if (verdict) j["recommendation"] = recommendation_to_json(verdict->input, verdict->recommendation);
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << recommendation.text << "\n\n"
-              << fmt::format("{} on {} ({} routing), mapping {}\n\n", job.pattern_spec->text, machine.description,
+    if (verdict) std::cout << verdict->recommendation.text << "\n\n";
+    std::cout << fmt::format("{} on {} ({} routing), mapping {}\n\n", job.pattern_spec->text, machine.description,
                              problem.routing_name(), c.mapping_file.empty() ? job.mappers.front().text : c.mapping_file)
               << metrics_table(columns.back().metrics);
   }
@@ -152,7 +149,7 @@ int run_map(const RunConfig& c) {
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine);
   const MappingProblem problem = make_problem(job, c, machine, graph);
-  const Baseline baseline = choose_baseline(c, problem);
+  const std::optional<Baseline> baseline = choose_baseline(c, problem);
   const std::string& mapper = job.mappers.front().text;
   Mapping mapping = map_checked(job.mappers.front(), problem);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
@@ -165,14 +162,15 @@ int run_map(const RunConfig& c) {
   const Evaluator evaluator(problem);
   const Metrics chosen = evaluator.evaluate(graph, mapping);
   std::vector<std::pair<std::string, Metrics>> baselines;
-  baselines.emplace_back(baseline.spec.text, evaluator.evaluate(graph, map_checked(baseline.spec, problem)));
-  if (const MapperSpec cyclic = parse_mapper_spec("cyclic"); why_not_applicable(cyclic, problem).empty()) {
-    baselines.emplace_back(cyclic.text, evaluator.evaluate(graph, make_mapper(cyclic)->run(problem)));
+  std::optional<Verdict> verdict;
+  if (baseline) {
+    baselines.emplace_back(baseline->spec.text, evaluator.evaluate(graph, map_checked(baseline->spec, problem)));
+    if (const MapperSpec cyclic = parse_mapper_spec("cyclic"); why_not_applicable(cyclic, problem).empty()) {
+      baselines.emplace_back(cyclic.text, evaluator.evaluate(graph, make_mapper(cyclic)->run(problem)));
+    }
+    verdict = make_verdict({mapper, chosen, baseline->spec.text, baselines.front().second, baseline->launcher_default,
+                            io::is_stdout_path(c.out) ? "" : placement_phrase(c.out, c.out_format)});
   }
-  const RecommendationInput input{mapper, chosen, baseline.spec.text, baselines.front().second,
-                                  baseline.launcher_default,
-                                  io::is_stdout_path(c.out) ? "" : placement_phrase(c.out, c.out_format)};
-  const Recommendation recommendation = recommend(input);
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
     j.update(placement_json(mapper, chosen));
@@ -180,11 +178,11 @@ int run_map(const RunConfig& c) {
     j["out_format"] = c.out_format;
     j["baselines"] = nlohmann::json::array();
     for (const auto& [name, m] : baselines) j["baselines"].push_back(placement_json(name, m));
-    j["recommendation"] = recommendation_to_json(input, recommendation);
+    if (verdict) j["recommendation"] = recommendation_to_json(verdict->input, verdict->recommendation);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cerr << recommendation.text << "\n";
+  if (verdict) std::cerr << verdict->recommendation.text << "\n";
   auto line = [&](const std::string& name, const Metrics& x) {
     std::string mcl = fmt::format("MCL {:.6g}", x.mcl);
     if (x.mcl_network != x.mcl) mcl += fmt::format(" (network links {:.6g})", x.mcl_network);
@@ -207,7 +205,7 @@ int run_compare(const RunConfig& c) {
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
-  const Baseline baseline = choose_baseline(c, problem);
+  const std::optional<Baseline> baseline = choose_baseline(c, problem);
   const Evaluator evaluator(problem);
   std::vector<CompareRow> rows;
   std::vector<Mapping> mappings;  // per row (empty when skipped), for the report's pictures
@@ -234,48 +232,44 @@ int run_compare(const RunConfig& c) {
   }
   if (reasons.size() == rows.size()) fail("compare: no mapper applies ({})", fmt::join(reasons, "; "));
   // The baseline: its row when it has one, else mapped and evaluated here.
+  const std::string base_name = baseline ? baseline->spec.text : "";
   std::size_t base_row = rows.size();
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].mapper == baseline.spec.text && rows[i].skipped.empty()) base_row = i;
+    if (baseline && rows[i].mapper == base_name && rows[i].skipped.empty()) base_row = i;
   }
-  std::optional<Mapping> base_mapping;
-  Metrics base_metrics;
-  if (base_row == rows.size()) {
-    base_mapping = map_checked(baseline.spec, problem);
-    base_metrics = evaluator.evaluate(graph, *base_mapping);
-  } else {
-    base_metrics = rows[base_row].metrics;
+  std::optional<ReportColumn> extra_base;  // the baseline when it is not a row (its loads for the report)
+  if (baseline && base_row == rows.size()) {
+    extra_base = ReportColumn{base_name, {}, {}};
+    extra_base->metrics = evaluator.evaluate(graph, map_checked(baseline->spec, problem),
+                                             c.report.empty() ? nullptr : &extra_base->loads);
   }
-  const std::size_t best = best_row(rows, baseline.spec.text);
-  const RecommendationInput input{rows[best].mapper, rows[best].metrics, baseline.spec.text, base_metrics,
-                                  baseline.launcher_default, ""};
-  const Recommendation recommendation = recommend(input);
+  const std::size_t best = best_row(rows, base_name);
+  std::optional<Verdict> verdict;
+  if (baseline) {
+    verdict = make_verdict({rows[best].mapper, rows[best].metrics, base_name,
+                            extra_base ? extra_base->metrics : rows[base_row].metrics, baseline->launcher_default, ""});
+  }
   if (!c.report.empty()) {
     // Every row in the metrics table; pictures for the baseline and the best.
     std::vector<ReportColumn> columns;
-    if (base_row == rows.size()) {
-      columns.push_back({baseline.spec.text, base_metrics, {}});
-      evaluator.evaluate(graph, *base_mapping, &columns.back().loads);
-    }
+    if (extra_base) columns.push_back(*extra_base);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!rows[i].skipped.empty()) continue;
       columns.push_back({rows[i].mapper, rows[i].metrics, {}});
       if (i == base_row || i == best) evaluator.evaluate(graph, mappings[i], &columns.back().loads);
     }
-    write_report(c, machine,
-                 {job.pattern_spec->text, problem.routing_name(), graph.num_tasks(), recommendation.text, recommendation.better, units},
-                 columns);
+    write_report(c, machine, report_header(job, problem, units, verdict), columns);
   }
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
     j["rows"] = compare_to_json(rows);
     j["baselines"] = nlohmann::json::array();
-    if (base_row == rows.size()) j["baselines"].push_back(placement_json(baseline.spec.text, base_metrics));
-    j["recommendation"] = recommendation_to_json(input, recommendation);
+    if (extra_base) j["baselines"].push_back(placement_json(base_name, extra_base->metrics));
+    if (verdict) j["recommendation"] = recommendation_to_json(verdict->input, verdict->recommendation);
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << recommendation.text << "\n\n"
-              << fmt::format("{} ({} tasks) on {} ({} slots), {} routing\n\n", job.pattern_spec->text,
+    if (verdict) std::cout << verdict->recommendation.text << "\n\n";
+    std::cout << fmt::format("{} ({} tasks) on {} ({} slots), {} routing\n\n", job.pattern_spec->text,
                              graph.num_tasks(), machine.description, machine.num_slots(), problem.routing_name())
               << compare_table(rows);
   }

@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
   // eval, compare, map: what the first line of the summary (and the report's top) compares with.
   auto add_summary_options = [&](CLI::App* cmd) {
     cmd->add_option("--baseline", config.baseline,
-                    "Mapper the recommendation compares with (and the report shows beside the chosen one)")
+                    "Mapper the recommendation compares with (and the report shows beside the chosen one); none: "
+                    "no recommendation, and no baseline to map and evaluate")
         ->default_str("the launcher's default: hostname-order on machines with host names, else default");
     cmd->add_option("--bytes-per-unit", config.bytes_per_unit,
                     "Bytes of one unit of pattern volume (1 for files of bytes): loads in bytes, and in seconds "

@@ -9,7 +9,8 @@
 
 namespace taskmap::cli {
 
-Baseline choose_baseline(const RunConfig& c, const MappingProblem& problem) {
+std::optional<Baseline> choose_baseline(const RunConfig& c, const MappingProblem& problem) {
+  if (c.baseline == "none") return std::nullopt;
   if (!c.baseline.empty()) {
     Baseline b{parse_mapper_spec(c.baseline), false};
     b.launcher_default = b.spec.text == launcher_default_mapper(problem.machine());
@@ -17,7 +18,19 @@ Baseline choose_baseline(const RunConfig& c, const MappingProblem& problem) {
   }
   MapperSpec spec = parse_mapper_spec(launcher_default_mapper(problem.machine()));
   if (!why_not_applicable(spec, problem).empty()) spec = parse_mapper_spec("default");
-  return {std::move(spec), true};
+  return Baseline{std::move(spec), true};
+}
+
+Verdict make_verdict(RecommendationInput input) {
+  Recommendation r = recommend(input);
+  return {std::move(input), std::move(r)};
+}
+
+ReportHeader report_header(const Job& job, const MappingProblem& problem, const Units& units,
+                           const std::optional<Verdict>& verdict) {
+  ReportHeader h{job.pattern_spec->text, problem.routing_name(), problem.graph().num_tasks(), "", false, units};
+  if (verdict) h.recommendation = verdict->recommendation.text, h.recommends_change = verdict->recommendation.better;
+  return h;
 }
 
 Units run_units(const RunConfig& c, const Machine& machine) {

@@ -2,6 +2,7 @@
 // What eval, compare and map say about a placement beside the launcher's default: the
 // baseline, the physical units, the recommendation, the JSON pieces they share and the HTML
 // report (docs/report.md).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,24 @@ namespace taskmap::cli {
 
 // The placement a recommendation compares with: --baseline, else the launchers' default for
 // the machine (hostname-order where nodes have host names, else default; default when the
-// job has more tasks than slots, which hostname-order refuses).
+// job has more tasks than slots, which hostname-order refuses). None for --baseline none:
+// no recommendation, and no baseline to map and evaluate.
 struct Baseline {
   MapperSpec spec;
   bool launcher_default = true;
 };
-Baseline choose_baseline(const RunConfig& c, const MappingProblem& problem);
+std::optional<Baseline> choose_baseline(const RunConfig& c, const MappingProblem& problem);
+
+// A run's recommendation with what it was made from (recommendation_to_json needs both).
+struct Verdict {
+  RecommendationInput input;
+  Recommendation recommendation;
+};
+Verdict make_verdict(RecommendationInput input);
+
+// The HTML report's header; without a verdict, no recommendation at its top.
+ReportHeader report_header(const Job& job, const MappingProblem& problem, const Units& units,
+                           const std::optional<Verdict>& verdict);
 
 // --bytes-per-unit (checked) and the machine's link rate.
 Units run_units(const RunConfig& c, const Machine& machine);

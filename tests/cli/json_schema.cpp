@@ -60,14 +60,17 @@ TEST(JsonSchema, EveryCommandsOutputIsValid) {
       {"eval",
        {"eval " + torus + " --mapper default --format json",
         "eval " + fabric + " --mapper random:seed=1 --bytes-per-unit 1e6 --format json",
-        "eval " + torus + " --mapper default --baseline random:seed=2 --format json"}},
+        "eval " + torus + " --mapper default --baseline random:seed=2 --format json",
+        "eval " + torus + " --mapper random:seed=1 --baseline none --format json"}},
       // A row that does not apply (rtt-map wants an RTT), the baseline outside the rows.
       {"compare",
        {"compare " + torus + " --mappers default,rtt-map,random:seed=1 --format json",
-        "compare " + fabric + " --mappers random:seed=1 --format json"}},
+        "compare " + fabric + " --mappers random:seed=1 --format json",
+        "compare " + torus + " --mappers random:seed=1 --baseline none --format json"}},
       {"map",
        {"map " + torus + " --mapper random:seed=1 --out " + placement + " --format json",
-        "map " + fabric + " --out " + placement + " --out-format openmpi-rankfile --format json"}},
+        "map " + fabric + " --out " + placement + " --out-format openmpi-rankfile --format json",
+        "map " + torus + " --mapper default --out " + placement + " --baseline none --format json"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -132,6 +132,10 @@ TEST(Recommendation, FirstLineOfTheSummaries) {
             "file:" + file +
                 " raises the maximum link load by 200% and hop-bytes by 200% against default (the launcher's "
                 "default); keep the launcher's default");
+  // --baseline none: no recommendation, the summary starts with the run.
+  r = test::run_taskmap("eval " + ring + " --mapper default --baseline none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "halo2d:1x8 on torus:8 (minimal routing), mapping default");
   r = test::run_taskmap("eval " + ring + " --mapper default --baseline cyclic:stride=2 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out)["recommendation"];
