@@ -19,6 +19,8 @@ namespace {
 constexpr std::int64_t kFirstDrawNs = 500'000'000;  // quick runs never show a bar
 constexpr std::int64_t kRedrawNs = 100'000'000;
 
+std::atomic<bool> progress_disabled{false};
+
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -63,8 +65,10 @@ struct ProgressLine {
   }
 };
 
+void disable_progress() { progress_disabled = true; }
+
 Progress::Progress(std::string label, std::uint64_t total, bool wanted) : label_(std::move(label)), total_(total) {
-  if (!wanted) return;
+  if (!wanted || progress_disabled) return;
   const char* mode = std::getenv("TASKMAP_PROGRESS");
   const std::string m = mode ? mode : "auto";
   enabled_ = m == "always" || (m != "never" && ::isatty(STDERR_FILENO) == 1);

@@ -46,5 +46,19 @@ TEST(Progress, NothingWhenNotWanted) {
   EXPECT_EQ(err, "");
 }
 
+// Last in this file: it turns the bars off for the rest of the process.
+TEST(Progress, OffForGoodOnceDisabled) {
+  ::setenv("TASKMAP_PROGRESS", "always", 1);
+  disable_progress();
+  testing::internal::CaptureStderr();
+  {
+    Progress bar("library", 2);
+    bar.advance();
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  ::unsetenv("TASKMAP_PROGRESS");
+  EXPECT_EQ(err, "");
+}
+
 }  // namespace
 }  // namespace taskmap::io

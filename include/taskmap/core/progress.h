@@ -44,4 +44,8 @@ class Progress {
   bool enabled_ = false;
 };
 
+// Turns off every bar the process makes from now on: the MPI reorder library maps inside the
+// application (on past its time limit, sometimes), which must not get a bar on its terminal.
+void disable_progress();
+
 }  // namespace taskmap::io
