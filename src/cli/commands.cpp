@@ -94,7 +94,7 @@ int run_eval(const RunConfig& c) {
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
-  const std::optional<Baseline> baseline = choose_baseline(c, problem);
+  const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const std::string mapping_name = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
   // A placement file is checked as it is read.
   Mapping mapping = c.mapping_file.empty()
@@ -149,7 +149,7 @@ int run_map(const RunConfig& c) {
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine);
   const MappingProblem problem = make_problem(job, c, machine, graph);
-  const std::optional<Baseline> baseline = choose_baseline(c, problem);
+  const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const std::string& mapper = job.mappers.front().text;
   Mapping mapping = map_checked(job.mappers.front(), problem);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
@@ -205,7 +205,7 @@ int run_compare(const RunConfig& c) {
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
-  const std::optional<Baseline> baseline = choose_baseline(c, problem);
+  const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const Evaluator evaluator(problem);
   std::vector<CompareRow> rows;
   std::vector<Mapping> mappings;  // per row (empty when skipped), for the report's pictures

@@ -9,13 +9,9 @@
 
 namespace taskmap::cli {
 
-std::optional<Baseline> choose_baseline(const RunConfig& c, const MappingProblem& problem) {
-  if (c.baseline == "none") return std::nullopt;
-  if (!c.baseline.empty()) {
-    Baseline b{parse_mapper_spec(c.baseline), false};
-    b.launcher_default = b.spec.text == launcher_default_mapper(problem.machine());
-    return b;
-  }
+std::optional<Baseline> choose_baseline(const Job& job, const MappingProblem& problem) {
+  if (job.no_baseline) return std::nullopt;
+  if (job.baseline) return Baseline{*job.baseline, job.baseline->text == launcher_default_mapper(problem.machine())};
   MapperSpec spec = parse_mapper_spec(launcher_default_mapper(problem.machine()));
   if (!why_not_applicable(spec, problem).empty()) spec = parse_mapper_spec("default");
   return Baseline{std::move(spec), true};
@@ -34,13 +30,7 @@ ReportHeader report_header(const Job& job, const MappingProblem& problem, const 
 }
 
 Units run_units(const RunConfig& c, const Machine& machine) {
-  Units u;
-  if (c.bytes_per_unit) {
-    if (!(*c.bytes_per_unit > 0)) fail("--bytes-per-unit {}: must be positive", *c.bytes_per_unit);
-    u.bytes_per_unit = *c.bytes_per_unit;
-  }
-  u.link_bytes_per_s = machine.link_bytes_per_s;
-  return u;
+  return {c.bytes_per_unit.value_or(0), machine.link_bytes_per_s};  // checked by validate()
 }
 
 nlohmann::json run_json(const Job& job, const MappingProblem& problem, const Units& units) {

@@ -25,7 +25,7 @@ struct Baseline {
   MapperSpec spec;
   bool launcher_default = true;
 };
-std::optional<Baseline> choose_baseline(const RunConfig& c, const MappingProblem& problem);
+std::optional<Baseline> choose_baseline(const Job& job, const MappingProblem& problem);
 
 // A run's recommendation with what it was made from (recommendation_to_json needs both).
 struct Verdict {
@@ -38,7 +38,7 @@ Verdict make_verdict(RecommendationInput input);
 ReportHeader report_header(const Job& job, const MappingProblem& problem, const Units& units,
                            const std::optional<Verdict>& verdict);
 
-// --bytes-per-unit (checked) and the machine's link rate.
+// --bytes-per-unit and the machine's link rate.
 Units run_units(const RunConfig& c, const Machine& machine);
 
 // {"machine", "pattern", "routing", "tasks", "units"}: how every run's JSON starts.
