@@ -10,6 +10,7 @@
 # Usage: bash bench/apps64.sh [path/to/taskmap] [refine-mcl work budget (default: the mapper's)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 bin=$(realpath "${1:-./build/taskmap}")
 budget=${2:+:work=$2}
 data=../shared/data/apps/maplib-64
@@ -23,6 +24,7 @@ for app in cg amg; do
   if [ ! -f "$matrix" ]; then echo "skipping $app: $matrix not found (needs ../shared/data)"; continue; fi
   for machine in torus:4x4x4 mesh:4x4x4; do
     echo "== $app on $machine"
+    step "apps64: $app on $machine"
     "$bin" compare --machine "$machine" --pattern "file:$matrix" --mappers "$others" 2> /dev/null | rows > /tmp/apps64.$$
     best=$(sort -g -k2 /tmp/apps64.$$ | head -1)
     best_name=${best%% *}

@@ -21,6 +21,7 @@
 # Usage: bash bench/cluster.sh [TASKMAP_BINARY]   (env: JOBS, REFINE_MCL_WORK default 60, about 1 s, FABRICS regex)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 bin=$(realpath "${1:-build/taskmap}")
 data=${TASKMAP_DATA:-../shared/data}
 topo=$data/topologies
@@ -89,6 +90,7 @@ done
 run_row() {
   local n=$1 line=$2 idx name tree kind nodes leaves machine nodefile patname patspec ranks
   IFS='|' read -r idx name tree kind nodes leaves machine nodefile patname patspec ranks <<< "$line"
+  step "cluster: row $n, $name, $kind allocation of $nodes nodes, $patname"
   local out=$work/row$n start=$SECONDS bases=() mappers=(hostname-order cyclic scotch rb auto) base refiner
   for base in scotch rb; do
     if "$bin" map --machine "$machine" --nodes "@$nodefile" --pattern "$patspec" --mapper "$base" --out "$out.$base" \

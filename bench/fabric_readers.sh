@@ -7,12 +7,14 @@
 # Usage: bash bench/fabric_readers.sh [TASKMAP_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 taskmap=$(realpath "${1:-build/taskmap}")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 python3 bench/gen_slurm_tree.py --flat-nodes > "$dir/flat.conf"
 python3 bench/gen_slurm_tree.py > "$dir/ranges.conf"
 for form in flat ranges; do
+  step "fabric_readers: $form"
   echo "== $form: $(wc -l < "$dir/$form.conf") lines, $(wc -c < "$dir/$form.conf") bytes"
   farm-bench -n 7 --timeout 300 \
     --vs "$taskmap eval --machine torus:2 --pattern halo2d:1x2 --mapper default" \

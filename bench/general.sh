@@ -11,6 +11,7 @@
 # Usage: bash bench/general.sh [path/to/taskmap] [refine-mcl work budget (default: the mapper's)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 bin=$(realpath "${1:-./build/taskmap}")
 refine_work=${2:-}
 data=../shared/data/graphs
@@ -57,6 +58,7 @@ for name in PGPgiantcompo as-22july06; do
     IFS='|' read -r machine target dims <<< "$entry"
     echo "$target" > "$work/arch.tgt"
     echo "== $name on $machine"
+    step "general: $name on $machine: scotch_gmap, 3 runs"
     hbs=() mcls=() secs=() js=()
     for run in 1 2 3; do
       start=$(date +%s.%N)
@@ -80,6 +82,7 @@ for name in PGPgiantcompo as-22july06; do
       "$base_hb" 1 "$base_j" "$base_mcl" 1 "$gmap_seconds" 1 "${hbs[*]}" "$(printf "%.2f " "${secs[@]}")"
     run_mapper() {  # mapper -> prints a row, appends "instance mapper hb/gmap s/gmap hb" to the summary
       local mapper=$1 start seconds mcl hb j
+      step "general: $name on $machine: $mapper"
       start=$(date +%s.%N)
       if ! "$bin" map --machine "$machine" --pattern "file:$graph" --mapper "$mapper" --out "$work/tm.txt" 2> "$work/err"; then
         printf "%-30s skipped: %s\n" "$mapper" "$(tail -n 1 "$work/err")"

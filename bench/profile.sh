@@ -8,6 +8,7 @@
 # Needs: openmpi-bin, lammps (+ lammps-examples for in.melt), hpcc; a program missing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 runs=${1:-5}
 np=${2:-16}
 lib=$PWD/build/libtaskmap-profile-openmpi.so
@@ -51,6 +52,7 @@ measure() {  # name dir command...
   local name=$1 dir=$2
   shift 2
   echo "== $name, $np ranks: $*"
+  step "profile: $name"
   cd "$dir"
   local plain=() profiled=()
   for ((i = 0; i < runs; i++)); do
@@ -73,8 +75,8 @@ measure() {  # name dir command...
   for machine in "torus:2x2x2x2x2,ppn=1" "dragonfly:p=1,a=4,h=1"; do
     "$bin" compare --machine "$machine" --pattern "file:$work/$name.txt" \
       --mappers default,greedy,scotch,scotch+refine-hb,scotch+refine-mcl 2> /dev/null |
-      awk -v m="$machine" 'NR == 1 { next } /^mapper/ { printf "  %-24s %-20s %12s %8s %12s %8s\n", m, "mapper", "MCL", "/default", "hop-bytes", "/default"; next }
-           NF > 0 { if ($1 == "default") { mcl = $2; hb = $5 }
+      awk -v m="$machine" '/^mapper/ { rows = 1; printf "  %-24s %-20s %12s %8s %12s %8s\n", m, "mapper", "MCL", "/default", "hop-bytes", "/default"; next }
+           rows && NF > 0 { if ($1 == "default") { mcl = $2; hb = $5 }
                     printf "  %-24s %-20s %12.4g %8.3f %12.4g %8.3f\n", "", $1, $2, $2 / mcl, $5, $5 / hb }'
   done
   "$bin" map --machine "torus:2x2x2x2x2,ppn=1" --pattern "file:$work/$name.txt" --mapper scotch+refine-mcl \

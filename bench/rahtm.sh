@@ -7,6 +7,7 @@
 # dimension order, under 60 s per mapping on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 bin=${1:-./build/taskmap}
 rahtm="rahtm${2:+:$2}"
 data=../shared/data
@@ -14,9 +15,10 @@ orders="default,order:TABCDE,order:ACEBDT,hilbert"
 
 run() {  # title machine pattern mappers
   echo "== $1: $3 on $2"
+  step "rahtm: $1 on $2"
   "$bin" compare --machine "$2" --pattern "$3" --routing minimal --mappers "$4" 2> >(grep '^rahtm' >&2) |
-    awk 'NR <= 2 { next } /^mapper/ { printf "%-32s %10s %8s %12s %8s\n", "mapper", "MCL", "/ABCDET", "hop-bytes", "map s"; next }
-         NF > 0 { if ($1 == "default") base = $2; printf "%-32s %10.4g %8.3f %12.6g %8.2f\n", $1, $2, $2 / base, $5, $NF }'
+    awk '/^mapper/ { rows = 1; printf "%-32s %10s %8s %12s %8s\n", "mapper", "MCL", "/ABCDET", "hop-bytes", "map s"; next }
+         rows && NF > 0 { if ($1 == "default") base = $2; printf "%-32s %10.4g %8.3f %12.6g %8.2f\n", $1, $2, $2 / base, $5, $NF }'
   echo
 }
 

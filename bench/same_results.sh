@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs two taskmap binaries on the same matrix of machines, patterns, routings and mappers and
-# prints every row whose metrics differ (JSON of `compare`, timings removed). For refactors that
+# prints every row whose metrics differ (JSON of `compare`, timings removed; an old binary's
+# JSON shape is brought to today's first). For refactors that
 # must not change results: `bash bench/same_results.sh OLD/taskmap NEW/taskmap`. Every mapper's
 # result is deterministic (refine-mcl and rahtm have work budgets, not time limits). Binaries
 # from before the work budgets need REFINE='refine-mcl:seconds=600,kicks=20,regions=20' (a time
@@ -8,6 +9,7 @@
 # Usage: bash bench/same_results.sh OLD NEW
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 old=$(realpath "$1")
 new=$(realpath "$2")
 data=../shared/data
@@ -40,6 +42,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 for c in "${cases[@]}"; do
   IFS='|' read -r machine pattern routing mappers <<< "$c"
+  step "same_results: $machine $pattern ${routing:-default routing}"
   args=(compare --machine "$machine" --pattern "$pattern" --mappers "$mappers" --format json)
   [ -n "$routing" ] && args+=(--routing "$routing")
   "$old" "${args[@]}" > "$work/old.json" 2> "$work/old.err" || { echo "FAILED    old: $(tail -1 "$work/old.err")"; status=1; continue; }
@@ -48,14 +51,25 @@ for c in "${cases[@]}"; do
   python3 - "$work/old.json" "$work/new.json" "$machine $pattern ${routing:-default}" <<'PY' || status=1
 import json, sys
 old, new = (json.load(open(f)) for f in sys.argv[1:3])
+def one_shape(row):
+    """Rows of binaries before the one JSON shape: classes as a list plus mcl_by_class,
+    bottleneck_class a comma string."""
+    if isinstance(row.get("classes"), list):
+        row["classes"] = {c.pop("class"): c for c in row["classes"]}
+    if isinstance(row.get("bottleneck_class"), str):
+        row["bottleneck_class"] = [c for c in row["bottleneck_class"].split(",") if c]
+    row.pop("mcl_by_class", None)
+    return row
 differ = []
 for a, b in zip(old["rows"], new["rows"]):
-    a.pop("mapping_seconds"); b.pop("mapping_seconds")
+    a, b = one_shape(a), one_shape(b)
+    a.pop("mapping_seconds", None); b.pop("mapping_seconds", None)
     # Metrics the old binary did not report yet are not differences.
     b = {k: v for k, v in b.items() if k in a}
     if a != b:
         differ.append(f"    {a['mapper']:<44} MCL {a['mcl']:.6g} -> {b['mcl']:.6g}, hop-bytes {a['hop_bytes']:.6g} -> {b['hop_bytes']:.6g}")
-same = not differ and len(old["rows"]) == len(new["rows"]) and {k: v for k, v in old.items() if k != "rows"} == {k: v for k, v in new.items() if k != "rows"}
+# Keys the old binary did not print yet (units, baselines, recommendation) are not differences.
+same = not differ and len(old["rows"]) == len(new["rows"]) and all(new.get(k) == v for k, v in old.items() if k != "rows")
 print(("same      " if same else "DIFFERENT ") + sys.argv[3])
 print("\n".join(differ)) if differ else None
 sys.exit(0 if same else 1)

@@ -9,6 +9,7 @@
 # Usage: bash bench/validate.sh [path/to/taskmap] [refine-mcl work budget, default 200]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 bin=${1:-./build/taskmap}
 refine_work=${2:-200}
 data=../shared/data/apps/maplib-64
@@ -18,6 +19,7 @@ command -v smpirun > /dev/null || { echo "smpirun not found: apt install libsimg
 
 run() {  # machine label pattern bytes-per-unit mappers
   local out="$work/$(echo "$2 $3" | tr -c 'A-Za-z0-9' _).json"
+  step "validate: $3 on $1"
   "$bin" validate --machine "$1" --pattern "$3" --bytes-per-unit "$4" --mappers "$5" --format json > "$out"
   python3 - "$out" "$2" <<'PY'
 import json, sys
@@ -27,7 +29,7 @@ print(f"== {sys.argv[2]}: {j['pattern'].split('/')[-2] if '/' in j['pattern'] el
 for r in j["rows"]:
     mm = "-" if r["max_min_s"] is None else f"{r['max_min_s']:.5g}"
     mr = "-" if r["ratio_max_min"] is None else f"{r['ratio_max_min']:.3f}"
-    print(f"   {r['mapping']:<26} MCL {r['mcl']:<10.4g} predicted {r['predicted_s']:<11.5g} max-min {mm:<11} "
+    print(f"   {r['mapper']:<26} MCL {r['mcl']:<10.4g} predicted {r['predicted_s']:<11.5g} max-min {mm:<11} "
           f"simulated {r['simulated_s']:<11.5g} ratio {r['ratio']:.3f} (max-min {mr})")
 PY
 }

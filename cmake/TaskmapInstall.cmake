@@ -16,6 +16,8 @@ foreach(mpi ${TASKMAP_MPIS})
 endforeach()
 file(GLOB TASKMAP_DOCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/*.md)
 install(FILES ${TASKMAP_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The JSON Schema of every JSON output (docs/report.md), beside the docs that refer to it.
+install(FILES docs/schema/taskmap-output.schema.json DESTINATION ${CMAKE_INSTALL_DOCDIR}/schema)
 
 install(EXPORT taskmap-targets NAMESPACE taskmap:: DESTINATION ${TASKMAP_CMAKE_DIR})
 configure_package_config_file(cmake/taskmap-config.cmake.in ${CMAKE_BINARY_DIR}/taskmap-config.cmake

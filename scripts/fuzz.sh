@@ -10,6 +10,7 @@
 # TASKMAP_FUZZ_RUNS=N stops a target after N executions, before its time is up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/step.sh
 seconds=${1:-60}
 shift || true
 build=build-fuzz
@@ -63,7 +64,7 @@ while read -r name dict seeds; do
   for seed in $seeds; do add_seeds "$seed" "$seed_dir"; done
   before=$(count_findings "$findings")
   start=$SECONDS
-  echo "fuzz_$name: ${seconds}s" >&2
+  step "fuzz_$name: ${seconds}s"
   "$build/fuzz/fuzz_$name" -dict="fuzz/$dict.dict" -rss_limit_mb=2048 -timeout=10 -max_total_time="$seconds" \
     -runs="${TASKMAP_FUZZ_RUNS:--1}" -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$seed_dir" > "$log" 2>&1 || true
   elapsed=$((SECONDS - start))

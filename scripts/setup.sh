@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages taskmap needs to build, test, fuzz and benchmark.
 # Idempotent: packages already present are left alone. Needs root (or sudo).
 # With --extras it also installs what the checks beyond the test suite use: the MPI programs
-# bench/profile.sh records (lammps, lammps-examples, hpcc) and chromium, to look at reports.
+# bench/profile.sh records (lammps, lammps-examples, hpcc).
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
@@ -17,9 +17,11 @@ packages=(
   libhwloc-dev libyaml-cpp-dev
   libtbb-dev  # the evaluator's threads
   clang libfuzzer-14-dev  # scripts/fuzz.sh
+  chromium  # the tests render the HTML report headless (tests/eval/html_render.cpp)
+  python3-jsonschema  # the tests check every JSON output against docs/schema/ (tests/cli/json_schema.cpp)
 )
 if [ "${1:-}" = "--extras" ]; then
-  packages+=(lammps lammps-examples hpcc chromium)
+  packages+=(lammps lammps-examples hpcc)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -5,10 +5,12 @@
 #include <gtest/gtest-spi.h>
 
 #include <sys/wait.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace taskmap::test {
 
@@ -22,6 +24,74 @@ Machine four_named_nodes(std::uint32_t ppn) {
   return build_fabric_machine(f, {.slots_per_node = ppn, .description = "four"});
 }
 
+
+Image read_png(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto fail = [&](const std::string& why) { throw std::runtime_error(path + ": " + why); };
+  if (data.size() < 8 || data.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) fail("not a PNG file");
+  auto u32 = [&](std::size_t at) {
+    return (std::uint32_t(std::uint8_t(data[at])) << 24) | (std::uint32_t(std::uint8_t(data[at + 1])) << 16) |
+           (std::uint32_t(std::uint8_t(data[at + 2])) << 8) | std::uint32_t(std::uint8_t(data[at + 3]));
+  };
+  Image image;
+  std::uint32_t channels = 0;
+  std::string compressed;
+  // Chunks: length, type, data, CRC.
+  for (std::size_t at = 8; at + 12 <= data.size();) {
+    const std::uint32_t length = u32(at);
+    const std::string type = data.substr(at + 4, 4);
+    if (at + 12 + length > data.size()) fail("truncated chunk " + type);
+    if (type == "IHDR") {
+      image.width = u32(at + 8), image.height = u32(at + 12);
+      const int depth = std::uint8_t(data[at + 16]), colour = std::uint8_t(data[at + 17]);
+      const int interlace = std::uint8_t(data[at + 20]);
+      if (depth != 8 || (colour != 2 && colour != 6) || interlace != 0) fail("not an 8-bit RGB(A) PNG without interlace");
+      channels = colour == 6 ? 4 : 3;
+    } else if (type == "IDAT") {
+      compressed += data.substr(at + 8, length);
+    }
+    at += 12 + length;
+  }
+  if (channels == 0) fail("no IHDR chunk");
+  const std::size_t stride = std::size_t{image.width} * channels;
+  std::vector<std::uint8_t> raw(image.height * (stride + 1));
+  uLongf size = static_cast<uLongf>(raw.size());
+  if (uncompress(raw.data(), &size, reinterpret_cast<const Bytef*>(compressed.data()), static_cast<uLong>(compressed.size())) !=
+          Z_OK ||
+      size != raw.size()) {
+    fail("bad image data");
+  }
+  // Undo each row's filter (PNG specification, section 9), then keep R, G, B.
+  std::vector<std::uint8_t> previous(stride, 0), row(stride);
+  image.rgb.reserve(std::size_t{image.width} * image.height * 3);
+  for (std::uint32_t y = 0; y < image.height; ++y) {
+    const std::uint8_t* line = &raw[y * (stride + 1)];
+    const int filter = line[0];
+    for (std::size_t i = 0; i < stride; ++i) {
+      const int a = i >= channels ? row[i - channels] : 0, b = previous[i], c = i >= channels ? previous[i - channels] : 0;
+      int predictor = 0;
+      switch (filter) {
+        case 0: break;
+        case 1: predictor = a; break;
+        case 2: predictor = b; break;
+        case 3: predictor = (a + b) / 2; break;
+        case 4: {
+          const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+          predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+          break;
+        }
+        default: fail("unknown row filter");
+      }
+      row[i] = static_cast<std::uint8_t>(line[1 + i] + predictor);
+    }
+    for (std::size_t x = 0; x < image.width; ++x) {
+      for (std::uint32_t k = 0; k < 3; ++k) image.rgb.push_back(row[x * channels + k]);
+    }
+    previous.swap(row);
+  }
+  return image;
+}
 
 CommandResult run_taskmap(const std::string& args) { return run_command(std::string(TASKMAP_BINARY) + " " + args); }
 

@@ -46,6 +46,17 @@ inline std::map<std::string, int> class_counts(const Machine& m) {
   for (const auto& ch : m.channels) ++c[m.classes[ch.link_class].name];
   return c;
 }
+// When a program the test needs is missing (the shell command `probe` fails), the current test
+// skips with the reason, or fails with it under CI=true (scripts/setup.sh installs it there).
+#define TASKMAP_REQUIRE_TOOL(probe, what)                                                                 \
+  do {                                                                                                    \
+    if (::taskmap::test::run_command(probe).exit_code != 0) {                                             \
+      if (::taskmap::test::in_ci())                                                                       \
+        GTEST_FAIL() << (what) << " not found (CI=true: scripts/setup.sh installs it; probe: " << (probe) \
+                     << ")";                                                                              \
+      GTEST_SKIP() << (what) << " not found (scripts/setup.sh installs it)";                              \
+    }                                                                                                     \
+  } while (0)
 
 // Channel loads of one flow of unit volume, summed per channel id.
 inline std::map<ChannelId, double> route_loads(const Routing& routing, RouterId src, RouterId dst) {
@@ -104,6 +115,18 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+// A PNG image decoded to 8-bit RGB (the alpha channel dropped): what headless Chromium's
+// screenshots hold (8-bit RGB or RGBA, not interlaced). Throws std::runtime_error on other PNGs.
+struct Image {
+  std::uint32_t width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;  // row-major, 3 bytes a pixel
+  std::uint32_t pixel(std::uint32_t x, std::uint32_t y) const {
+    const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 3;
+    return (std::uint32_t{rgb[i]} << 16) | (std::uint32_t{rgb[i + 1]} << 8) | rgb[i + 2];
+  }
+};
+Image read_png(const std::string& path);
+
 // Runs the taskmap binary with `args` (a shell-quoted string).
 CommandResult run_taskmap(const std::string& args);
 // Runs a shell command, capturing its output.

@@ -6,11 +6,14 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <utility>
 
 #include "job.h"
+#include "summary.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/eval/html_report.h"
+#include "taskmap/eval/recommendation.h"
 #include "taskmap/eval/report.h"
 #include "taskmap/core/atomic_file.h"
 #include "taskmap/core/error.h"
@@ -30,23 +33,25 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// One line each on stderr: the chosen mapping and the launchers' defaults (block in host-name
-// order, round robin), so that the user sees what the mapping gained.
-void print_gain(const MappingProblem& problem, const std::string& chosen, const Mapping& mapping) {
-  const Evaluator evaluator(problem);
-  auto line = [&](const std::string& name, const Mapping& m) {
-    const Metrics x = evaluator.evaluate(problem.graph(), m);
-    std::string mcl = fmt::format("MCL {:.6g}", x.mcl);
-    if (x.mcl_network != x.mcl) mcl += fmt::format(" (network links {:.6g})", x.mcl_network);
-    std::cerr << fmt::format("{:<32} {}, hop-bytes {:.6g}, J {:.6g}, node hop-bytes {:.6g}\n", name + ":", mcl,
-                             x.hop_bytes, x.j, x.node_hop_bytes);
-  };
-  line(chosen, mapping);
-  for (const char* baseline : {"hostname-order", "cyclic"}) {
-    const MapperSpec spec = parse_mapper_spec(baseline);
-    if (!why_not_applicable(spec, problem).empty()) continue;
-    line(fmt::format("{} (launcher default)", baseline), make_mapper(spec)->run(problem));
+// The placement a recommendation names: "PATH (FORMAT)" for a written placement file.
+std::string placement_phrase(const std::string& path, const std::string& format) {
+  return format == "plain" ? path : fmt::format("{} ({})", path, format);
+}
+
+// The best row by the recommendation's rule (MCL, then hop-bytes, then node hop-bytes), ties
+// to the baseline, then to the earlier row.
+std::size_t best_row(const std::vector<CompareRow>& rows, const std::string& baseline) {
+  std::size_t best = rows.size();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].skipped.empty()) continue;
+    if (best == rows.size()) {
+      best = i;
+      continue;
+    }
+    const int order = compare_placements(rows[i].metrics, rows[best].metrics);
+    if (order < 0 || (order == 0 && rows[i].mapper == baseline && rows[best].mapper != baseline)) best = i;
   }
+  return best;
 }
 
 }  // namespace
@@ -84,53 +89,48 @@ int run_eval(const RunConfig& c) {
   Job job = validate(c, true);
   if (!job.mappers.empty() && !c.mapping_file.empty()) fail("eval: give --mapper or --mapping, not both");
   if (job.mappers.empty() && c.mapping_file.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
-  std::optional<MapperSpec> baseline;
-  if (!c.report.empty()) {
-    baseline = parse_mapper_spec(c.baseline);
-    if (!c.report.ends_with(".html") && !io::is_stdout_path(c.report)) {
-      fail("--report {}: the report is an HTML page; name it *.html (or - for standard output)", c.report);
-    }
-    io::check_output_path(c.report, io::OutputKind::File, "--report");
-  }
+  check_report_path(c);
   if (!c.loads_csv.empty()) io::check_output_path(c.loads_csv, io::OutputKind::File, "--loads-csv");
   Machine machine = job_machine(job, c);
+  const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
-  const std::string& routing_name = problem.routing_name();
+  const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const std::string mapping_name = c.mapping_file.empty() ? job.mappers.front().text : "file:" + c.mapping_file;
   // A placement file is checked as it is read.
   Mapping mapping =
       c.mapping_file.empty() ? map_checked(job.mappers.front(), problem) : read_mapping_argument(job, c, problem);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   const Evaluator evaluator(problem);
-  const bool want_loads = !c.loads_csv.empty() || baseline;
-  std::vector<double> loads;
-  Metrics m = evaluator.evaluate(graph, mapping, want_loads ? &loads : nullptr);
-  if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, loads));
-  if (baseline) {
-    const Mapping base = map_checked(*baseline, problem);
-    std::vector<ReportColumn> columns(2);
-    columns[0] = {baseline->text, {}, {}};
-    columns[0].metrics = evaluator.evaluate(graph, base, &columns[0].loads);
-    columns[1] = {mapping_name, m, loads};
-    io::write_file_atomically(
-        c.report, html_report(machine, {job.pattern_spec->text, routing_name, graph.num_tasks()}, columns));
-    if (!io::is_stdout_path(c.report)) {
-      std::cerr << fmt::format("wrote {} ({} beside {})\n", c.report, mapping_name, baseline->text);
-    }
+  const bool report = !c.report.empty();
+  ReportColumn evaluated{mapping_name, {}, {}};
+  evaluated.metrics = evaluator.evaluate(graph, mapping, report || !c.loads_csv.empty() ? &evaluated.loads : nullptr);
+  if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, evaluated.loads));
+  std::vector<ReportColumn> columns;  // the baseline (unless it is the evaluated one), then the evaluated
+  if (baseline && baseline->spec.text != mapping_name) {
+    columns.push_back({baseline->spec.text, {}, {}});
+    columns.back().metrics =
+        evaluator.evaluate(graph, map_checked(baseline->spec, problem), report ? &columns.back().loads : nullptr);
   }
+  columns.push_back(std::move(evaluated));
+  std::optional<Verdict> verdict;
+  if (baseline) {
+    verdict = make_verdict({mapping_name, columns.back().metrics, baseline->spec.text, columns.front().metrics,
+                            baseline->launcher_default, c.mapping_file});
+  }
+  if (report) write_report(c, machine, report_header(job, problem, units, verdict), columns);
   if (job.format == OutputFormat::Json) {
-    nlohmann::json j = metrics_to_json(m);
-    j["machine"] = machine.description;
-    j["pattern"] = job.pattern_spec->text;
-    j["routing"] = routing_name;
-    j["mapping"] = mapping_name;
-    j["tasks"] = graph.num_tasks();
+    nlohmann::json j = run_json(job, problem, units);
+    j.update(placement_json(mapping_name, columns.back().metrics));
+    j["baselines"] = nlohmann::json::array();
+    if (baseline) j["baselines"].push_back(placement_json(baseline->spec.text, columns.front().metrics));
+    if (verdict) j["recommendation"] = recommendation_to_json(verdict->input, verdict->recommendation);
     std::cout << j.dump(2) << "\n";
   } else {
+    if (verdict) std::cout << verdict->recommendation.text << "\n\n";
     std::cout << fmt::format("{} on {} ({} routing), mapping {}\n\n", job.pattern_spec->text, machine.description,
-                             routing_name, c.mapping_file.empty() ? job.mappers.front().text : c.mapping_file)
-              << metrics_table(m);
+                             problem.routing_name(), c.mapping_file.empty() ? job.mappers.front().text : c.mapping_file)
+              << metrics_table(columns.back().metrics);
   }
   return 0;
 }
@@ -141,33 +141,79 @@ int run_map(const RunConfig& c) {
   job.placement = placement.format;
   const HostNames hosts = job_hosts(c);
   if (job.mappers.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
+  if (job.format == OutputFormat::Json && io::is_stdout_path(c.out)) {
+    fail("map: --format json prints the summary on standard output; write the placement to a file, not --out -");
+  }
   io::check_output_path(c.out, io::OutputKind::File, "--out");
   Machine machine = job_machine(job, c);
+  const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine);
   const MappingProblem problem = make_problem(job, c, machine, graph);
+  const std::optional<Baseline> baseline = choose_baseline(job, problem);
+  const std::string& mapper = job.mappers.front().text;
   Mapping mapping = map_checked(job.mappers.front(), problem);
   if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
   io::write_file_atomically(c.out, format_placement(mapping, machine, placement, hosts));
   if (!io::is_stdout_path(c.out)) {
     std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
   }
-  print_gain(problem, job.mappers.front().text, mapping);
+  // The placement beside the launchers' defaults: the baseline (block in host-name order), and
+  // round robin, so that the user sees what the mapping gained.
+  const Evaluator evaluator(problem);
+  const Metrics chosen = evaluator.evaluate(graph, mapping);
+  std::vector<std::pair<std::string, Metrics>> baselines;
+  std::optional<Verdict> verdict;
+  if (baseline) {
+    baselines.emplace_back(baseline->spec.text, evaluator.evaluate(graph, map_checked(baseline->spec, problem)));
+    if (const MapperSpec cyclic = parse_mapper_spec("cyclic"); why_not_applicable(cyclic, problem).empty()) {
+      baselines.emplace_back(cyclic.text, evaluator.evaluate(graph, make_mapper(cyclic)->run(problem)));
+    }
+    verdict = make_verdict({mapper, chosen, baseline->spec.text, baselines.front().second, baseline->launcher_default,
+                            io::is_stdout_path(c.out) ? "" : placement_phrase(c.out, c.out_format)});
+  }
+  if (job.format == OutputFormat::Json) {
+    nlohmann::json j = run_json(job, problem, units);
+    j.update(placement_json(mapper, chosen));
+    j["out"] = c.out;
+    j["out_format"] = c.out_format;
+    j["baselines"] = nlohmann::json::array();
+    for (const auto& [name, m] : baselines) j["baselines"].push_back(placement_json(name, m));
+    if (verdict) j["recommendation"] = recommendation_to_json(verdict->input, verdict->recommendation);
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  if (verdict) std::cerr << verdict->recommendation.text << "\n";
+  auto line = [&](const std::string& name, const Metrics& x) {
+    std::string mcl = fmt::format("MCL {:.6g}", x.mcl);
+    if (x.mcl_network != x.mcl) mcl += fmt::format(" (network links {:.6g})", x.mcl_network);
+    std::cerr << fmt::format("{:<32} {}, hop-bytes {:.6g}, J {:.6g}, node hop-bytes {:.6g}\n", name + ":", mcl,
+                             x.hop_bytes, x.j, x.node_hop_bytes);
+  };
+  line(mapper, chosen);
+  for (const auto& [name, m] : baselines) {
+    const bool launcher = name == launcher_default_mapper(machine) || name == "cyclic";
+    line(launcher ? name + " (launcher default)" : name + " (baseline)", m);
+  }
   return 0;
 }
 
 int run_compare(const RunConfig& c) {
   Job job = validate(c, true);
   if (job.mappers.empty()) fail("compare: --mappers names no mapper");
+  check_report_path(c);
   Machine machine = job_machine(job, c);
+  const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
-  const std::string& routing_name = problem.routing_name();
+  const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const Evaluator evaluator(problem);
   std::vector<CompareRow> rows;
+  std::vector<Mapping> mappings;  // per row (empty when skipped), for the report's pictures
   io::Progress progress("compare", job.mappers.size());
   std::vector<std::string> reasons;
   for (const MapperSpec& spec : job.mappers) {
+    mappings.emplace_back();
     // A mapper that does not apply to this machine or job gets a row saying why.
     if (std::string why = why_not_applicable(spec, problem); !why.empty()) {
       rows.push_back({spec.text, {}, 0, why});
@@ -182,19 +228,50 @@ int run_compare(const RunConfig& c) {
     progress.erase();
     if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
     rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs, {}});
+    if (!c.report.empty()) mappings.back() = std::move(mapping);
     progress.advance();
   }
   if (reasons.size() == rows.size()) fail("compare: no mapper applies ({})", fmt::join(reasons, "; "));
+  // The baseline: its row when it has one, else mapped and evaluated here.
+  const std::string base_name = baseline ? baseline->spec.text : "";
+  std::size_t base_row = rows.size();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (baseline && rows[i].mapper == base_name && rows[i].skipped.empty()) base_row = i;
+  }
+  std::optional<ReportColumn> extra_base;  // the baseline when it is not a row (its loads for the report)
+  if (baseline && base_row == rows.size()) {
+    extra_base = ReportColumn{base_name, {}, {}};
+    extra_base->metrics = evaluator.evaluate(graph, map_checked(baseline->spec, problem),
+                                             c.report.empty() ? nullptr : &extra_base->loads);
+  }
+  const std::size_t best = best_row(rows, base_name);
+  std::optional<Verdict> verdict;
+  if (baseline) {
+    verdict = make_verdict({rows[best].mapper, rows[best].metrics, base_name,
+                            extra_base ? extra_base->metrics : rows[base_row].metrics, baseline->launcher_default, ""});
+  }
+  if (!c.report.empty()) {
+    // Every row in the metrics table; pictures for the baseline and the best.
+    std::vector<ReportColumn> columns;
+    if (extra_base) columns.push_back(*extra_base);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i].skipped.empty()) continue;
+      columns.push_back({rows[i].mapper, rows[i].metrics, {}});
+      if (i == base_row || i == best) evaluator.evaluate(graph, mappings[i], &columns.back().loads);
+    }
+    write_report(c, machine, report_header(job, problem, units, verdict), columns);
+  }
   if (job.format == OutputFormat::Json) {
-    nlohmann::json j = {{"machine", machine.description},
-                        {"pattern", job.pattern_spec->text},
-                        {"routing", routing_name},
-                        {"tasks", graph.num_tasks()},
-                        {"rows", compare_to_json(rows)}};
+    nlohmann::json j = run_json(job, problem, units);
+    j["rows"] = compare_to_json(rows);
+    j["baselines"] = nlohmann::json::array();
+    if (extra_base) j["baselines"].push_back(placement_json(base_name, extra_base->metrics));
+    if (verdict) j["recommendation"] = recommendation_to_json(verdict->input, verdict->recommendation);
     std::cout << j.dump(2) << "\n";
   } else {
+    if (verdict) std::cout << verdict->recommendation.text << "\n\n";
     std::cout << fmt::format("{} ({} tasks) on {} ({} slots), {} routing\n\n", job.pattern_spec->text,
-                             graph.num_tasks(), machine.description, machine.num_slots(), routing_name)
+                             graph.num_tasks(), machine.description, machine.num_slots(), problem.routing_name())
               << compare_table(rows);
   }
   return 0;

@@ -28,13 +28,15 @@ struct RunConfig {
   double imbalance = MappingProblem::kDefaultImbalance;  // balance of many-to-one mappings
   std::string format = "table";
   std::string loads_csv;              // eval: per-channel loads
-  std::string report;                 // eval: HTML report path
-  std::string baseline = "default";   // eval --report: the mapper shown beside the chosen one
+  std::string report;                 // eval, compare: HTML report path
+  std::string baseline;               // eval, compare, map: the recommendation's; empty: the launcher's default
   std::string out;                    // map: file; reproduce: directory
   std::string out_format = "plain";   // map
   std::string host_prefix = "node";   // map, eval: host names prefix + node index ...
   std::string hosts_file;             // map, eval: ... or one host per node from this file
-  double bytes_per_unit = 1e6;        // export simgrid, validate: bytes of one pattern volume unit
+  // Bytes of one pattern volume unit: eval, compare, map (none: the pattern's own units),
+  // export simgrid and validate (none: SimGridOptions' default).
+  std::optional<double> bytes_per_unit;
   double link_bandwidth = 1e9;        // export simgrid, validate: bytes/s of a bandwidth-1 link
   double link_latency = 1e-6;         // export simgrid, validate: s per link
   std::string keep;                   // validate: keep each mapping's export under this directory

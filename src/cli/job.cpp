@@ -34,9 +34,19 @@ Job validate(const RunConfig& c, bool needs_pattern) {
   if (needs_pattern) job.pattern_spec = parse_pattern_spec(c.pattern);
   if (!c.routing.empty()) job.routing_spec = parse_routing_spec(c.routing);
   if (!(c.imbalance >= 0 && c.imbalance < 1)) fail("--imbalance {}: must be in [0, 1)", c.imbalance);
+  if (c.bytes_per_unit && !(*c.bytes_per_unit > 0)) fail("--bytes-per-unit {}: must be positive", *c.bytes_per_unit);
   if (!c.mapper.empty()) job.mappers.push_back(parse_mapper_spec(c.mapper));
   for (const auto& m : split_mapper_list(c.mappers)) job.mappers.push_back(parse_mapper_spec(m));
   if (!c.mapping_format.empty()) job.mapping_format = parse_mapping_format(c.mapping_format);
+  job.no_baseline = c.baseline == "none";
+  if (!c.baseline.empty() && !job.no_baseline) {
+    try {
+      job.baseline = parse_mapper_spec(c.baseline);
+    } catch (const Error& e) {  // the parser names --mapper
+      const std::string what = e.what();
+      fail("--baseline{}", what.starts_with("--mapper") ? what.substr(8) : ": " + what);
+    }
+  }
   return job;
 }
 

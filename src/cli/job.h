@@ -23,6 +23,9 @@ struct Job {
   std::optional<PatternSpec> pattern_spec;
   std::optional<RoutingSpec> routing_spec;
   std::vector<MapperSpec> mappers;
+  // --baseline: a mapper, or none given (the launcher's default), or "none" (no_baseline).
+  std::optional<MapperSpec> baseline;
+  bool no_baseline = false;
   OutputFormat format = OutputFormat::Table;
   std::optional<PlacementFormat> placement;
   std::optional<PlacementFormat> mapping_format;  // --mapping-format; none: guessed from the file

@@ -16,6 +16,7 @@
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing_catalog.h"
 #include "taskmap/topology/machine_catalog.h"
+#include "taskmap/validate/simgrid.h"
 #include "taskmap/workload/pattern_catalog.h"
 
 int main(int argc, char** argv) {
@@ -61,6 +62,17 @@ int main(int argc, char** argv) {
   auto add_format = [&](CLI::App* cmd) {
     cmd->add_option("--format", config.format, "Output: table or json")->default_str("table");
   };
+  // eval, compare, map: what the first line of the summary (and the report's top) compares with.
+  auto add_summary_options = [&](CLI::App* cmd) {
+    cmd->add_option("--baseline", config.baseline,
+                    "Mapper the recommendation compares with (and the report shows beside the chosen one); none: "
+                    "no recommendation, and no baseline to map and evaluate")
+        ->default_str("the launcher's default: hostname-order on machines with host names, else default");
+    cmd->add_option("--bytes-per-unit", config.bytes_per_unit,
+                    "Bytes of one unit of pattern volume (1 for files of bytes): loads in bytes, and in seconds "
+                    "where the machine gives link rates (fabrics, PERCS)")
+        ->default_str("none: the pattern's own units");
+  };
 
   auto* info = app.add_subcommand("info", "Describe a machine: routers, nodes, slots, channels, diameter");
   add_machine(info);
@@ -92,10 +104,9 @@ int main(int argc, char** argv) {
   add_threads(eval);
   eval->add_option("--loads-csv", config.loads_csv, "Also write per-channel loads as CSV to this file");
   eval->add_option("--report", config.report,
-                   "Also write an HTML page (*.html) with metrics, link-load heat maps and histograms, the "
-                   "baseline mapping beside this one");
-  eval->add_option("--baseline", config.baseline, "Mapper shown beside the evaluated one in --report")
-      ->default_str("default");
+                   "Also write an HTML page (*.html): what to do, the metrics, pictures of the link loads, the "
+                   "baseline beside this mapping");
+  add_summary_options(eval);
 
   auto* map = app.add_subcommand("map", "Compute a mapping and write a placement file");
   add_machine(map);
@@ -114,6 +125,10 @@ int main(int argc, char** argv) {
   add_routing(map);
   add_imbalance(map);
   add_threads(map);
+  map->add_option("--format", config.format,
+                  "Summary: table (lines on stderr) or json (on stdout; the placement then goes to a file)")
+      ->default_str("table");
+  add_summary_options(map);
 
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");
   add_machine(compare);
@@ -123,11 +138,15 @@ int main(int argc, char** argv) {
   add_format(compare);
   add_imbalance(compare);
   add_threads(compare);
+  compare->add_option("--report", config.report,
+                      "Also write an HTML page (*.html): what to do, every mapper's metrics, pictures of the link "
+                      "loads of the best and of the baseline");
+  add_summary_options(compare);
 
   auto add_simgrid_options = [&](CLI::App* cmd) {
     cmd->add_option("--bytes-per-unit", config.bytes_per_unit,
                     "Bytes of one unit of pattern volume (1 for files of bytes)")
-        ->default_str("1e6");
+        ->default_str(fmt::format("{}", taskmap::SimGridOptions{}.bytes_per_unit));
     cmd->add_option("--link-bandwidth", config.link_bandwidth, "Bytes/s of a link of class bandwidth 1")
         ->default_str("1e9");
     cmd->add_option("--link-latency", config.link_latency, "Seconds per link")->default_str("1e-6");

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "job.h"
+#include "summary.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/eval/max_min.h"
 #include "taskmap/core/error.h"
@@ -22,10 +23,14 @@ namespace taskmap::cli {
 namespace {
 
 SimGridOptions simgrid_options(const RunConfig& c) {
-  if (!(c.bytes_per_unit > 0)) fail("--bytes-per-unit {}: must be positive", c.bytes_per_unit);
+  SimGridOptions o;
+  if (c.bytes_per_unit) o.bytes_per_unit = *c.bytes_per_unit;
+  if (!(o.bytes_per_unit > 0)) fail("--bytes-per-unit {}: must be positive", o.bytes_per_unit);
   if (!(c.link_bandwidth > 0)) fail("--link-bandwidth {}: must be positive", c.link_bandwidth);
   if (!(c.link_latency >= 0)) fail("--link-latency {}: must not be negative", c.link_latency);
-  return {c.link_bandwidth, c.link_latency, c.bytes_per_unit};
+  o.link_bandwidth = c.link_bandwidth;
+  o.link_latency = c.link_latency;
+  return o;
 }
 
 // SimGrid follows one path per pair, so taskmap's prediction must too (see simgrid_routing).
@@ -70,8 +75,9 @@ int run_validate(const RunConfig& c) {
   std::optional<io::TempPathGuard> remove_on_signal;  // the scratch directory, not --keep's
   if (c.keep.empty()) remove_on_signal.emplace(work.string(), true);
   struct Row {
-    std::string mapping, platform;
-    double mcl, predicted, max_min, simulated;
+    std::string mapper, platform;
+    Metrics metrics;
+    double predicted, max_min, simulated;
   };
   std::vector<Row> rows;
   try {
@@ -94,7 +100,7 @@ int run_validate(const RunConfig& c) {
       const double max_min = fluid ? *fluid * options.bytes_per_unit / options.link_bandwidth +
                                          m.max_dilation * options.link_latency
                                    : std::nan("");
-      rows.push_back({spec.text, e.platform_kind, m.mcl, predicted, max_min, run_simgrid(dir)});
+      rows.push_back({spec.text, e.platform_kind, m, predicted, max_min, run_simgrid(dir)});
       progress.advance();
     }
   } catch (...) {
@@ -115,16 +121,20 @@ int run_validate(const RunConfig& c) {
   const double rho_max_min = all_fluid ? spearman(max_min, simulated).value_or(std::nan("")) : std::nan("");
   auto number_or_null = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
   if (job.format == OutputFormat::Json) {
-    nlohmann::json j = {{"machine", machine.description}, {"pattern", job.pattern_spec->text},
-                        {"routing", routing_spec.text}, {"platform", rows.front().platform},
-                        {"spearman", number_or_null(rho)},
-                        {"spearman_max_min", number_or_null(rho_max_min)},
-                        {"rows", nlohmann::json::array()}};
+    Units units{options.bytes_per_unit, options.link_bandwidth};
+    nlohmann::json j = run_json(job, problem, units);
+    j["platform"] = rows.front().platform;
+    j["spearman"] = number_or_null(rho);
+    j["spearman_max_min"] = number_or_null(rho_max_min);
+    j["rows"] = nlohmann::json::array();
     for (const Row& r : rows) {
-      j["rows"].push_back({{"mapping", r.mapping}, {"mcl", r.mcl}, {"predicted_s", r.predicted},
-                           {"max_min_s", number_or_null(r.max_min)}, {"simulated_s", r.simulated},
-                           {"ratio", r.simulated / r.predicted},
-                           {"ratio_max_min", number_or_null(r.simulated / r.max_min)}});
+      nlohmann::json row = placement_json(r.mapper, r.metrics);
+      row.update({{"predicted_s", r.predicted},
+                  {"max_min_s", number_or_null(r.max_min)},
+                  {"simulated_s", r.simulated},
+                  {"ratio", r.simulated / r.predicted},
+                  {"ratio_max_min", number_or_null(r.simulated / r.max_min)}});
+      j["rows"].push_back(std::move(row));
     }
     std::cout << j.dump(2) << "\n";
   } else {
@@ -133,7 +143,7 @@ int run_validate(const RunConfig& c) {
     std::cout << fmt::format("{:<28}{:>12}{:>14}{:>14}{:>14}{:>10}{:>10}\n", "mapping", "MCL", "predicted s",
                              "max-min s", "simulated s", "sim/pred", "sim/mm");
     for (const Row& r : rows) {
-      std::cout << fmt::format("{:<28}{:>12.6g}{:>14.6g}{:>14.6g}{:>14.6g}{:>10.3f}{:>10.3f}\n", r.mapping, r.mcl,
+      std::cout << fmt::format("{:<28}{:>12.6g}{:>14.6g}{:>14.6g}{:>14.6g}{:>10.3f}{:>10.3f}\n", r.mapper, r.metrics.mcl,
                                r.predicted, r.max_min, r.simulated, r.simulated / r.predicted,
                                r.simulated / r.max_min);
     }

@@ -11,6 +11,7 @@
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
+#include "taskmap/core/progress.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/topology/node_model.h"
 
@@ -305,7 +306,7 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   }
   for (const ClassMetrics& cm : m.by_class) {
     if (m.mcl > 0 && cm.mcl >= m.mcl * (1 - 1e-9)) {
-      m.bottleneck_class += (m.bottleneck_class.empty() ? "" : ",") + cm.name;
+      m.bottleneck_class.push_back(cm.name);
     }
   }
   m.throughput = m.mcl > 0 ? machine_.slots_per_node / m.mcl : 0;

@@ -1,15 +1,17 @@
 #include "taskmap/eval/html_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
-#include <tuple>
+#include <functional>
+
+#include "html_charts.h"
 
 namespace taskmap {
-namespace {
+namespace html {
 
 std::string escape(const std::string& s) {
   std::string out;
@@ -25,12 +27,6 @@ std::string escape(const std::string& s) {
   return out;
 }
 
-// Utilization of a channel: its load over its class bandwidth (the quantity the MCL maximizes).
-double utilization(const Machine& m, const std::vector<double>& loads, ChannelId c) {
-  return loads[c] / m.classes[m.channels[c].link_class].bandwidth;
-}
-
-// A perceptual dark-blue -> teal -> yellow ramp (viridis-like); idle channels are light grey.
 std::string colour(double value, double scale) {
   if (!(value > 0)) return "#e6e6e6";
   static constexpr std::array<std::array<double, 3>, 5> stops{
@@ -42,192 +38,239 @@ std::string colour(double value, double scale) {
   return fmt::format("#{:02x}{:02x}{:02x}", mix(0), mix(1), mix(2));
 }
 
-std::string number_cell(const std::string& metric, std::size_t column, double value) {
-  return fmt::format("<td data-metric=\"{}\" data-column=\"{}\" data-value=\"{:.17g}\">{:.6g}</td>", metric, column,
-                     value, value);
+std::string ChartContext::shown(double u) const { return fmt::format("{:.4g} {}", in_units(u), units.utilization_unit()); }
+
+std::string axis_label(double x, double y, const std::string& text, bool vertical) {
+  if (vertical) {
+    return fmt::format(
+        "<text class=\"axis-label\" transform=\"translate({:.1f} {:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
+        x, y, escape(text));
+  }
+  return fmt::format("<text class=\"axis-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x, y,
+                     escape(text));
 }
 
-std::string metrics_section(const std::vector<ReportColumn>& columns) {
-  std::string out = "<table class=\"metrics\"><tr><th>metric</th>";
+std::string bar_chart(const ChartContext& ctx, const BarChart& chart) {
+  const std::size_t n = chart.categories.size(), k = chart.series.size();
+  double top = 0;
+  for (const BarSeries& s : chart.series) {
+    for (double v : s.values) top = std::max(top, v);
+  }
+  if (!(top > 0)) top = 1;
+  const double left = 58, right = 12, plot_top = 36, plot_h = 120;
+  const double bar_w = std::clamp(640.0 / std::max<double>(1, static_cast<double>(n * k)), 2.0, 16.0);
+  const double group_w = bar_w * static_cast<double>(k) + std::max(1.0, bar_w / 4);
+  const double width = left + group_w * static_cast<double>(n) + right, base = plot_top + plot_h;
+  const double height = base + 44;
+  std::string out = fmt::format(
+      "<figure><svg class=\"chart {}\" data-column=\"{}\" {} xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" "
+      "height=\"{:.0f}\" font-family=\"sans-serif\" font-size=\"10\">\n",
+      chart.kind, ctx.column, chart.attributes, std::max(width, 220.0), height);
+  // The y axis: line, ticks at 0, half and the top.
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#555\"/>\n", left - 2, plot_top, base);
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2:.1f}\" y2=\"{1}\" stroke=\"#555\"/>\n", left - 2, base,
+                     width - right);
+  for (double f : {0.0, 0.5, 1.0}) {
+    const double y = base - f * plot_h;
+    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.3g}</text>", left - 5, y + 3,
+                       f * top * chart.y_factor);
+  }
+  out += axis_label(12, plot_top + plot_h / 2, chart.y_label, true);
+  if (!chart.y_unit.empty()) {
+    out += fmt::format("<text class=\"axis-label\" x=\"4\" y=\"{:.1f}\">({})</text>\n", plot_top - 9,
+                       escape(chart.y_unit));
+  }
+  // Bars, and their categories' labels.
+  // A category label every few groups, so that labels (about 6 pixels a character) do not overlap.
+  std::size_t longest = 1;
+  for (const std::string& c : chart.categories) longest = std::max(longest, c.size());
+  const auto label_every =
+      static_cast<std::size_t>(std::max(1.0, std::ceil((6.0 * static_cast<double>(longest) + 8) / group_w)));
+  for (std::size_t c = 0; c < n; ++c) {
+    const double x0 = left + group_w * static_cast<double>(c);
+    for (std::size_t s = 0; s < k; ++s) {
+      const BarSeries& series = chart.series[s];
+      const double v = series.values[c], h = plot_h * v / top;
+      const std::string& fill = series.fills.size() == n ? series.fills[c] : series.fills.front();
+      out += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" {}=\"{:.17g}\"><title>{}{}: "
+          "{:.6g}</title></rect>\n",
+          x0 + bar_w * static_cast<double>(s), base - h, bar_w, h, fill, chart.value_attribute, v,
+          k > 1 ? escape(series.name) + ", " : "", escape(chart.categories[c]), v * chart.y_factor);
+    }
+    if (c % label_every == 0) {
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", x0 + group_w / 2, base + 13,
+                         escape(chart.categories[c]));
+    }
+  }
+  out += axis_label(left + (width - left - right) / 2, base + 34, chart.x_label);
+  if (k > 1) {  // the series' legend, top right
+    double x = std::max(width, 220.0) - right - 130;
+    for (const BarSeries& s : chart.series) {
+      out += fmt::format("<rect x=\"{:.1f}\" y=\"2\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{:.1f}\" "
+                         "y=\"11\">{}</text>",
+                         x, s.fills.front(), x + 14, escape(s.name));
+      x += 24 + 6.5 * static_cast<double>(s.name.size());
+    }
+  }
+  return out + fmt::format("</svg><figcaption>{}</figcaption></figure>\n", escape(chart.caption));
+}
+
+}  // namespace html
+
+namespace {
+
+using html::escape;
+
+struct MetricRow {
+  const char* key;   // the JSON key
+  const char* text;
+  // The quantity's unit as shown: "utilization", "volume x hops", "volume" or "" (shown as is).
+  enum class Unit { Utilization, VolumeHops, Volume, None } unit;
+  double (*get)(const Metrics&);
+};
+
+std::string number_cell(const std::string& metric, std::size_t column, double value, double shown) {
+  return fmt::format("<td data-metric=\"{}\" data-column=\"{}\" data-value=\"{:.17g}\">{:.6g}</td>", escape(metric),
+                     column, value, shown);
+}
+
+std::string metrics_section(const Machine& m, const std::vector<ReportColumn>& columns, const Units& units) {
+  std::string out = "<table class=\"metrics\"><tr><th>metric</th><th>unit</th>";
   for (const ReportColumn& c : columns) out += "<th>" + escape(c.label) + "</th>";
   out += "</tr>\n";
-  using Getter = double (*)(const Metrics&);
-  const std::vector<std::tuple<const char*, const char*, Getter>> rows = {
-      {"mcl", "MCL (max channel load / bandwidth)", [](const Metrics& m) { return m.mcl; }},
-      {"throughput", "throughput per node", [](const Metrics& m) { return m.throughput; }},
-      {"hop_bytes", "hop-bytes", [](const Metrics& m) { return m.hop_bytes; }},
-      {"avg_dilation", "avg dilation (volume-weighted)", [](const Metrics& m) { return m.avg_dilation; }},
-      {"max_dilation", "max dilation", [](const Metrics& m) { return double(m.max_dilation); }},
-      {"avg_routed_hops", "avg routed hops", [](const Metrics& m) { return m.avg_routed_hops; }},
-      {"channels_used", "channels used", [](const Metrics& m) { return double(m.channels_used); }},
-      {"load_imbalance", "load imbalance (max/mean)", [](const Metrics& m) { return m.load_imbalance; }},
-      {"network_volume", "volume across the network", [](const Metrics& m) { return m.network_volume; }},
+  using U = MetricRow::Unit;
+  const std::vector<MetricRow> rows = {
+      {"mcl", "MCL (max channel load / bandwidth)", U::Utilization, [](const Metrics& x) { return x.mcl; }},
+      {"throughput", "throughput per node (1 / MCL per slot)", U::None, [](const Metrics& x) { return x.throughput; }},
+      {"hop_bytes", "hop-bytes", U::VolumeHops, [](const Metrics& x) { return x.hop_bytes; }},
+      {"avg_dilation", "avg dilation (volume-weighted)", U::None, [](const Metrics& x) { return x.avg_dilation; }},
+      {"max_dilation", "max dilation", U::None, [](const Metrics& x) { return double(x.max_dilation); }},
+      {"avg_routed_hops", "avg routed hops", U::None, [](const Metrics& x) { return x.avg_routed_hops; }},
+      {"channels_used", "channels used", U::None, [](const Metrics& x) { return double(x.channels_used); }},
+      {"load_imbalance", "load imbalance (max/mean)", U::None, [](const Metrics& x) { return x.load_imbalance; }},
+      {"network_volume", "volume across the network", U::Volume, [](const Metrics& x) { return x.network_volume; }},
   };
-  for (const auto& [key, text, get] : rows) {
-    out += fmt::format("<tr><th>{}</th>", text);
-    for (std::size_t c = 0; c < columns.size(); ++c) out += number_cell(key, c, get(columns[c].metrics));
+  auto unit_of = [&](U u) -> std::pair<std::string, double> {
+    switch (u) {
+      case U::Utilization: return {units.utilization_unit(), units.utilization_factor()};
+      case U::VolumeHops: return {units.load_unit() + " x hops", units.load_factor()};
+      case U::Volume: return {units.load_unit(), units.load_factor()};
+      case U::None: break;
+    }
+    return {"", 1};
+  };
+  for (const MetricRow& r : rows) {
+    const auto [unit, factor] = unit_of(r.unit);
+    out += fmt::format("<tr><th>{}</th><td class=\"unit\">{}</td>", r.text, escape(unit));
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const double v = r.get(columns[c].metrics);
+      out += number_cell(r.key, c, v, v * factor);
+    }
     out += "</tr>\n";
   }
-  out += "<tr><th>bottleneck class</th>";
-  for (const ReportColumn& c : columns) out += "<td>" + escape(c.metrics.bottleneck_class) + "</td>";
+  out += "<tr><th>bottleneck class</th><td></td>";
+  for (const ReportColumn& c : columns) {
+    out += "<td>" + escape(fmt::format("{}", fmt::join(c.metrics.bottleneck_class, ", "))) + "</td>";
+  }
   out += "</tr>\n";
-  for (std::size_t k = 0; k < columns.front().metrics.by_class.size(); ++k) {
-    const std::string& name = columns.front().metrics.by_class[k].name;
-    out += fmt::format("<tr><th>MCL of class {}</th>", escape(name));
+  const auto [unit, factor] = unit_of(U::Utilization);
+  for (std::size_t k = 0; k < m.classes.size() && k < columns.front().metrics.by_class.size(); ++k) {
+    const LinkClass& cls = m.classes[k];
+    const std::string bandwidth = units.link_bytes_per_s > 0
+                                      ? fmt::format("{:.4g} B/s", cls.bandwidth * units.link_bytes_per_s)
+                                      : fmt::format("{:.4g} (relative)", cls.bandwidth);
+    out += fmt::format("<tr><th>MCL of class {} (bandwidth {})</th><td class=\"unit\">{}</td>", escape(cls.name),
+                       bandwidth, escape(unit));
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      out += number_cell("mcl_by_class." + name, c, columns[c].metrics.by_class[k].mcl);
+      const double v = columns[c].metrics.by_class[k].mcl;
+      out += number_cell("classes." + cls.name + ".mcl", c, v, v * factor);
     }
     out += "</tr>\n";
   }
   return out + "</table>\n";
 }
 
-// One panel per pair of torus dimensions (i, j): dimension j across, i down. A link between
-// neighbouring positions is drawn in the colour of the busiest channel, either direction,
-// among all links that project onto it (the other dimensions are folded by max).
-std::string torus_panel(const Machine& m, const TorusShape& t, std::size_t di, std::size_t dj,
-                        const std::vector<double>& loads, double scale, std::size_t column) {
-  const std::uint32_t H = t.sizes[di], W = t.sizes[dj];
-  // value[(dim_is_j, y, x)] for the link leaving (y, x) in the + direction of that dimension.
-  std::map<std::tuple<int, std::uint32_t, std::uint32_t>, double> link;
-  for (RouterId r = 0; r < m.num_routers; ++r) {
-    const std::uint32_t y = t.coord(r, di), x = t.coord(r, dj);
-    for (int which = 0; which < 2; ++which) {
-      const std::size_t d = which ? dj : di;
-      const std::uint32_t size = t.sizes[d];
-      for (int dir = 0; dir < 2; ++dir) {
-        const ChannelId c = t.channel(r, d, dir);
-        if (c == kNoChannel) continue;
-        // The + link of the lower end: from r itself for "+", from the neighbour for "-".
-        std::uint32_t ly = y, lx = x;
-        if (dir == 1) (which ? lx : ly) = ((which ? x : y) + size - 1) % size;
-        double& v = link[{which, ly, lx}];
-        v = std::max(v, utilization(m, loads, c));
-      }
-    }
-  }
-  const double cell = std::clamp(300.0 / std::max(W, H), 8.0, 40.0), pad = 26;
-  const double w = W * cell + 2 * pad, h = H * cell + 2 * pad;
-  auto cx = [&](double x) { return pad + (x + 0.5) * cell; };
-  auto cy = [&](double y) { return pad + (y + 0.5) * cell; };
-  std::string out = fmt::format(
-      "<figure><svg class=\"heatmap\" data-column=\"{}\" data-dims=\"{}{}\" xmlns=\"http://www.w3.org/2000/svg\" "
-      "width=\"{:.0f}\" height=\"{:.0f}\">\n",
-      column, t.letters[di], t.letters[dj], w, h);
-  const double stroke = std::max(2.0, cell * 0.28);
-  for (const auto& [key, v] : link) {
-    const auto [which, y, x] = key;
-    const std::uint32_t size = which ? W : H;
-    const bool wraps = (which ? x : y) == size - 1;
-    const std::string col = colour(v, scale);
-    // A copy: clang 14 cannot capture a structured binding in a lambda (the fuzz build uses it).
-    auto seg = [&, util = v](double x1, double y1, double x2, double y2) {
-      out += fmt::format(
-          "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.1f}\" "
-          "data-util=\"{:.17g}\"><title>{:.6g}</title></line>\n",
-          x1, y1, x2, y2, col, stroke, util, util);
-    };
-    if (!wraps) {
-      seg(cx(x), cy(y), cx(which ? x + 1 : x), cy(which ? y : y + 1));
-    } else if (which) {  // wraparound in j: leave right, re-enter left
-      seg(cx(x), cy(y), w - pad / 3, cy(y));
-      seg(pad / 3, cy(y), cx(0), cy(y));
-    } else {
-      seg(cx(x), cy(y), cx(x), h - pad / 3);
-      seg(cx(x), pad / 3, cx(x), cy(0));
-    }
-  }
-  for (std::uint32_t y = 0; y < H; ++y) {
-    for (std::uint32_t x = 0; x < W; ++x) {
-      out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#444\"/>\n",
-                         cx(x) - cell * 0.18, cy(y) - cell * 0.18, cell * 0.36, cell * 0.36);
-    }
-  }
-  out += "</svg>";
-  std::string folded;
-  for (std::size_t d = 0; d < t.dims(); ++d) {
-    if (d != di && d != dj) folded += t.letters[d];
-  }
-  out += fmt::format("<figcaption>{} down, {} across{}</figcaption></figure>\n", t.letters[di], t.letters[dj],
-                     folded.empty() ? "" : ", max over " + folded);
-  return out;
-}
-
-// Dragonfly: cell (G, H) is the global channel from group G to group H.
-std::string dragonfly_matrix(const Machine& m, const DragonflyShape& d, const std::vector<double>& loads, double scale,
-                             std::size_t column) {
-  const double cell = std::clamp(360.0 / d.g, 3.0, 30.0), pad = 30;
-  const double size = d.g * cell + 2 * pad;
-  std::string out = fmt::format(
-      "<figure><svg class=\"group-matrix\" data-column=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" "
-      "height=\"{:.0f}\" font-family=\"sans-serif\" font-size=\"10\">\n",
-      column, size, size);
-  for (std::uint32_t G = 0; G < d.g; ++G) {
-    for (std::uint32_t H = 0; H < d.g; ++H) {
-      const ChannelId c = d.global_of[static_cast<std::size_t>(G) * d.g + H];
-      if (c == kNoChannel) continue;
-      const double v = utilization(m, loads, c);
-      out += fmt::format(
-          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" data-util=\"{:.17g}\">"
-          "<title>group {} -> {}: {:.6g}</title></rect>\n",
-          pad + H * cell, pad + G * cell, cell, cell, colour(v, scale), v, G, H, v);
-    }
-  }
-  out += fmt::format("<text x=\"{:.0f}\" y=\"18\" text-anchor=\"middle\">to group</text>", size / 2);
-  out += fmt::format("<text transform=\"translate(14 {:.0f}) rotate(-90)\" text-anchor=\"middle\">from group</text>",
-                     size / 2);
-  return out + "</svg><figcaption>global channels, group to group</figcaption></figure>\n";
-}
-
-// Histogram of channel utilization of one class: an "idle" bar, then 16 equal bins up to the
+// Histogram of channel utilization of some classes: an "idle" bar, then 16 equal bins up to the
 // shared scale.
-std::string class_histogram(const Machine& m, std::uint16_t cls, const std::vector<double>& loads, double scale,
-                            std::size_t column) {
+std::string class_histogram(const html::ChartContext& ctx, const std::vector<double>& loads,
+                            const std::function<bool(std::uint16_t)>& in_class, const std::string& name) {
+  const Machine& m = ctx.machine;
   constexpr int kBins = 16;
   std::array<std::uint64_t, kBins + 1> count{};
   for (ChannelId c = 0; c < m.channels.size(); ++c) {
-    if (m.channels[c].link_class != cls) continue;
-    const double v = utilization(m, loads, c);
+    if (!in_class(m.channels[c].link_class)) continue;
+    const double v = html::utilization(m, loads, c);
     if (!(v > 0)) {
       ++count[0];
       continue;
     }
-    const int bin = scale > 0 ? std::min(kBins - 1, static_cast<int>(v / scale * kBins)) : kBins - 1;
+    const int bin = ctx.scale > 0 ? std::min(kBins - 1, static_cast<int>(v / ctx.scale * kBins)) : kBins - 1;
     ++count[1 + bin];
   }
-  const std::uint64_t top = std::max<std::uint64_t>(1, *std::max_element(count.begin(), count.end()));
-  const double bw = 16, gap = 2, left = 34, plot_h = 110, base = 128;
-  std::string out = fmt::format(
-      "<figure><svg class=\"histogram\" data-column=\"{}\" data-class=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" "
-      "width=\"{:.0f}\" height=\"150\" font-family=\"sans-serif\" font-size=\"10\">\n",
-      column, escape(m.classes[cls].name), left + (kBins + 1) * (bw + gap) + 10);
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", left - 4, base - plot_h + 8, top);
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">0</text>\n", left - 4, base);
+  html::BarChart chart;
+  chart.kind = "histogram";
+  chart.attributes = fmt::format("data-class=\"{}\"", escape(name));
+  chart.value_attribute = "data-count";
+  html::BarSeries series{"channels", {}, {}};
   for (int b = 0; b <= kBins; ++b) {
-    const double hgt = plot_h * double(count[b]) / double(top);
-    const double mid = b == 0 ? 0 : scale * (b - 0.5) / kBins;
-    const std::string label = b == 0 ? "idle" : fmt::format("{:.3g}-{:.3g}", scale * (b - 1) / kBins, scale * b / kBins);
-    out += fmt::format(
-        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\" data-count=\"{}\"><title>{}: {} "
-        "channels</title></rect>\n",
-        left + b * (bw + gap), base - hgt, bw, hgt, b == 0 ? "#bbbbbb" : colour(mid, scale), count[b], label,
-        count[b]);
+    series.values.push_back(static_cast<double>(count[b]));
+    chart.categories.push_back(b == 0 ? "idle" : fmt::format("{:.3g}", ctx.in_units(ctx.scale * b / kBins)));
+    series.fills.push_back(b == 0 ? "#bbbbbb" : html::colour(ctx.scale * (b - 0.5) / kBins, ctx.scale));
   }
-  out += fmt::format("<text x=\"{}\" y=\"{}\">idle</text><text x=\"{:.0f}\" y=\"{}\" text-anchor=\"end\">{:.3g}</text>",
-                     left, base + 14, left + (kBins + 1) * (bw + gap), base + 14, scale);
-  return out + fmt::format("</svg><figcaption>class {}: channels per utilization</figcaption></figure>\n",
-                           escape(m.classes[cls].name));
+  chart.series.push_back(std::move(series));
+  chart.x_label = fmt::format("utilization, bin's upper end ({})", ctx.units.utilization_unit());
+  chart.y_label = "channels";
+  chart.y_unit = "count";
+  chart.caption = fmt::format("class {}: channels per utilization", name);
+  return html::bar_chart(ctx, chart);
 }
 
-std::string colour_legend(double scale) {
-  std::string out =
-      "<div class=\"legend\">utilization (load / bandwidth): <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"260\" "
-      "height=\"18\">";
-  for (int i = 0; i < 50; ++i) {
-    out += fmt::format("<rect x=\"{}\" y=\"2\" width=\"5.2\" height=\"14\" fill=\"{}\"/>", i * 5.2,
-                       colour((i + 0.5) / 50 * scale, scale));
+// One histogram per class; on machines of many classes (fabrics of many rates) one of all.
+constexpr std::size_t kMaxHistograms = 12;
+
+std::string histograms(const html::ChartContext& ctx, const std::vector<double>& loads) {
+  const Machine& m = ctx.machine;
+  if (m.classes.size() > kMaxHistograms) {
+    return class_histogram(ctx, loads, [](std::uint16_t) { return true; },
+                           fmt::format("all {} classes", m.classes.size()));
   }
-  return out + fmt::format("</svg> 0 to {:.6g} (idle channels grey)</div>\n", scale);
+  std::string out;
+  for (std::uint16_t k = 0; k < m.classes.size(); ++k) {
+    out += class_histogram(ctx, loads, [k](std::uint16_t c) { return c == k; }, m.classes[k].name);
+  }
+  return out;
+}
+
+std::string colour_legend(double scale, const Units& units) {
+  std::string out = fmt::format(
+      "<div class=\"legend\"><svg class=\"chart legend\" xmlns=\"http://www.w3.org/2000/svg\" width=\"420\" "
+      "height=\"44\" font-family=\"sans-serif\" font-size=\"10\">");
+  for (int i = 0; i < 50; ++i) {
+    out += fmt::format("<rect x=\"{:.1f}\" y=\"2\" width=\"5.2\" height=\"14\" fill=\"{}\"/>", 10 + i * 5.2,
+                       html::colour((i + 0.5) / 50 * scale, scale));
+  }
+  out += "<rect x=\"282\" y=\"2\" width=\"14\" height=\"14\" fill=\"#e6e6e6\"/><text x=\"300\" y=\"13\">idle</text>";
+  out += fmt::format("<text x=\"10\" y=\"27\">0</text><text x=\"270\" y=\"27\" text-anchor=\"end\">{:.4g}</text>",
+                     scale * units.utilization_factor());
+  out += html::axis_label(140, 40, fmt::format("channel utilization = load / bandwidth ({})", units.utilization_unit()));
+  return out + "</svg></div>\n";
+}
+
+std::string units_sentence(const Units& u, const Machine& m) {
+  std::string volume = u.volume_in_bytes()
+                           ? fmt::format("Volumes and loads in bytes ({:.6g} bytes per unit of the pattern).",
+                                         u.bytes_per_unit)
+                           : "Volumes and loads in the pattern's own units (give --bytes-per-unit for bytes).";
+  std::string bandwidth =
+      m.link_bytes_per_s > 0
+          ? fmt::format(" Link bandwidths in B/s (bandwidth 1 = {:.6g} B/s, from the machine's description).",
+                        m.link_bytes_per_s)
+          : " Link bandwidths are relative (the machine's description gives no rates).";
+  std::string util = u.utilization_in_seconds()
+                         ? " Utilization = load / bandwidth in seconds: the time a channel needs to carry its load once."
+                         : fmt::format(" Utilization = load / bandwidth, in {}.", u.utilization_unit());
+  return volume + bandwidth + util;
 }
 
 }  // namespace
@@ -239,32 +282,34 @@ std::string html_report(const Machine& m, const ReportHeader& header, const std:
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>taskmap report: {} on {}</title>\n"
       "<style>body{{font-family:sans-serif;margin:20px;color:#222}} table.metrics{{border-collapse:collapse}} "
       "table.metrics td,table.metrics th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} "
-      "table.metrics th:first-child{{text-align:left}} .columns{{display:flex;gap:24px;align-items:flex-start}} "
-      ".column{{flex:1}} figure{{display:inline-block;margin:6px}} figcaption{{font-size:12px;color:#555}} "
-      ".legend{{margin:8px 0}}</style></head><body>\n",
+      "table.metrics th:first-child{{text-align:left}} td.unit{{color:#666;text-align:left}} "
+      ".columns{{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}} .column{{flex:1}} "
+      "figure{{display:inline-block;margin:6px}} figcaption{{font-size:12px;color:#555}} .legend{{margin:8px 0}} "
+      ".recommendation{{font-size:1.25em;font-weight:bold;padding:10px 14px;border-left:6px solid #21918c;"
+      "background:#eef7f6}} .recommendation.keep{{border-left-color:#b5651d;background:#fbf3ea}}</style>"
+      "</head><body>\n",
       escape(header.pattern), escape(m.description));
-  out += fmt::format("<h1>{} on {}</h1>\n<p>{} tasks, {} slots, {} routing.</p>\n", escape(header.pattern),
-                     escape(m.description), header.tasks, m.num_slots(), escape(header.routing));
-  out += metrics_section(columns);
-  out += colour_legend(scale);
-  const auto* torus = m.torus();
-  const auto* dragonfly = std::get_if<DragonflyShape>(&m.shape);
+  out += fmt::format("<h1>{} on {}</h1>\n", escape(header.pattern), escape(m.description));
+  if (!header.recommendation.empty()) {
+    out += fmt::format("<p class=\"recommendation{}\">{}</p>\n", header.recommends_change ? "" : " keep",
+                       escape(header.recommendation));
+  }
+  out += fmt::format("<p>{} tasks, {} slots, {} routing. {}</p>\n", header.tasks, m.num_slots(),
+                     escape(header.routing), escape(units_sentence(header.units, m)));
+  out += metrics_section(m, columns, header.units);
+  out += colour_legend(scale, header.units);
   out += "<div class=\"columns\">\n";
   for (std::size_t c = 0; c < columns.size(); ++c) {
     const ReportColumn& col = columns[c];
-    out += fmt::format("<div class=\"column\"><h2>{}</h2>\n<p>MCL {:.6g}, hop-bytes {:.6g}</p>\n", escape(col.label),
-                       col.metrics.mcl, col.metrics.hop_bytes);
-    if (torus != nullptr && torus->dims() >= 2) {
-      out += "<h3>Link loads per dimension pair</h3>\n";
-      for (std::size_t i = 0; i < torus->dims(); ++i) {
-        for (std::size_t j = i + 1; j < torus->dims(); ++j) out += torus_panel(m, *torus, i, j, col.loads, scale, c);
-      }
-    }
-    if (dragonfly != nullptr) {
-      out += "<h3>Global channels</h3>\n" + dragonfly_matrix(m, *dragonfly, col.loads, scale, c);
-    }
-    out += "<h3>Channels per utilization, by class</h3>\n";
-    for (std::uint16_t k = 0; k < m.classes.size(); ++k) out += class_histogram(m, k, col.loads, scale, c);
+    if (col.loads.empty()) continue;
+    const html::ChartContext ctx{m, scale, header.units, c};
+    out += fmt::format("<div class=\"column\"><h2>{}</h2>\n<p>MCL {}, hop-bytes {:.6g} {} x hops</p>\n",
+                       escape(col.label), escape(ctx.shown(col.metrics.mcl)),
+                       col.metrics.hop_bytes * header.units.load_factor(), header.units.load_unit());
+    out += html::torus_pictures(ctx, col.loads);
+    out += html::dragonfly_pictures(ctx, col.loads);
+    out += html::tree_pictures(ctx, col.loads);
+    out += "<h3>Channels per utilization, by class</h3>\n" + histograms(ctx, col.loads);
     out += "</div>\n";
   }
   return out + "</div>\n</body></html>\n";

@@ -11,21 +11,17 @@
 namespace taskmap {
 
 nlohmann::json metrics_to_json(const Metrics& m) {
-  nlohmann::json by_class = nlohmann::json::object();
-  nlohmann::json classes = nlohmann::json::array();
+  nlohmann::json classes = nlohmann::json::object();
   for (const ClassMetrics& c : m.by_class) {
-    by_class[c.name] = c.mcl;
-    classes.push_back({{"class", c.name},
-                       {"bandwidth", c.bandwidth},
+    classes[c.name] = {{"bandwidth", c.bandwidth},
                        {"max_load", c.max_load},
                        {"mcl", c.mcl},
                        {"throughput", c.throughput},
                        {"channels", c.channels},
-                       {"channels_used", c.channels_used}});
+                       {"channels_used", c.channels_used}};
   }
   return {{"mcl", m.mcl},
           {"bottleneck_class", m.bottleneck_class},
-          {"mcl_by_class", by_class},
           {"classes", classes},
           {"throughput", m.throughput},
           {"mcl_network", m.mcl_network},
@@ -49,9 +45,28 @@ nlohmann::json metrics_to_json(const Metrics& m) {
           {"channel_updates", m.channel_updates}};
 }
 
+double Units::utilization_factor() const {
+  if (utilization_in_seconds()) return bytes_per_unit / link_bytes_per_s;
+  return load_factor();
+}
+
+std::string Units::utilization_unit() const {
+  if (utilization_in_seconds()) return "s";
+  return volume_in_bytes() ? "bytes per bandwidth unit" : "pattern units per bandwidth unit";
+}
+
+nlohmann::json units_to_json(const Units& u) {
+  auto known = [](double x) { return x > 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  return {{"volume", u.load_unit()},
+          {"bytes_per_unit", known(u.bytes_per_unit)},
+          {"link_bytes_per_s", known(u.link_bytes_per_s)},
+          {"utilization", u.utilization_unit()}};
+}
+
 std::string metrics_table(const Metrics& m) {
   std::string out;
-  out += fmt::format("{:<26}{:.6g}{}\n", "MCL", m.mcl, m.bottleneck_class.empty() ? "" : " (" + m.bottleneck_class + ")");
+  const std::string bottleneck = fmt::format("{}", fmt::join(m.bottleneck_class, ","));
+  out += fmt::format("{:<26}{:.6g}{}\n", "MCL", m.mcl, bottleneck.empty() ? "" : " (" + bottleneck + ")");
   out += fmt::format("{:<26}{:.6g}\n", "throughput (per node)", m.throughput);
   if (m.mcl_network != m.mcl) out += fmt::format("{:<26}{:.6g}\n", "MCL (network links)", m.mcl_network);
   out += fmt::format("{:<26}{:.6g}\n", "hop-bytes", m.hop_bytes);
@@ -78,22 +93,25 @@ std::string metrics_table(const Metrics& m) {
 
 std::string compare_table(const std::vector<CompareRow>& rows) {
   std::size_t width = 8, class_width = 12;
+  std::vector<std::string> bottleneck;
   for (const auto& r : rows) {
+    bottleneck.push_back(r.metrics.bottleneck_class.empty() ? "-" : fmt::format("{}", fmt::join(r.metrics.bottleneck_class, ",")));
     width = std::max(width, r.mapper.size() + 2);
-    class_width = std::max(class_width, r.metrics.bottleneck_class.size() + 2);
+    class_width = std::max(class_width, bottleneck.back().size() + 2);
   }
   std::string out = fmt::format("{:<{}}{:>12}{:>{}}{:>12}{:>14}{:>14}{:>10}{:>8}{:>12}{:>10}\n", "mapper", width, "MCL",
                                 "bottleneck", class_width, "throughput", "hop-bytes", "J", "avg dil", "max dil",
                                 "channels", "map s");
-  for (const auto& r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const CompareRow& r = rows[i];
     const Metrics& m = r.metrics;
     if (!r.skipped.empty()) {
       out += fmt::format("{:<{}}skipped: {}\n", r.mapper, width, r.skipped);
       continue;
     }
     out += fmt::format("{:<{}}{:>12.6g}{:>{}}{:>12.6g}{:>14.6g}{:>14.6g}{:>10.4f}{:>8}{:>12}{:>10.3f}\n", r.mapper, width,
-                       m.mcl, m.bottleneck_class.empty() ? "-" : m.bottleneck_class, class_width, m.throughput,
-                       m.hop_bytes, m.j, m.avg_dilation, m.max_dilation, m.channels_used, r.seconds);
+                       m.mcl, bottleneck[i], class_width, m.throughput, m.hop_bytes, m.j, m.avg_dilation,
+                       m.max_dilation, m.channels_used, r.seconds);
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/core/text_source.h"
 #include "taskmap/eval/evaluator.h"
+#include "taskmap/eval/report.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/problem/problem.h"
@@ -93,10 +94,6 @@ std::vector<SlotId> slots_of_processes(const Machine& job, const std::vector<std
   return slot;
 }
 
-nlohmann::json metrics_json(const Metrics& m) {
-  return {{"hop_bytes", m.hop_bytes}, {"mcl", m.mcl}, {"mcl_network", m.mcl_network}, {"node_hop_bytes", m.node_hop_bytes}};
-}
-
 }  // namespace
 
 ReorderPlan plan_reorder(const ReorderRequest& request) {
@@ -170,8 +167,8 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
                  {"nodes", nodes},
                  {"permutation", plan.process_of_vertex},
                  {"placement", format_placement(result, job, PlacementFormat::Plain)},
-                 {"identity", metrics_json(identity_metrics)},
-                 {"mapper_result", metrics_json(chosen_metrics)},
+                 {"identity", metrics_to_json(identity_metrics)},
+                 {"mapper_result", metrics_to_json(chosen_metrics)},
                  {"kept", keep_chosen ? "mapper" : "identity"}};
   return plan;
 }

@@ -2,6 +2,7 @@
 // bottleneck link class. Tables 1 and 2 mark LR bottlenecks with (*) and D otherwise; the
 // random blocking columns are the mean over seeds 1..10.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -26,8 +27,8 @@ struct Column {
 
 constexpr int kSeeds = 10;
 
-bool has_class(const std::string& tied, const std::string& cls) {
-  return ("," + tied + ",").find("," + cls + ",") != std::string::npos;
+bool has_class(const std::vector<std::string>& tied, const std::string& cls) {
+  return std::find(tied.begin(), tied.end(), cls) != tied.end();
 }
 
 void fill_cell(Cell& cell, const Machine& machine, const CommGraph& graph, const Column& col,
@@ -36,12 +37,14 @@ void fill_cell(Cell& cell, const Machine& machine, const CommGraph& graph, const
   if (!col.random) {
     const Metrics m = evaluate(machine, graph, col.mapper, routing);
     cell.value = m.throughput;
-    cell.taskmap = fmt::format("{:.1f} ({})", m.throughput, m.bottleneck_class);
+    cell.taskmap = fmt::format("{:.1f} ({})", m.throughput, fmt::join(m.bottleneck_class, ","));
     const bool same_value = round_half_even(m.throughput) == paper.value;
     const bool same_class = has_class(m.bottleneck_class, paper.bottleneck);
     cell.verdict = same_value && same_class ? Verdict::Match : Verdict::Differs;
     if (!same_value) cell.note = fmt::format("rounds to {:g}, paper {:g}", round_half_even(m.throughput), paper.value);
-    else if (!same_class) cell.note = fmt::format("bottleneck {}, paper {}", m.bottleneck_class, paper.bottleneck);
+    else if (!same_class) {
+      cell.note = fmt::format("bottleneck {}, paper {}", fmt::join(m.bottleneck_class, ","), paper.bottleneck);
+    }
     return;
   }
   double sum = 0, lo = INFINITY, hi = 0;

@@ -219,6 +219,7 @@ class AriesWiring final {
 };
 
 void AriesWiring::fill(Fabric& fabric, const WarningSink& warn) const {
+  fabric.rates_in_gbps = true;
   for (const auto& router : routers_) fabric.switches.push_back(router.name);
   // Dragonfly groups by the group number of the routers' (group:row:column), in number order;
   // a number no router has (Edison has no group 12) is no group.

@@ -126,6 +126,7 @@ Fabric read_dragonfly_file(const std::string& path, const WarningSink& /*warn*/)
   fabric.source = path;
   fabric.hosts_on_switches = true;
   DragonflyFile(path, fabric).read();
+  fabric.rates_in_gbps = true;  // the optional GBPS of a link line
   return fabric;
 }
 

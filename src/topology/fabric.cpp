@@ -16,7 +16,7 @@ namespace taskmap {
 namespace {
 
 // The fabric's reference rate: its most common known switch-to-switch rate (else the most
-// common host rate, else 1), so that bandwidths read "1" on the usual cable.
+// common host rate), so that bandwidths read "1" on the usual cable; 0 when no rate is known.
 double reference_gbps(const Fabric& f) {
   auto most_common = [](auto rates) {
     std::map<double, std::size_t> count;
@@ -34,8 +34,7 @@ double reference_gbps(const Fabric& f) {
   for (const auto& c : f.cables) cable_rates.push_back(c.gbps);
   for (const auto& p : f.host_ports) port_rates.push_back(p.gbps);
   if (double r = most_common(cable_rates); r > 0) return r;
-  if (double r = most_common(port_rates); r > 0) return r;
-  return 1.0;
+  return most_common(port_rates);
 }
 
 // One link class per (kind, rate); named "link", "inject", "eject" when a kind has one rate,
@@ -160,7 +159,9 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
   m.num_routers = first_switch + switches;
   m.host_routers = f.hosts_on_switches ? 0 : hosts;
 
-  ClassTable classes(m, reference_gbps(f), options.default_gbps);
+  const double reference = reference_gbps(f);
+  if (f.rates_in_gbps && reference > 0) m.link_bytes_per_s = reference * 1e9 / 8;
+  ClassTable classes(m, reference > 0 ? reference : 1.0, options.default_gbps);
   for (const auto& c : f.cables) classes.collect("link", c.gbps);
   if (!f.hosts_on_switches) {
     for (const auto& p : f.host_ports) classes.collect("inject", p.gbps), classes.collect("eject", p.gbps);

@@ -299,6 +299,7 @@ Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, 
   const Dump dump = port_list ? ibnet::parse_port_list(cursor) : ibnet::parse_plain(cursor);
   Fabric fabric = FabricAssembler(path, dump, map ? &*map : nullptr, warn).run();
   fabric.source = path;
+  fabric.rates_in_gbps = true;  // "4xEDR" and the like, infiniband_gbps
   return fabric;
 }
 

@@ -23,6 +23,7 @@ Machine build_percs(std::uint32_t ns, std::uint32_t nd, std::uint32_t slots_per_
   s.nd = nd;
   s.bucket_size = kNodes / nd;
   s.h = h;
+  m.link_bytes_per_s = 1e9;  // the bandwidths below are in GB/s [PERCS-map §2]
   const std::uint16_t ll = m.add_class("LL", 21.0);
   const std::uint16_t lr = m.add_class("LR", 5.0);
   const std::uint16_t d = m.add_class("D", 10.0);

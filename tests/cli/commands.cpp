@@ -31,13 +31,19 @@ TEST(Cli, EvalJsonHasTheContractKeys) {
   auto r = run_taskmap("eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"mcl", "mcl_by_class", "throughput", "hop_bytes", "avg_dilation", "max_dilation",
-                          "channels_used"}) {
+  for (const char* key : {"mcl", "classes", "bottleneck_class", "throughput", "hop_bytes", "avg_dilation",
+                          "max_dilation", "channels_used", "mapper", "units", "baselines", "recommendation"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
+  EXPECT_FALSE(j.contains("mcl_by_class"));
   EXPECT_DOUBLE_EQ(j["mcl"].get<double>(), 0.25);
-  EXPECT_DOUBLE_EQ(j["mcl_by_class"]["B-"].get<double>(), 0.25);
+  // Every channel of the 4x4 torus carries 1/4 (a quarter of each task's unit to each
+  // neighbour): each of the four classes reaches the MCL, in class order.
+  EXPECT_DOUBLE_EQ(j["classes"]["B-"]["mcl"].get<double>(), 0.25);
+  EXPECT_EQ(j["classes"]["B-"]["channels"], 16);
+  EXPECT_EQ(j["bottleneck_class"], nlohmann::json({"A+", "A-", "B+", "B-"}));
   EXPECT_EQ(j["routing"], "minimal");
+  EXPECT_EQ(j["mapper"], "default");
 }
 
 TEST(Cli, EvalWritesChannelLoadsCsv) {
@@ -100,6 +106,25 @@ TEST(Cli, ProgressBarOnlyWhenAskedOrOnATerminal) {
   EXPECT_EQ(shown.out.find('\r'), std::string::npos);  // stdout stays clean
   EXPECT_NE(shown.err.find("\rcompare [" + std::string(30, '#') + "] 100% 2/2"), std::string::npos) << shown.err;
   EXPECT_TRUE(shown.err.ends_with("\r\033[K")) << shown.err;
+}
+
+// A run long enough to draw (auto with 40 million work units of refine-mcl on 512 tasks takes
+// about 1.6 s of CPU; the bar waits half a second): the bar appears on a terminal (a pty from
+// util-linux's script) and nowhere else.
+TEST(Cli, ProgressOnATerminalOnly) {
+  TASKMAP_REQUIRE_TOOL("command -v script", "script (util-linux)");
+  const std::string command = std::string("env -u TASKMAP_PROGRESS ") + TASKMAP_BINARY +
+                              " map --machine torus:8x8x8 --pattern halo3d:8x8x8 --mapper auto:budget=40 --out /dev/null";
+  const auto piped = test::run_command(command);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("auto:budget=40 ["), std::string::npos) << piped.err;
+  EXPECT_EQ(piped.err.find("\033[K"), std::string::npos);
+  const auto tty = test::run_command("script -qec '" + command + "' /dev/null");
+  ASSERT_EQ(tty.exit_code, 0) << tty.out;
+  EXPECT_NE(tty.out.find("\rauto:budget=40 ["), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("\033[K"), std::string::npos);
+  // The summary after it is whole: the bar erased its line first.
+  EXPECT_NE(tty.out.find("\r\033[Kauto:budget=40: chose "), std::string::npos) << tty.out;
 }
 
 TEST(Cli, InfoReportsStructure) {
@@ -176,6 +201,14 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
       {"unknown machine", base + "--machine cube:4 --pattern halo2d:4x4 --mapper default", "unknown machine 'cube'"},
       {"unknown pattern", base + "--machine torus:4x4 --pattern wave:4 --mapper default", "unknown pattern 'wave'"},
       {"unknown mapper", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper magic", "unknown mapper 'magic'"},
+      {"unknown baseline", base + "--machine torus:4x4 --pattern halo2d:4x4 --baseline magic",
+       "--baseline 'magic': unknown mapper 'magic'"},
+      {"bytes per unit not positive", "eval --machine torus:4x4 --pattern halo2d:4x4 --bytes-per-unit 0",
+       "--bytes-per-unit 0: must be positive"},
+      {"report not html", "compare --machine torus:4x4 --pattern halo2d:4x4 --mappers default --report out.txt",
+       "--report out.txt: the report is an HTML page"},
+      {"json summary and placement on stdout", "map --machine torus:4x4 --pattern halo2d:4x4 --out - --format json",
+       "map: --format json prints the summary on standard output"},
       {"unknown routing", "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --routing fast",
        "unknown routing 'fast'"},
       {"routing of another machine", "eval --machine torus:4x4 --pattern halo2d:4x4 --mapper default --routing indirect",

@@ -2,6 +2,7 @@
 // evaluated mapping and for the default beside it, and its pictures cover every channel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -39,7 +40,7 @@ std::map<std::pair<std::string, int>, double> page_metrics(const std::string& ht
 // The opening tags of every element of one kind (svg class) in one column, each with its body.
 std::vector<std::string> pictures(const std::string& html, const std::string& svg_class, int column) {
   std::vector<std::string> out;
-  const std::string open = "<svg class=\"" + svg_class + "\" data-column=\"" + std::to_string(column) + "\"";
+  const std::string open = "<svg class=\"chart " + svg_class + "\" data-column=\"" + std::to_string(column) + "\"";
   for (std::size_t at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
     out.push_back(html.substr(at, html.find("</svg>", at) - at));
   }
@@ -62,8 +63,8 @@ void expect_page_matches_json(const std::map<std::pair<std::string, int>, double
     ASSERT_TRUE(page.count({key, column})) << key;
     EXPECT_DOUBLE_EQ(page.at({key, column}), j[key].get<double>()) << key << " column " << column;
   }
-  for (const auto& [cls, mcl] : j["mcl_by_class"].items()) {
-    EXPECT_DOUBLE_EQ(page.at({"mcl_by_class." + cls, column}), mcl.get<double>()) << cls;
+  for (const auto& [cls, metrics] : j["classes"].items()) {
+    EXPECT_DOUBLE_EQ(page.at({"classes." + cls + ".mcl", column}), metrics["mcl"].get<double>()) << cls;
   }
 }
 
@@ -82,6 +83,10 @@ TEST(HtmlReport, TorusPageMatchesEvalJsonAndCoversEveryChannel) {
   ASSERT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, no scripts
   EXPECT_EQ(html.find("http://", html.find("<body")), html.find("http://www.w3.org/2000/svg", html.find("<body")));
+  // What to do, above everything else: the same sentence as the JSON's.
+  const std::size_t top = html.find("<p class=\"recommendation keep\">" + jc["recommendation"]["text"].get<std::string>());
+  ASSERT_NE(top, std::string::npos);
+  EXPECT_LT(top, html.find("<table"));
   const auto page = page_metrics(html);
   expect_page_matches_json(page, 0, jd);
   expect_page_matches_json(page, 1, jc);
@@ -99,10 +104,12 @@ TEST(HtmlReport, TorusPageMatchesEvalJsonAndCoversEveryChannel) {
     // One histogram per class, counting each of its channels once.
     const auto histograms = pictures(html, "histogram", column);
     ASSERT_EQ(histograms.size(), j["classes"].size());
-    for (std::size_t k = 0; k < histograms.size(); ++k) {
+    for (const std::string& histogram : histograms) {
+      std::smatch name;
+      ASSERT_TRUE(std::regex_search(histogram, name, std::regex(R"re(data-class="([^"]+)")re")));
       double counted = 0;
-      for (double n : attribute_values(histograms[k], "data-count")) counted += n;
-      EXPECT_EQ(counted, j["classes"][k]["channels"].get<double>());
+      for (double n : attribute_values(histogram, "data-count")) counted += n;
+      EXPECT_EQ(counted, j["classes"][name[1].str()]["channels"].get<double>()) << name[1];
     }
   }
   std::filesystem::remove(page_path);
@@ -122,7 +129,145 @@ TEST(HtmlReport, DragonflyPageHasTheGroupMatrix) {
   // g = a*h + 1 = 9 groups, one global channel per ordered pair of groups.
   const auto cells = attribute_values(matrix[0], "data-util");
   EXPECT_EQ(cells.size(), 9u * 8u);
-  EXPECT_DOUBLE_EQ(*std::max_element(cells.begin(), cells.end()), jc["mcl_by_class"]["global"].get<double>());
+  EXPECT_DOUBLE_EQ(*std::max_element(cells.begin(), cells.end()), jc["classes"]["global"]["mcl"].get<double>());
+  // Each group's busiest local and global links; the class of the larger is the bottleneck.
+  const auto bars = pictures(html, "group-loads", 1);
+  ASSERT_EQ(bars.size(), 1u);
+  const auto utils = attribute_values(bars[0], "data-util");
+  ASSERT_EQ(utils.size(), 2u * 9);
+  const double local = jc["classes"]["local"]["mcl"].get<double>(), global = jc["classes"]["global"]["mcl"].get<double>();
+  EXPECT_DOUBLE_EQ(*std::max_element(utils.begin(), utils.end()), std::max(local, global));
+  ASSERT_NE(local, global);
+  const std::string bottleneck = local > global ? "local" : "global";
+  EXPECT_NE(html.find("data-bottleneck=\"" + bottleneck + "\">The " + bottleneck + " links are the bottleneck"),
+            std::string::npos);
+  EXPECT_EQ(jc["bottleneck_class"], nlohmann::json({bottleneck}));
+  std::filesystem::remove(page_path);
+}
+
+// A fabric Dragonfly (taskmap's Dragonfly file: groups g0 = {a0, a1}, g1 = {b0, b1}) gets the
+// same pictures from its switches' groups: two global cells (g0 -> g1, g1 -> g0).
+TEST(HtmlReport, FabricDragonflyHasLocalAndGlobalLinks) {
+  const std::string page_path = temp_report("aries.html");
+  const auto r = test::run_taskmap("eval --machine aries:" + test::instance("aries/small.dragonfly") +
+                                   " --pattern halo2d:1x7 --mapper hostname-order --report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = slurp(page_path);
+  const auto matrix = pictures(html, "group-matrix", 0);
+  ASSERT_EQ(matrix.size(), 1u);
+  EXPECT_EQ(attribute_values(matrix[0], "data-util").size(), 2u);
+  EXPECT_EQ(attribute_values(pictures(html, "group-loads", 0).at(0), "data-util").size(), 2u * 2);
+  EXPECT_TRUE(pictures(html, "tree", 0).empty());
+  std::filesystem::remove(page_path);
+}
+
+// The switch tree, level by level: every channel is in one of the drawn links (data-links),
+// the busiest drawn is the MCL, and each row's boxes hold all its routers.
+TEST(HtmlReport, TreesShowEveryLinkLevelByLevel) {
+  const std::string fabric = "slurm:" + test::instance("reorder/three_leaves.conf");
+  for (const std::string& machine : {std::string("fattree:k=4,n=3"), fabric}) {
+    SCOPED_TRACE(machine);
+    const std::string page_path = temp_report("tree.html");
+    const auto r = test::run_taskmap("eval --machine " + machine + " --pattern halo2d:3x3 --mapper random:seed=5 "
+                                     "--format json --report " + page_path);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const std::string html = slurp(page_path);
+    const auto tree = pictures(html, "tree", 1);
+    ASSERT_EQ(tree.size(), 1u);
+    double links = 0, busiest = 0, routers = 0;
+    for (double n : attribute_values(tree[0], "data-links")) links += n;
+    for (double u : attribute_values(tree[0], "data-util")) busiest = std::max(busiest, u);
+    for (double n : attribute_values(tree[0], "data-routers")) routers += n;
+    EXPECT_EQ(links, j["channels_total"].get<double>());
+    EXPECT_DOUBLE_EQ(busiest, j["mcl"].get<double>());
+    // fattree:k=4,n=3: 4^3 hosts' routers and 3 levels of 4^2 switches; three_leaves: 9 hosts'
+    // routers, 3 leaves and the top switch.
+    EXPECT_EQ(routers, machine == fabric ? 9 + 3 + 1 : 64 + 3 * 16);
+    std::filesystem::remove(page_path);
+  }
+}
+
+// A fabric of 10,000 nodes (250 leaves of 40, 10 spines over 25 leaves each, one top switch)
+// is drawn in blocks: at most 64 boxes a row, and the page stays small.
+TEST(HtmlReport, LargeFabricsAreDrawnInBlocks) {
+  const std::string conf = temp_report("big.conf"), page_path = temp_report("big.html");
+  {
+    std::ofstream out(conf);
+    for (int l = 0; l < 250; ++l) out << fmt::format("SwitchName=leaf{} Nodes=cn[{:05d}-{:05d}]\n", l, 40 * l, 40 * l + 39);
+    for (int s = 0; s < 10; ++s) out << fmt::format("SwitchName=spine{} Switches=leaf[{}-{}]\n", s, 25 * s, 25 * s + 24);
+    out << "SwitchName=top Switches=spine[0-9]\n";
+  }
+  const auto r = test::run_taskmap("eval --machine slurm:" + conf +
+                                   " --pattern halo2d:100x100 --mapper hostname-order --report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = slurp(page_path);
+  EXPECT_LT(html.size(), 1u << 20);
+  const auto tree = pictures(html, "tree", 0);
+  ASSERT_EQ(tree.size(), 1u);
+  const auto boxes = attribute_values(tree[0], "data-routers");
+  double routers = 0;
+  for (double n : boxes) routers += n;
+  EXPECT_EQ(routers, 10000 + 250 + 10 + 1);
+  // Rows of 10,000 hosts (157 a box: 64 boxes), 250 leaves (4 a box: 63), 10 spines, the top.
+  EXPECT_EQ(boxes.size(), 64u + 63 + 10 + 1);
+  std::filesystem::remove(conf);
+  std::filesystem::remove(page_path);
+}
+
+// Every chart names its axes; with bytes per unit and a machine's link rate the utilization
+// is in seconds: small.dragonfly's reference rate is 50 Gb/s = 6.25e9 B/s, so at 1e6 bytes
+// per unit an MCL of x units per bandwidth unit is x * 1e6 / 6.25e9 s.
+TEST(HtmlReport, ChartsHaveAxisLabelsAndUnits) {
+  const std::string page_path = temp_report("units.html");
+  const auto r = test::run_taskmap("eval --machine aries:" + test::instance("aries/small.dragonfly") +
+                                   " --pattern halo2d:1x7 --mapper random:seed=2 --bytes-per-unit 1e6 --format json "
+                                   "--report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["units"]["utilization"], "s");
+  EXPECT_DOUBLE_EQ(j["units"]["link_bytes_per_s"].get<double>(), 6.25e9);
+  const std::string html = slurp(page_path);
+  const double mcl = j["mcl"].get<double>();
+  EXPECT_NE(html.find(fmt::format("data-metric=\"mcl\" data-column=\"1\" data-value=\"{:.17g}\">{:.6g}</td>", mcl,
+                                  mcl * 1e6 / 6.25e9)),
+            std::string::npos);
+  std::size_t charts = 0;
+  for (std::size_t at = html.find("<svg class=\"chart "); at != std::string::npos;
+       at = html.find("<svg class=\"chart ", at + 1)) {
+    const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+    const bool legend = svg.find("class=\"chart legend\"") != std::string::npos;
+    std::size_t labels = 0;
+    for (std::size_t l = svg.find("class=\"axis-label\""); l != std::string::npos; l = svg.find("class=\"axis-label\"", l + 1)) {
+      ++labels;
+    }
+    EXPECT_GE(labels, legend ? 1u : 2u) << svg.substr(0, 120);
+    ++charts;
+  }
+  EXPECT_GE(charts, 1u + 2 * 3);  // the legend; per column a group matrix, group bars, histograms
+  EXPECT_NE(html.find("utilization, bin's upper end (s)"), std::string::npos);
+  EXPECT_NE(html.find("bandwidth 6.25e+09 B/s"), std::string::npos);
+  std::filesystem::remove(page_path);
+}
+
+// compare --report: every mapper in the metrics table, pictures of the best and the baseline,
+// and the recommendation at the top as on stdout's first line.
+TEST(HtmlReport, ComparePageRecommendsAsTheSummaryDoes) {
+  const std::string page_path = temp_report("compare.html");
+  const auto r = test::run_taskmap("compare --machine torus:4x4x4 --pattern halo3d:4x4x4 --mappers "
+                                   "random:seed=3,default,random:seed=4 --baseline random:seed=3 --report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(first.rfind("default lowers the maximum link load by", 0), 0u) << first;
+  const std::string html = slurp(page_path);
+  const std::size_t top = html.find("<p class=\"recommendation\">" + first + "</p>");
+  ASSERT_NE(top, std::string::npos);
+  EXPECT_LT(top, html.find("<table"));
+  const auto page = page_metrics(html);
+  for (int column = 0; column < 3; ++column) EXPECT_TRUE(page.count({"mcl", column})) << column;
+  EXPECT_EQ(pictures(html, "heatmap", 0).size(), 3u);  // the baseline, random:seed=3
+  EXPECT_EQ(pictures(html, "heatmap", 1).size(), 3u);  // the best, default
+  EXPECT_TRUE(pictures(html, "heatmap", 2).empty());
   std::filesystem::remove(page_path);
 }
 

@@ -156,7 +156,7 @@ TEST(Auto, MapAndEvalUseItWhenNoMapperIsNamed) {
   EXPECT_NE(map.err.find("auto: chose "), std::string::npos) << map.err;
   const auto eval = test::run_taskmap("eval --machine torus:4x4,ppn=2 --pattern halo2d:8x4 --format json");
   EXPECT_EQ(eval.exit_code, 0) << eval.err;
-  EXPECT_NE(eval.out.find("\"mapping\": \"auto\""), std::string::npos) << eval.out;
+  EXPECT_NE(eval.out.find("\"mapper\": \"auto\""), std::string::npos) << eval.out;
   const auto both = test::run_taskmap("eval --machine torus:4x4,ppn=2 --pattern halo2d:8x4 --mapper default "
                                       "--mapping /dev/null");
   EXPECT_EQ(both.exit_code, 1);

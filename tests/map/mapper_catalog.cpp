@@ -104,7 +104,7 @@ void parse_as(const std::string& kind, const std::string& value) {
   if (kind == "pattern") pattern_catalog().parse(value);
   if (kind == "routing") routing_catalog().parse(value);
   if (kind == "out-format") placement_format_catalog().parse(value);
-  if (kind == "mapper" || kind == "baseline") parse_mapper_spec(value);
+  if (kind == "mapper" || (kind == "baseline" && value != "none")) parse_mapper_spec(value);
   if (kind == "mappers") {
     for (const std::string& m : split_mapper_list({value})) parse_mapper_spec(m);
   }

@@ -210,6 +210,12 @@ TEST(DragonflyFile, PlainFormatGivesRoutersCablesAndNodes) {
   EXPECT_EQ(f.host_ports[6].sw, 3u);
   EXPECT_EQ(f.host_ports[6].host, 6u);
   EXPECT_TRUE(f.hosts_on_switches);
+  EXPECT_EQ(f.switch_group, (std::vector<std::uint32_t>{0, 0, 1, 1}));  // g0, g1 in order of appearance
+  EXPECT_TRUE(f.rates_in_gbps);
+  // The most common known rate, 50 Gb/s (twice), is bandwidth 1: 50e9 / 8 bytes/s.
+  const Machine m = build_fabric_machine(f, FabricOptions{});
+  EXPECT_DOUBLE_EQ(m.link_bytes_per_s, 6.25e9);
+  EXPECT_EQ(std::get<FabricShape>(m.shape).switch_group, f.switch_group);
   EXPECT_EQ(read_dragonfly_file(path, [](const std::string&) {}).cables.size(), 5u);
   EXPECT_EQ(error_of(path, kNodes).find(path + ": a Dragonfly file in taskmap's format names its own nodes"), 0u);
 }

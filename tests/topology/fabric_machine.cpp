@@ -44,6 +44,21 @@ TEST(FabricMachine, RoutersChannelsAndClassesFromTheCables) {
   EXPECT_EQ(classes["eject"], std::make_pair(0.5, true));
 }
 
+// Bandwidths are relative to the most common cable rate; in bytes/s only where the rates are
+// data rates in Gb/s (ibnetdiscover, Aries), not a Slurm file's LinkSpeed in the site's units.
+TEST(FabricMachine, LinkRatesInBytesPerSecondWhereTheFileGivesGbps) {
+  Fabric f = two_leaves();
+  EXPECT_EQ(build_fabric_machine(f, {}).link_bytes_per_s, 0.0);
+  f.rates_in_gbps = true;
+  EXPECT_DOUBLE_EQ(build_fabric_machine(f, {}).link_bytes_per_s, 200e9 / 8);  // 200G, twice
+  for (auto& c : f.cables) c.gbps = 0;
+  for (auto& p : f.host_ports) p.gbps = 0;
+  EXPECT_EQ(build_fabric_machine(f, {}).link_bytes_per_s, 0.0);  // no rate known
+  // PERCS's bandwidths are in GB/s [PERCS-map §2].
+  EXPECT_DOUBLE_EQ(make_machine("percs:ns=16,nd=2").link_bytes_per_s, 1e9);
+  EXPECT_EQ(make_machine("torus:4x4").link_bytes_per_s, 0.0);
+}
+
 TEST(FabricMachine, OneFlowAcrossTheSpine) {
   const Machine m = build_fabric_machine(two_leaves(), {.slots_per_node = 1, .description = "two"});
   CommGraph g = CommGraph::from_edges(3, {{0, 2, 1.0}});
@@ -68,7 +83,7 @@ TEST(FabricMachine, TheNicIsTheBottleneckWhenItIsSlowest) {
   const Metrics x = Evaluator(problem).evaluate(g, Mapping{{0, 1, 2}, {}});
   EXPECT_DOUBLE_EQ(x.mcl, 4.0);          // a's 25G port: 1 / 0.25
   EXPECT_DOUBLE_EQ(x.mcl_network, 1.0);  // the 100G switch links
-  EXPECT_EQ(x.bottleneck_class, "inject-25G");
+  EXPECT_EQ(x.bottleneck_class, std::vector<std::string>{"inject-25G"});
 }
 
 TEST(FabricMachine, RefusesWhatHasNoMeaning) {

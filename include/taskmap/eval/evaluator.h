@@ -25,9 +25,9 @@ struct ClassMetrics {
 
 struct Metrics {
   double mcl = 0;                    // max over channels of l(e) / bw(e)
-  // Classes reaching the MCL (within 1e-9 relative), in class order, joined by ","; several
-  // when they tie exactly (e.g. PERCS transpose, n_d = 4: D and LR). "" when nothing is routed.
-  std::string bottleneck_class;
+  // Classes reaching the MCL (within 1e-9 relative), in class order; several when they tie
+  // exactly (e.g. PERCS transpose, n_d = 4: D and LR). Empty when nothing is routed.
+  std::vector<std::string> bottleneck_class;
   std::vector<ClassMetrics> by_class;
   // Per-node throughput: the rate at which every node can inject its tasks' traffic (each
   // task scaled to send its pattern volume per time unit) before the busiest channel

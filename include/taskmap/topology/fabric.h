@@ -40,6 +40,10 @@ struct Fabric {
   std::vector<HostPort> host_ports;
   std::vector<Cable> cables;
 
+  // True when the rates above are data rates in Gb/s (ibnetdiscover, Aries, the Dragonfly
+  // file); false when they are in a site's own units (Slurm's LinkSpeed, "arbitrary units").
+  bool rates_in_gbps = false;
+
   // Switches the file declares as the top of a tree (a Slurm tree's roots); empty when the
   // file does not say (then up*/down* takes the switches farthest from the hosts).
   std::vector<std::uint32_t> top_switches;

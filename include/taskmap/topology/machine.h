@@ -218,6 +218,9 @@ class Machine {
   // Built with BuildDetail::Outline (builders.h): no channels; only described, never routed.
   bool outline = false;
   std::vector<LinkClass> classes;
+  // Bytes/s of a link of class bandwidth 1, when the machine's description gives real rates
+  // (PERCS's GB/s; a fabric's cables in Gb/s); 0: bandwidths are relative only.
+  double link_bytes_per_s = 0;
   std::vector<Channel> channels;
   MachineShape shape;
   // The inside of every node (hwloc), or null: a flat node. Its slots are the node's first

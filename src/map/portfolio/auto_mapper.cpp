@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/progress.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/map/node_order.h"
 #include "taskmap/map/refine/refine_mcl.h"
@@ -81,9 +82,13 @@ class AutoMapper final : public Mapper {
     const Evaluator evaluator(problem);
     std::vector<Result> results;
     std::vector<std::string> skipped;
+    const std::vector<std::string> portfolio = auto_portfolio(problem);
+    // One step per candidate; the refinements are counted when the first round is known.
+    io::Progress progress(label_.text, portfolio.size());
     // A candidate that fails (a structured mapper without the task grid it needs, a size
     // over the memory limit) is left out with its reason; the baselines never fail.
     auto consider = [&](const std::string& spec, const std::function<Mapping()>& map) {
+      progress.status(spec);
       try {
         Mapping m = map();
         validate_mapping(m, problem.machine(), problem.graph().num_tasks(), spec, problem.tasks_per_slot());
@@ -92,10 +97,12 @@ class AutoMapper final : public Mapper {
       } catch (const Error& e) {
         skipped.push_back(e.what());
       }
+      progress.advance();
     };
-    for (const std::string& spec : auto_portfolio(problem)) {
+    for (const std::string& spec : portfolio) {
       if (std::string why = factory_.why_not(spec, problem); !why.empty()) {
         skipped.push_back(fmt::format("{}: {}", spec, why));
+        progress.advance();
         continue;
       }
       consider(spec, [&] { return factory_.make(spec)->run(problem); });
@@ -107,21 +114,24 @@ class AutoMapper final : public Mapper {
     // auto includes the pipelines scotch+refine-hb and rb+refine-hb), improved for hop-bytes,
     // which also shortens the routes the MCL search then works on.
     const std::size_t graph_edges = problem.graph().num_edges();
+    const bool refine_mcl =
+        options_.objective == AutoObjective::Mcl && options_.budget > 0 && graph_edges <= kRefineMclMaxEdges;
+    std::vector<std::size_t> starts;
     if (graph_edges <= kRefineHbMaxEdges) {
-      std::vector<std::size_t> starts = best_indices(results, first_round, kRefinedStarts);
+      starts = best_indices(results, first_round, kRefinedStarts);
       for (std::size_t i = 0; i < first_round; ++i) {
         const bool partitioner = results[i].spec == "scotch" || results[i].spec == "rb";
         if (partitioner && std::find(starts.begin(), starts.end(), i) == starts.end()) starts.push_back(i);
       }
-      for (std::size_t i : starts) {
-        const std::string refiner = fmt::format("refine-hb:seed={}", options_.seed);
-        const Result start = results[i];
-        consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
-      }
     }
-    // The MCL search under the run's routing, from the best so far; on large jobs with less work
-    // and fewer tasks tried per step (mcl_search).
-    if (options_.objective == AutoObjective::Mcl && options_.budget > 0 && graph_edges <= kRefineMclMaxEdges) {
+    progress.set_total(portfolio.size() + starts.size() + (refine_mcl ? 1 : 0));
+    for (std::size_t i : starts) {
+      const std::string refiner = fmt::format("refine-hb:seed={}", options_.seed);
+      const Result start = results[i];
+      consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
+    }
+    // The MCL search under the run's routing, from the best so far.
+    if (refine_mcl) {
       const Result start = results[best_indices(results, results.size(), 1).front()];
       const std::uint32_t candidates = RefineOptions{}.candidates;
       const MclSearch search = mcl_search(problem, options_.budget, candidates);

@@ -24,6 +24,7 @@
 #include "fortran_constants.h"
 #include "taskmap/core/atomic_file.h"
 #include "taskmap/core/error.h"
+#include "taskmap/core/progress.h"
 #include "taskmap/reorder/reorder_plan.h"
 
 namespace {
@@ -70,6 +71,7 @@ Places gather_places(MPI_Comm comm, int size, int rank) {
 // Rank 0's work: the plan, within TASKMAP_REORDER_SECONDS. Returns the vertex of each process
 // (-1: none), or the identity with a warning.
 std::vector<int> plan_on_root(const char* call, int vertices, const std::vector<Edge>& edges, Places places) {
+  taskmap::io::disable_progress();  // the application's stderr is not ours to draw on
   const int size = static_cast<int>(places.hosts.size());
   std::vector<int> vertex_of_process(static_cast<std::size_t>(size), -1);
   for (int p = 0; p < vertices; ++p) vertex_of_process[static_cast<std::size_t>(p)] = p;

@@ -15,6 +15,13 @@ namespace taskmap {
 // The mapper of map, eval and the MPI reorder library when none is named.
 inline constexpr const char* kDefaultMapper = "auto";
 
+// The launchers' default placement on this machine, the baseline a report compares with: the
+// nodes in host-name order where they have host names (mpirun's and srun's block default),
+// else the slots in order.
+inline const char* launcher_default_mapper(const Machine& machine) {
+  return machine.named_nodes() ? "hostname-order" : "default";
+}
+
 // Entries' checks take a MappingProblem.
 const Catalog& mapper_catalog();
 
