@@ -19,6 +19,15 @@ void check_fits(const Machine& m, const CommGraph& g) {
   }
 }
 
+Mapping default_order(const Machine& m, std::uint32_t tasks) {
+  Mapping map;
+  map.slot_of_task.resize(tasks);
+  const std::uint64_t slots = m.num_slots();
+  for (TaskId t = 0; t < tasks; ++t)
+    map.slot_of_task[t] = static_cast<SlotId>(tasks <= slots ? t : std::uint64_t(t) * slots / tasks);
+  return map;
+}
+
 std::vector<std::uint32_t> task_grid(const MapperLabel& label, const CommGraph& g, std::size_t min_dims,
                                      std::size_t max_dims) {
   std::vector<std::uint32_t> grid = label.grid.empty() ? g.grid() : label.grid;

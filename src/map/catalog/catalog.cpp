@@ -98,7 +98,10 @@ const Catalog& mapper_catalog() {
                 "improves the result before it; only `timer`, `refine-hb` and `refine-mcl` can follow a `+`. "
                 "Every mapper works under the run's one `--routing`: the routing-aware ones (`refine-mcl`, "
                 "`rahtm`) optimize channel loads under it, an adaptive routing (ugal) under its oblivious split. "
-                "`compare` skips, with the reason, a mapper that does not apply to the machine or job.",
+                "`compare` skips, with the reason, a mapper that does not apply to the machine or job. The "
+                "partition-based mappers (`scotch`, `metis`, `greedy`, `rb`) keep the default order when their own "
+                "placement does not have strictly fewer hop-bytes: the task numbering's locality inside nodes and "
+                "switches stays when their cut is no better (a stencil numbered along the machine).",
        .table_file = "src/map/catalog/catalog.cpp"},
       {
           {.name = "auto",

@@ -20,7 +20,8 @@ class RbMapper final : public ConfiguredMapper<std::uint32_t> {
     const CommGraph& graph = problem.graph();
     const RecursiveBisection bisection(machine, problem.imbalance(), options_);
     std::vector<RouterId> router_of = bisection.run(integer_graph(graph, 1.0));
-    return place_on_routers(machine, graph, std::move(router_of), problem.imbalance());
+    return keep_default_unless_better(problem, place_on_routers(machine, graph, std::move(router_of), problem.imbalance()),
+                                      label_.text);
   }
 };
 
