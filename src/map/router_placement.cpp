@@ -37,9 +37,10 @@ UndirectedGraph undirected_graph(const CommGraph& graph) {
   return g;
 }
 
-IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
+IntegerGraph integer_graph(const CommGraph& graph, double max_cost) { return integer_graph(undirected_graph(graph), max_cost); }
+
+IntegerGraph integer_graph(const UndirectedGraph& u, double max_cost) {
   constexpr double kMaxWeight = 1 << 20, kMaxSum = double(1 << 30);
-  const UndirectedGraph u = undirected_graph(graph);
   // The offsets below are 32-bit, as Debian's METIS (idx_t) and Scotch (SCOTCH_Num) take them.
   constexpr std::uint64_t kMaxEntries = std::numeric_limits<std::int32_t>::max();
   if (u.offsets.back() > kMaxEntries) {

@@ -120,7 +120,7 @@ TEST(PartitioningMappers, KeepTheDefaultOrderWhenNoBetter) {
   const Evaluator evaluator(mesh, *routing);
   const double embedded = evaluator.evaluate(stencil, run_mapper("default", mesh, stencil)).hop_bytes;
   EXPECT_DOUBLE_EQ(evaluator.evaluate(stencil, run_mapper("default", mesh, stencil)).avg_dilation, 1.0);
-  for (const char* name : {"scotch", "metis", "greedy", "rb"}) {
+  for (const char* name : {"scotch", "metis", "greedy", "rb", "ml"}) {
     EXPECT_DOUBLE_EQ(evaluator.evaluate(stencil, run_mapper(name, mesh, stencil)).hop_bytes, embedded) << name;
   }
 }
