@@ -44,7 +44,7 @@ std::string_view default_of(T value) {
 std::string fits(const MappingProblem& p) {
   if (p.graph().num_tasks() <= p.machine().num_slots()) return "";
   return fmt::format("it places one task per slot, and the job has {} tasks for {} slots (several tasks per slot: "
-                     "default, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
+                     "default, scotch, metis, greedy, rb, ml, timer, refine-hb or refine-mcl)",
                      p.graph().num_tasks(), p.machine().num_slots());
 }
 std::string on_torus(const MappingProblem& p) {
