@@ -41,7 +41,8 @@ constexpr double kLeastShrink = 0.05;
 // Levels of at most this many vertices per block are annealed, kAnnealSteps steps per vertex.
 constexpr std::uint32_t kAnnealedPerBlock = 8;
 constexpr std::uint32_t kAnnealSteps = 2000;
-constexpr std::uint64_t kLeastAnnealSteps = 2'000'000;
+// Annealing work (steps x degree) at least, on levels of at most one vertex per block.
+constexpr std::uint64_t kLeastAnnealWork = 8'000'000;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -185,8 +186,11 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
         // A level of at most one vertex per block is an assignment of groups to routers (a
         // quadratic assignment problem): its landscape has walls between differently oriented
         // regions that only a long annealing crosses (a torus grid numbered at random finds its
-        // embedding with 2 million steps, not 0.5 million).
-        if (level.vertices() <= blocks.blocks()) refinement.least_anneal_steps = kLeastAnnealSteps;
+        // embedding with 2 million steps, not 0.5 million). A step costs the vertex's degree.
+        if (level.vertices() <= blocks.blocks()) {
+          const double degree = double(level.graph.offsets.back()) / std::max(1u, level.vertices());
+          refinement.least_anneal_steps = static_cast<std::uint64_t>(double(kLeastAnnealWork) / std::max(4.0, degree));
+        }
       }
       MappingRefiner refiner(level, blocks, std::move(part), refinement, stats.work);
       // Coarse levels keep the initial placement's excess (their vertices are too heavy to move
