@@ -16,6 +16,7 @@ packages=(
   libsimgrid-dev
   libhwloc-dev libyaml-cpp-dev
   clang libfuzzer-14-dev  # scripts/fuzz.sh
+  time python3-networkx python3-scipy  # bench/general.sh: CPU times, the generated graphs
 )
 if [ "${1:-}" = "--extras" ]; then
   packages+=(lammps lammps-examples hpcc chromium)
