@@ -1,6 +1,7 @@
 #include "block_machine.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace taskmap::detail {
 
@@ -21,7 +22,8 @@ BlockMachine::BlockMachine(const Machine& machine, const HopDistance& hops, std:
   }
   // Nearest blocks: from the table's row, or by breadth-first search over the channels until
   // a depth holds routers with slots.
-  const ChannelAdjacency adjacency(machine, false);
+  std::optional<ChannelAdjacency> adjacency;
+  if (table_.empty()) adjacency.emplace(machine, false);
   std::vector<std::uint32_t> depth(table_.empty() ? machine.num_routers : 0, UINT32_MAX);
   std::vector<RouterId> queue;
   nearby_start_.push_back(0);
@@ -40,8 +42,8 @@ BlockMachine::BlockMachine(const Machine& machine, const HopDistance& hops, std:
       for (std::size_t head = 0; head < queue.size(); ++head) {
         const RouterId u = queue[head];
         if (depth[u] >= found_at) break;
-        for (auto c = adjacency.offsets[u]; c < adjacency.offsets[u + 1]; ++c) {
-          const RouterId v = machine.channels[adjacency.channels[c]].dst;
+        for (auto c = adjacency->offsets[u]; c < adjacency->offsets[u + 1]; ++c) {
+          const RouterId v = machine.channels[adjacency->channels[c]].dst;
           if (depth[v] != UINT32_MAX) continue;
           depth[v] = depth[u] + 1;
           queue.push_back(v);

@@ -320,7 +320,7 @@ class FastRandom {
 
 void MappingRefiner::anneal() {
   const std::uint32_t n = level_.vertices(), k = machine_.blocks();
-  if (n < 2 || options_.anneal_steps == 0) return;
+  if (n < 2 || k < 2 || options_.anneal_steps == 0) return;
   FastRandom random(rng_());
   const std::uint64_t steps = std::max(std::uint64_t(options_.anneal_steps) * n, options_.least_anneal_steps);
   auto swap_delta = [&](std::uint32_t v, std::uint32_t u) {

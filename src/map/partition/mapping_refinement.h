@@ -2,13 +2,18 @@
 // The refinement of the multilevel mapper (ml) on one level: vertices (clusters of tasks) move
 // between blocks (routers) to lower J = sum over edges of volume x hop distance between their
 // blocks, each block holding at most its capacity of tasks.
-//   rebalance  moves vertices out of blocks over capacity, the cheapest per task first;
+//   rebalance  moves vertices out of blocks over capacity, the cheapest per task of the excess;
+//   anneal     simulated annealing: random moves to a partner's block or a block next to it, or
+//              exchanges with a vertex there when it is full, accepted by the Metropolis rule
+//              under a geometrically cooling temperature; ends at the best placement seen;
 //   greedy     passes of label propagation: each vertex to the block that lowers J most where it
-//              fits, or else exchanged with a vertex of that block when the exchange lowers J;
+//              fits, or exchanged with a vertex of a block where it does not, when that lowers J
+//              more;
 //   fm         localized Fiduccia-Mattheyses searches: from a seed vertex, the best move of the
 //              vertices around the moved ones, negative gains allowed, back to the best prefix.
 // A vertex's gain is computed from its own edges: its volume to each block, and the cost at a
 // candidate block (its partners' blocks, the heaviest first, and the blocks nearest its own).
+// No step moves a vertex into a block beyond its capacity, so a level's excess never grows.
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -43,8 +48,8 @@ class MappingRefiner {
 
   // Moves vertices out of blocks holding more than their capacity + slack.
   void rebalance(std::uint64_t slack = 0);
-  // Greedy passes, FM rounds, greedy passes again; J never rises (the blocks' loads stay within
-  // capacity, or do not grow where over it).
+  // Annealing (when options.anneal_steps), greedy passes, FM rounds, greedy passes again; J
+  // never rises.
   void refine();
 
   const std::vector<std::uint32_t>& part() const { return part_; }

@@ -25,6 +25,7 @@
 #include "mapping_refinement.h"
 #include "recursive_bisection.h"
 
+#include "taskmap/core/progress.h"
 #include "taskmap/map/mapper_support.h"
 #include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/router_placement.h"
@@ -75,6 +76,7 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
       if (cost < best_cost) best = std::move(part), best_cost = cost, best_from = std::move(from);
     };
     const double budget = double(options_.work) * 1e6;
+    io::Progress progress(label_.text, std::uint64_t(options_.seeds) * (1 + options_.vcycles));
     for (std::uint32_t s = 0; s < options_.seeds && (s == 0 || double(stats.work) < budget); ++s) {
       const std::uint64_t seed = options_.seed * 1000003 + s;
       std::vector<std::uint32_t> part, initial;
@@ -89,7 +91,8 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
       }
       double cost = cost_of(part);
       ++stats.runs;
-      for (std::uint32_t c = 0; c < options_.vcycles && double(stats.work) < budget; ++c) {
+      progress.advance();
+      for (std::uint32_t c = 0; c < options_.vcycles && double(stats.work) < budget; ++c, progress.advance()) {
         std::vector<std::uint32_t> cycled = multilevel(problem, tasks, blocks, &part, seed + 7919 * (c + 1), stats, nullptr);
         if (const double cycled_cost = cost_of(cycled); cycled_cost < cost) part = std::move(cycled), cost = cycled_cost;
         ++stats.vcycles;
