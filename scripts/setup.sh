@@ -19,6 +19,7 @@ packages=(
   clang libfuzzer-14-dev  # scripts/fuzz.sh
   chromium  # the tests render the HTML report headless (tests/eval/html_render.cpp)
   python3-jsonschema  # the tests check every JSON output against docs/schema/ (tests/cli/json_schema.cpp)
+  time python3-networkx python3-scipy  # bench/general.sh: CPU times, the generated graphs
 )
 if [ "${1:-}" = "--extras" ]; then
   packages+=(lammps lammps-examples hpcc)

@@ -14,9 +14,18 @@ namespace detail {
 
 void check_fits(const Machine& m, const CommGraph& g) {
   if (g.num_tasks() > m.num_slots()) {
-    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
+    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default, scotch, metis, greedy, rb, ml, timer, refine-hb or refine-mcl)",
          g.num_tasks(), m.description, m.num_slots());
   }
+}
+
+Mapping default_order(const Machine& m, std::uint32_t tasks) {
+  Mapping map;
+  map.slot_of_task.resize(tasks);
+  const std::uint64_t slots = m.num_slots();
+  for (TaskId t = 0; t < tasks; ++t)
+    map.slot_of_task[t] = static_cast<SlotId>(tasks <= slots ? t : std::uint64_t(t) * slots / tasks);
+  return map;
 }
 
 std::vector<std::uint32_t> task_grid(const MapperLabel& label, const CommGraph& g, std::size_t min_dims,

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "taskmap/core/error.h"
+#include "taskmap/map/mapper_support.h"
 #include "taskmap/topology/distance.h"
 
 namespace taskmap::detail {
@@ -36,9 +37,10 @@ UndirectedGraph undirected_graph(const CommGraph& graph) {
   return g;
 }
 
-IntegerGraph integer_graph(const CommGraph& graph, double max_cost) {
+IntegerGraph integer_graph(const CommGraph& graph, double max_cost) { return integer_graph(undirected_graph(graph), max_cost); }
+
+IntegerGraph integer_graph(const UndirectedGraph& u, double max_cost) {
   constexpr double kMaxWeight = 1 << 20, kMaxSum = double(1 << 30);
-  const UndirectedGraph u = undirected_graph(graph);
   // The offsets below are 32-bit, as Debian's METIS (idx_t) and Scotch (SCOTCH_Num) take them.
   constexpr std::uint64_t kMaxEntries = std::numeric_limits<std::int32_t>::max();
   if (u.offsets.back() > kMaxEntries) {
@@ -138,6 +140,33 @@ Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::ve
     for (std::uint32_t i = 0; i < on[r].size(); ++i) m.slot_of_task[on[r][i]] = first + i % slots;
   }
   return m;
+}
+
+double placement_hop_bytes(const MappingProblem& problem, const Mapping& mapping) {
+  const Machine& machine = problem.machine();
+  const CommGraph& graph = problem.graph();
+  const HopDistance& hops = problem.hop_distance();
+  double sum = 0;
+  for (TaskId a = 0; a < graph.num_tasks(); ++a) {
+    const RouterId from = machine.router_of_slot(mapping.slot_of_task[a]);
+    auto targets = graph.targets(a);
+    auto volumes = graph.volumes(a);
+    for (std::size_t e = 0; e < targets.size(); ++e) {
+      sum += volumes[e] * hops(from, machine.router_of_slot(mapping.slot_of_task[targets[e]]));
+    }
+  }
+  return sum;
+}
+
+Mapping keep_default_unless_better(const MappingProblem& problem, Mapping mapping, const std::string& mapper) {
+  Mapping fallback = default_order(problem.machine(), problem.graph().num_tasks());
+  const double own = placement_hop_bytes(problem, mapping), order = placement_hop_bytes(problem, fallback);
+  // Equal within rounding counts as no better: sums of the same terms in another order.
+  if (own < order * (1 - 1e-9)) return mapping;
+  fallback.note = fmt::format("{}{}{}: its placement ({:.6g} hop-bytes) is no better than the default order ({:.6g}), "
+                              "which it keeps",
+                              mapping.note, mapping.note.empty() ? "" : "\n", mapper, own, order);
+  return fallback;
 }
 
 }  // namespace taskmap::detail

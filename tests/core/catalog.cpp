@@ -254,7 +254,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
       // The 24 mappers; pipelines A+B+... make the 25th way to map.
       {"mappers", {"auto", "default", "hostname-order", "order", "random", "cyclic", "file", "percs-block", "percs-modcolor", "percs-transpose",
                    "rtt-map", "dragonfly-bsm", "dragonfly-bbac", "hilbert", "rubik-tiling", "blocks", "scotch", "metis",
-                   "greedy", "rb", "timer", "refine-hb", "refine-mcl", "rahtm"}}};
+                   "greedy", "rb", "ml", "timer", "refine-hb", "refine-mcl", "rahtm"}}};
   return names;
 }
 

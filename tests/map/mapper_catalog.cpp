@@ -62,7 +62,7 @@ TEST(MapperCatalog, ApplicabilityNamesTheReason) {
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("dragonfly-bsm"), fits), "it needs a Dragonfly, not torus");
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("rahtm"), crowded),
             "it places one task per slot, and the job has 64 tasks for 16 slots (several tasks per slot: default, "
-            "scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)");
+            "scotch, metis, greedy, rb, ml, timer, refine-hb or refine-mcl)");
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("scotch+refine-mcl"), crowded), "");
   const Machine fat_tree = make_machine("fattree:k=4,n=2");
   const MappingProblem switches(fat_tree, halo);

@@ -94,12 +94,35 @@ TEST(MetisMapper, GreedyPlacementOfPartsBeatsIdentityOnAGrid) {
 }
 
 TEST(GreedyMapper, FollowsHoeflerSnirOnAChain) {
-  // Chain 0-1-2-3 with volumes 3, 2, 1 on mesh:4 (hand-derived): task 1 (most traffic, 5) on
-  // router 0; task 0 (3 to placed tasks) next to it on router 1; task 2 (2 to task 1): router 0
+  // Chain 0-2-1-3 with volumes 3, 2, 1 on mesh:4 (hand-derived): task 2 (most traffic, 5) on
+  // router 0; task 0 (3 to placed tasks) next to it on router 1; task 1 (2 to task 2): router 0
   // is full, BFS from it finds router 1 full, then router 2; task 3 from router 2: router 3.
+  // Its hop-bytes 3 x 1 + 2 x 2 + 1 x 1 = 8 beat the default order's 3 x 2 + 2 x 1 + 1 x 2 = 10.
+  const Machine m = make_machine("mesh:4");
+  const CommGraph g = CommGraph::from_edges(4, {{0, 2, 3.0}, {2, 1, 2.0}, {1, 3, 1.0}});
+  EXPECT_EQ(run_mapper("greedy", m, g).slot_of_task, (std::vector<SlotId>{1, 2, 0, 3}));
+}
+
+TEST(PartitioningMappers, KeepTheDefaultOrderWhenNoBetter) {
+  // Chain 0-1-2-3 with volumes 3, 2, 1 on mesh:4: greedy's own placement (as above: task 1 on
+  // router 0, then tasks 0, 2, 3 on routers 1, 2, 3) has hop-bytes 3 x 1 + 2 x 2 + 1 x 1 = 8;
+  // the default order embeds the chain in the mesh, 3 + 2 + 1 = 6, and is kept.
   const Machine m = make_machine("mesh:4");
   const CommGraph g = CommGraph::from_edges(4, {{0, 1, 3.0}, {1, 2, 2.0}, {2, 3, 1.0}});
-  EXPECT_EQ(run_mapper("greedy", m, g).slot_of_task, (std::vector<SlotId>{1, 0, 2, 3}));
+  const Mapping greedy = run_mapper("greedy", m, g);
+  EXPECT_EQ(greedy.slot_of_task, (std::vector<SlotId>{0, 1, 2, 3}));
+  EXPECT_NE(greedy.note.find("no better than the default order (6)"), std::string::npos) << greedy.note;
+  // A 4x4x4 stencil on the 4x4x4 mesh, one task per router: the default order is the perfect
+  // embedding (every flow one hop), which no partitioner beats; each keeps it or matches it.
+  const Machine mesh = make_machine("mesh:4x4x4");
+  const CommGraph stencil = make_halo3d(4, 4, 4, 7, false);
+  auto routing = make_routing(mesh, default_routing(mesh));
+  const Evaluator evaluator(mesh, *routing);
+  const double embedded = evaluator.evaluate(stencil, run_mapper("default", mesh, stencil)).hop_bytes;
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(stencil, run_mapper("default", mesh, stencil)).avg_dilation, 1.0);
+  for (const char* name : {"scotch", "metis", "greedy", "rb", "ml"}) {
+    EXPECT_DOUBLE_EQ(evaluator.evaluate(stencil, run_mapper(name, mesh, stencil)).hop_bytes, embedded) << name;
+  }
 }
 
 TEST(PartitioningMappers, TwoInterleavedCliquesEachGetARouter) {

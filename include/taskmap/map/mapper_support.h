@@ -14,6 +14,10 @@ namespace taskmap::detail {
 
 void check_fits(const Machine& m, const CommGraph& g);
 
+// The default order: task i on slot i; with more tasks than slots, consecutive blocks of floor
+// or ceil(tasks / slots) tasks per slot (the `default` mapper's placement).
+Mapping default_order(const Machine& m, std::uint32_t tasks);
+
 // Fails with "--mapper 'SPEC': PROBLEM".
 template <typename... Args>
 [[noreturn]] void refuse(const MapperLabel& label, fmt::format_string<Args...> problem, Args&&... args) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "taskmap/problem/mapping.h"
+#include "taskmap/problem/problem.h"
 #include "taskmap/workload/comm_graph.h"
 
 namespace taskmap::detail {
@@ -27,6 +28,7 @@ struct IntegerGraph {
   std::uint32_t vertices() const { return static_cast<std::uint32_t>(offsets.size() - 1); }
 };
 IntegerGraph integer_graph(const CommGraph& graph, double max_cost);
+IntegerGraph integer_graph(const UndirectedGraph& graph, double max_cost);
 
 // The routers' graph induced on `routers` (vertex i = routers[i]): a unit-weight edge per
 // router pair joined by a channel in either direction.
@@ -52,5 +54,15 @@ std::uint64_t router_capacity(const Machine& machine, RouterId r, std::size_t ta
 // round robin.
 Mapping place_on_routers(const Machine& machine, const CommGraph& graph, std::vector<RouterId> router_of_task,
                          double imbalance);
+
+// Hop-bytes of a placement on the machine's minimal routes (the evaluator's hop_bytes), from the
+// problem's shared hop distances.
+double placement_hop_bytes(const MappingProblem& problem, const Mapping& mapping);
+
+// The last step of the partition-based mappers (scotch, metis, greedy, rb, ml): the default order
+// (default_order: task i on slot i, or blocks of tasks per slot) keeps whatever locality the task
+// numbering has inside nodes and switches, and a mapper's placement replaces it only with
+// strictly fewer hop-bytes. Returns `mapping`, or the default order with a note saying why.
+Mapping keep_default_unless_better(const MappingProblem& problem, Mapping mapping, const std::string& mapper);
 
 }  // namespace taskmap::detail

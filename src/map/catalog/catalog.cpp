@@ -23,7 +23,7 @@ namespace {
 enum class MapperKind {
   Auto, Default, HostnameOrder, Order, Random, Cyclic, File,
   PercsBlock, PercsModColor, PercsTranspose, RttMap, DragonflyBsm, DragonflyBbac, Hilbert, RubikTiling, GridBlocks,
-  Scotch, Metis, Greedy, RecursiveBisection,
+  Scotch, Metis, Greedy, RecursiveBisection, Multilevel,
   Timer, RefineHopBytes, RefineMcl,
   Rahtm,
 };
@@ -44,7 +44,7 @@ std::string_view default_of(T value) {
 std::string fits(const MappingProblem& p) {
   if (p.graph().num_tasks() <= p.machine().num_slots()) return "";
   return fmt::format("it places one task per slot, and the job has {} tasks for {} slots (several tasks per slot: "
-                     "default, scotch, metis, greedy, rb, timer, refine-hb or refine-mcl)",
+                     "default, scotch, metis, greedy, rb, ml, timer, refine-hb or refine-mcl)",
                      p.graph().num_tasks(), p.machine().num_slots());
 }
 std::string on_torus(const MappingProblem& p) {
@@ -98,7 +98,10 @@ const Catalog& mapper_catalog() {
                 "improves the result before it; only `timer`, `refine-hb` and `refine-mcl` can follow a `+`. "
                 "Every mapper works under the run's one `--routing`: the routing-aware ones (`refine-mcl`, "
                 "`rahtm`) optimize channel loads under it, an adaptive routing (ugal) under its oblivious split. "
-                "`compare` skips, with the reason, a mapper that does not apply to the machine or job.",
+                "`compare` skips, with the reason, a mapper that does not apply to the machine or job. The "
+                "partition-based mappers (`scotch`, `metis`, `greedy`, `rb`, `ml`) keep the default order when "
+                "their own placement does not have strictly fewer hop-bytes: the task numbering's locality inside "
+                "nodes and switches stays when their cut is no better (a stencil numbered along the machine).",
        .table_file = "src/map/catalog/catalog.cpp"},
       {
           {.name = "auto",
@@ -290,6 +293,26 @@ const Catalog& mapper_catalog() {
            .example = "rb:tries=16",
            .params = {{.name = "tries", .type = ParamType::Int, .default_value = "1", .min = 1, .max = 1024,
                        .meaning = "METIS bisections per split, the lowest cut kept"}}},
+          {.name = "ml",
+           .tag = tag(MapperKind::Multilevel),
+           .summary = "multilevel mapping: the task graph coarsened by size-constrained label propagation, the "
+                      "coarsest graph placed by recursive bisection with the machine (as rb), then at every level "
+                      "back to the tasks rebalanced and refined for hop-bytes (moves, exchanges, FM searches); "
+                      "V-cycles from the best; several runs within a work budget",
+           .reference = "[KaHIP-map]",
+           .applies_to = "any machine and allocation; any task count",
+           .example = "ml:seeds=8,work=400",
+           .params = {{.name = "seeds", .type = ParamType::Int, .default_value = default_of(MultilevelOptions{}.seeds),
+                       .min = 1, .max = 1 << 20, .meaning = "independent runs at most (each from its own coarsening)"},
+                      {.name = "vcycles", .type = ParamType::Int,
+                       .default_value = default_of(MultilevelOptions{}.vcycles), .min = 0, .max = 1 << 20,
+                       .meaning = "V-cycles from the best placement after each run"},
+                      {.name = "work", .type = ParamType::Int, .default_value = default_of(MultilevelOptions{}.work),
+                       .min = 1, .max = 1 << 30,
+                       .meaning = "budget in millions of work units (adjacency entries scanned, block costs "
+                                  "evaluated): no run or V-cycle starts beyond it, the first run always completes; "
+                                  "the same result on every run"},
+                      seed_param(MultilevelOptions{}.seed, "of the coarsening, the bisections and the refinement")}},
           {.name = "timer",
            .tag = tag(MapperKind::Timer),
            .summary = "TiMEr's label swapping along random hierarchies lowers hop-bytes; alone it improves "
@@ -436,6 +459,11 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::Metis: return make_metis_mapper(std::move(label), v.get_choice("assign") == "greedy");
     case MapperKind::Greedy: return make_greedy_mapper(std::move(label));
     case MapperKind::RecursiveBisection: return make_rb_mapper(std::move(label), count(v, "tries"));
+    case MapperKind::Multilevel:
+      return make_multilevel_mapper(std::move(label), {.seeds = count(v, "seeds"),
+                                                       .vcycles = count(v, "vcycles"),
+                                                       .work = static_cast<std::uint64_t>(v.get_int("work")),
+                                                       .seed = seed(v)});
     // Alone, timer improves Scotch's mapping: TiMEr starts from a partitioner's mapping, and
     // Scotch's is the best of taskmap's.
     case MapperKind::Timer:

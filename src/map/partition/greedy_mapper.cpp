@@ -88,7 +88,8 @@ class GreedyMapper final : public ConfiguredMapper<> {
         queue.push({pull[u], total[u], -std::int64_t(u)});
       }
     }
-    return place_on_routers(machine, graph, std::move(router_of), problem.imbalance());
+    return keep_default_unless_better(problem, place_on_routers(machine, graph, std::move(router_of), problem.imbalance()),
+                                      label_.text);
   }
 };
 

@@ -41,7 +41,8 @@ class MetisMapper final : public ConfiguredMapper<bool> {
       const std::vector<RouterId> router_of_part = options_ ? greedy_assignment(machine, graph, part, routers) : routers;
       for (TaskId t = 0; t < n; ++t) router_of_task[t] = router_of_part[part[t]];
     }
-    return place_on_routers(machine, graph, std::move(router_of_task), problem.imbalance());
+    return keep_default_unless_better(
+        problem, place_on_routers(machine, graph, std::move(router_of_task), problem.imbalance()), label_.text);
   }
 
  private:

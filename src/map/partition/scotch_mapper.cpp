@@ -52,7 +52,8 @@ class ScotchMapper final : public ConfiguredMapper<> {
     const Machine& machine = problem.machine();
     const CommGraph& graph = problem.graph();
     const std::vector<RouterId> router_of_task = scotch_routers(machine, graph, problem.imbalance());
-    return place_on_routers(machine, graph, router_of_task, problem.imbalance());
+    return keep_default_unless_better(problem, place_on_routers(machine, graph, router_of_task, problem.imbalance()),
+                                      label_.text);
   }
 
  private:

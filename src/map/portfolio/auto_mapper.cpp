@@ -25,6 +25,10 @@ constexpr std::size_t kScotchMaxEdges = std::size_t{1} << 21;
 constexpr std::size_t kPartitionerMaxEdges = std::size_t{1} << 22;  // greedy, rb
 constexpr std::size_t kRefineHbMaxEdges = std::size_t{1} << 23;
 constexpr std::size_t kRefineMclMaxEdges = std::size_t{1} << 22;
+// ml, with many tasks per slot: it runs Scotch's mapping among its own, so Scotch's limit, and
+// anneals levels of up to 8 vertices per router, so at most this many routers hold slots.
+constexpr std::size_t kMultilevelMaxEdges = kScotchMaxEdges;
+constexpr std::size_t kMultilevelMaxRouters = 4096;
 // The first round's best results that refine-hb improves (besides scotch's and rb's): each
 // run costs about as much as Scotch's mapping.
 constexpr std::size_t kRefinedStarts = 1;
@@ -233,6 +237,11 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
     specs.push_back("rb");
   }
   if (edges <= kScotchMaxEdges) specs.push_back("scotch");
+  if (g.num_tasks() > m.num_slots() && edges <= kMultilevelMaxEdges) {
+    std::size_t holding = 0;
+    for (RouterId r = 0; r < m.num_routers; ++r) holding += m.slots_of_router(r) > 0;
+    if (holding <= kMultilevelMaxRouters) specs.push_back("ml");
+  }
   return specs;
 }
 

@@ -18,14 +18,7 @@ using detail::check_fits;
 class DefaultMapper final : public Mapper {
  public:
   Mapping run(const MappingProblem& problem) const override {
-    const Machine& m = problem.machine();
-    const CommGraph& g = problem.graph();
-    Mapping map;
-    map.slot_of_task.resize(g.num_tasks());
-    const std::uint64_t tasks = g.num_tasks(), slots = m.num_slots();
-    for (TaskId t = 0; t < tasks; ++t)
-      map.slot_of_task[t] = static_cast<SlotId>(tasks <= slots ? t : std::uint64_t(t) * slots / tasks);
-    return map;
+    return detail::default_order(problem.machine(), problem.graph().num_tasks());
   }
 };
 

@@ -9,8 +9,8 @@
 #include <limits>
 
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/router_placement.h"
 #include "taskmap/map/structured/structured_mappers.h"
-#include "taskmap/topology/distance.h"
 
 namespace taskmap {
 namespace detail {
@@ -95,20 +95,11 @@ class GridBlocksMapper final : public ConfiguredMapper<> {
              fmt::join(torus.sizes, "x"));
     }
     // The layout with the fewest hop-bytes; ties keep the first found.
-    const HopDistance& distance = problem.hop_distance();
     Mapping best;
     double best_cost = std::numeric_limits<double>::infinity();
     for (const Layout& layout : layouts) {
       Mapping candidate = place(m, torus, grid, layout, slots);
-      double cost = 0;
-      for (TaskId t = 0; t < g.num_tasks(); ++t) {
-        const RouterId rt = m.router_of_slot(candidate.slot_of_task[t]);
-        auto targets = g.targets(t);
-        auto volumes = g.volumes(t);
-        for (std::size_t e = 0; e < targets.size(); ++e) {
-          cost += volumes[e] * distance(rt, m.router_of_slot(candidate.slot_of_task[targets[e]]));
-        }
-      }
+      const double cost = detail::placement_hop_bytes(problem, candidate);
       if (cost < best_cost) {
         best_cost = cost;
         best = std::move(candidate);

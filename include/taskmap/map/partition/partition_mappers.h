@@ -1,7 +1,8 @@
 #pragma once
 // The mappers built on graph partitioners and graph embedding: the task graph is cut into
-// per-router parts (Scotch's mapping, METIS k-way, recursive bisection) or grown onto the
-// routers greedily; tasks then fill their routers' slots. They map many tasks per slot too.
+// per-router parts (Scotch's mapping, METIS k-way, recursive bisection, the multilevel mapper)
+// or grown onto the routers greedily; tasks then fill their routers' slots. They map many tasks
+// per slot too, and keep the default order when their placement has no fewer hop-bytes.
 #include <cstdint>
 #include <memory>
 
@@ -15,5 +16,22 @@ std::unique_ptr<Mapper> make_metis_mapper(MapperLabel label, bool greedy_assignm
 std::unique_ptr<Mapper> make_greedy_mapper(MapperLabel label);
 // tries: METIS bisections computed per split, the lowest cut kept.
 std::unique_ptr<Mapper> make_rb_mapper(MapperLabel label, std::uint32_t tries);
+
+// ml: the multilevel mapper (src/map/partition/multilevel_mapper.cpp). A run coarsens the task
+// graph (label propagation within a cluster weight limit), places the coarsest graph by
+// recursive bisection of the graph and the machine together, and refines the placement on
+// every level on the way back (hop-bytes under the machine's distances, within the balance:
+// simulated annealing where vertices are few, greedy moves and exchanges, FM searches).
+// V-cycles coarsen a placement again with clusters inside its routers and refine it again.
+// Runs: the multilevel one, Scotch's mapping, more multilevel ones with other seeds; each with
+// its V-cycles; runs start while the work budget lasts, and the best placement is kept.
+// Deterministic for a seed.
+struct MultilevelOptions {
+  std::uint32_t seeds = 2;     // runs at most (the first always runs)
+  std::uint32_t vcycles = 1;   // V-cycles after each run
+  std::uint64_t work = 1000;   // millions of work units: no run or V-cycle starts beyond them
+  std::uint64_t seed = 1;      // of the coarsening, the bisections and the refinement
+};
+std::unique_ptr<Mapper> make_multilevel_mapper(MapperLabel label, MultilevelOptions options);
 
 }  // namespace taskmap

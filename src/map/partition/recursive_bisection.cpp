@@ -1,0 +1,199 @@
+#include "recursive_bisection.h"
+
+#include <metis.h>
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <tuple>
+
+namespace taskmap::detail {
+namespace {
+
+std::vector<RouterId> with_slots(const Machine& machine, const std::vector<RouterId>& routers) {
+  std::vector<RouterId> out;
+  for (RouterId r : routers)
+    if (machine.slots_of_router(r) > 0) out.push_back(r);
+  return out;
+}
+
+std::uint64_t slots_of(const Machine& machine, const std::vector<RouterId>& routers) {
+  std::uint64_t sum = 0;
+  for (RouterId r : routers) sum += machine.slots_of_router(r);
+  return sum;
+}
+
+}  // namespace
+
+RecursiveBisection::RecursiveBisection(const Machine& machine, double imbalance, std::uint32_t tries, std::int32_t seed,
+                                       bool orient)
+    : machine_(machine), imbalance_(imbalance), tries_(tries), seed_(seed), orient_(orient) {
+  if (!machine.torus() && !routers_alike(machine)) hierarchy_.emplace(machine);
+}
+
+// Splits breadth first, so that a split is oriented against pieces as fine as its own.
+std::vector<RouterId> RecursiveBisection::run(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights) const {
+  std::vector<RouterId> router_of(g.vertices(), 0);
+  std::vector<Piece> pieces(1);
+  pieces[0].tasks.resize(g.vertices());
+  std::iota(pieces[0].tasks.begin(), pieces[0].tasks.end(), TaskId{0});
+  pieces[0].routers.resize(machine_.num_routers);
+  std::iota(pieces[0].routers.begin(), pieces[0].routers.end(), RouterId{0});
+  if (hierarchy_) pieces[0].routers = routers_with_slots(machine_);  // the splits go by distance: switches play no part
+  std::optional<HopDistance> hops;
+  std::vector<std::uint32_t> piece_of;
+  std::vector<RouterId> representative;  // per piece: its middle router with slots
+  auto middle = [&](const std::vector<RouterId>& routers) {
+    const std::vector<RouterId> holding = with_slots(machine_, routers);
+    return holding.empty() ? routers.front() : holding[holding.size() / 2];
+  };
+  if (orient_) {
+    hops.emplace(machine_);
+    piece_of.assign(g.vertices(), 0);
+    representative.push_back(middle(pieces[0].routers));
+  }
+  for (std::uint32_t p = 0; p < pieces.size(); ++p) {
+    if (pieces[p].tasks.empty()) continue;
+    const std::vector<RouterId> holding = with_slots(machine_, pieces[p].routers);
+    if (holding.size() == 1) {
+      for (TaskId t : pieces[p].tasks) router_of[t] = holding.front();
+      continue;
+    }
+    auto [first, second] = hierarchy_ ? hierarchy_->split(holding) : std::pair<std::vector<RouterId>, std::vector<RouterId>>{};
+    if (first.empty()) std::tie(first, second) = halve_routers(hierarchy_ ? holding : pieces[p].routers);
+    const double share = double(slots_of(machine_, first)) / double(slots_of(machine_, pieces[p].routers));
+    const std::vector<bool> in_first = bisect(g, vertex_weights, pieces[p].tasks, share);
+    Piece a, b;
+    for (std::size_t i = 0; i < pieces[p].tasks.size(); ++i) (in_first[i] ? a : b).tasks.push_back(pieces[p].tasks[i]);
+    a.routers = std::move(first);
+    b.routers = std::move(second);
+    if (orient_) {
+      const RouterId ra = middle(a.routers), rb = middle(b.routers);
+      // The halves trade places when that suits their outside partners; only equal router
+      // halves can take each other's task halves.
+      if (slots_of(machine_, a.routers) == slots_of(machine_, b.routers) &&
+          swapped_is_nearer(g, a.tasks, b.tasks, ra, rb, piece_of, p, representative, *hops)) {
+        std::swap(a.tasks, b.tasks);
+      }
+      const auto id = static_cast<std::uint32_t>(pieces.size());
+      for (TaskId t : a.tasks) piece_of[t] = id;
+      for (TaskId t : b.tasks) piece_of[t] = id + 1;
+      representative.push_back(ra);
+      representative.push_back(rb);
+    }
+    pieces.push_back(std::move(a));
+    pieces.push_back(std::move(b));
+    pieces[p] = Piece{};
+  }
+  return router_of;
+}
+
+bool RecursiveBisection::swapped_is_nearer(const IntegerGraph& g, const std::vector<TaskId>& a,
+                                           const std::vector<TaskId>& b, RouterId first, RouterId second,
+                                           const std::vector<std::uint32_t>& piece_of, std::uint32_t self,
+                                           const std::vector<RouterId>& representative,
+                                           const HopDistance& hops) const {
+  double kept = 0, swapped = 0;
+  auto add = [&](const std::vector<TaskId>& side, RouterId here, RouterId there) {
+    for (TaskId t : side) {
+      for (std::int32_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
+        const std::uint32_t q = piece_of[static_cast<std::size_t>(g.targets[e])];
+        if (q == self) continue;
+        const RouterId r = representative[q];
+        kept += g.weights[e] * double(hops(here, r));
+        swapped += g.weights[e] * double(hops(there, r));
+      }
+    }
+  };
+  add(a, first, second);
+  add(b, second, first);
+  return swapped < kept;
+}
+
+std::pair<std::vector<RouterId>, std::vector<RouterId>> RecursiveBisection::halve_routers(
+    const std::vector<RouterId>& routers) const {
+  std::vector<RouterId> first, second;
+  if (const TorusShape* t = machine_.torus()) {
+    // The set is a box: cut it across its longest side.
+    std::size_t longest = 0;
+    std::vector<std::uint32_t> low(t->dims(), UINT32_MAX), high(t->dims(), 0);
+    for (RouterId r : routers)
+      for (std::size_t d = 0; d < t->dims(); ++d) low[d] = std::min(low[d], t->coord(r, d)), high[d] = std::max(high[d], t->coord(r, d));
+    for (std::size_t d = 1; d < t->dims(); ++d)
+      if (high[d] - low[d] > high[longest] - low[longest]) longest = d;
+    const std::uint32_t cut = low[longest] + (high[longest] - low[longest] + 1) / 2;
+    for (RouterId r : routers) (t->coord(r, longest) < cut ? first : second).push_back(r);
+    return {first, second};
+  }
+  // Other machines: METIS halves the routers' induced graph; where routers differ (switches
+  // without slots, nodes of an allocation), it balances their slots.
+  IntegerGraph rg = router_graph(machine_, routers);
+  std::vector<std::int32_t> weights;
+  if (!routers_alike(machine_)) {
+    for (RouterId r : routers) weights.push_back(static_cast<std::int32_t>(machine_.slots_of_router(r)));
+  }
+  const std::vector<bool> side = bisect_graph(rg, 0.5, std::move(weights));
+  for (std::size_t i = 0; i < routers.size(); ++i) (side[i] ? first : second).push_back(routers[i]);
+  if (slots_of(machine_, first) == 0 || slots_of(machine_, second) == 0) {
+    // METIS gave up on a tiny or disconnected set: halve the routers with slots by id.
+    const std::vector<RouterId> holding = with_slots(machine_, routers);
+    first.assign(holding.begin(), holding.begin() + holding.size() / 2);
+    second.assign(holding.begin() + holding.size() / 2, holding.end());
+  }
+  return {first, second};
+}
+
+// Bisects the tasks' induced subgraph; `share` of the tasks (by weight) go to the first side.
+std::vector<bool> RecursiveBisection::bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
+                                             const std::vector<TaskId>& tasks, double share) const {
+  std::vector<std::int32_t> index(g.vertices(), -1);
+  for (std::size_t i = 0; i < tasks.size(); ++i) index[tasks[i]] = static_cast<std::int32_t>(i);
+  IntegerGraph sub;
+  std::vector<std::int32_t> sub_weights;
+  for (TaskId t : tasks) {
+    for (std::int32_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
+      if (index[g.targets[e]] < 0) continue;
+      sub.targets.push_back(index[g.targets[e]]);
+      sub.weights.push_back(g.weights[e]);
+    }
+    sub.offsets.push_back(static_cast<std::int32_t>(sub.targets.size()));
+    if (!vertex_weights.empty()) sub_weights.push_back(vertex_weights[t]);
+  }
+  return bisect_graph(sub, share, std::move(sub_weights));
+}
+
+// METIS two-way split with target weights share : 1 - share; without edges (or on a METIS
+// refusal) the vertices in order until the first side holds its share of their weight.
+std::vector<bool> RecursiveBisection::bisect_graph(IntegerGraph& g, double share,
+                                                   std::vector<std::int32_t> vertex_weights) const {
+  const std::uint32_t n = g.vertices();
+  std::vector<bool> first(n, false);
+  if (n >= 2 && !g.targets.empty()) {
+    idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = 2, cut = 0;
+    real_t targets[2] = {static_cast<real_t>(share), static_cast<real_t>(1 - share)};
+    real_t balance = static_cast<real_t>(1 + std::max(imbalance_, 0.001));
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_SEED] = seed_;
+    options[METIS_OPTION_NUMBERING] = 0;
+    options[METIS_OPTION_NCUTS] = static_cast<idx_t>(tries_);
+    std::vector<idx_t> part(n, 0);
+    idx_t* vwgt = vertex_weights.empty() ? nullptr : vertex_weights.data();
+    if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), vwgt, nullptr,
+                                 g.weights.data(), &parts, targets, &balance, options, &cut, part.data()) == METIS_OK) {
+      for (std::uint32_t i = 0; i < n; ++i) first[i] = part[i] == 0;
+      return first;
+    }
+  }
+  std::uint64_t total = 0;
+  for (std::uint32_t i = 0; i < n; ++i) total += vertex_weights.empty() ? 1 : std::uint64_t(vertex_weights[i]);
+  const double wanted = share * double(total);
+  double taken = 0;
+  for (std::uint32_t i = 0; i < n && taken + 0.5 <= wanted; ++i) {
+    first[i] = true;
+    taken += vertex_weights.empty() ? 1.0 : double(vertex_weights[i]);
+  }
+  return first;
+}
+
+}  // namespace taskmap::detail

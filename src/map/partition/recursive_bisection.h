@@ -1,0 +1,59 @@
+#pragma once
+// Recursive bisection of a task graph and the machine together (the rb mapper, and the initial
+// placement of the multilevel mapper's coarsest graph). The routers are halved (tori, meshes,
+// hypercubes: the box across its longest side; machines whose routers differ, such as fabrics
+// read from files: along the hierarchy the hop distances show, whole leaves and pods to a side
+// (DistanceSplit); other machines: a METIS bisection of their router graph); the tasks are
+// bisected by METIS in proportion to the two halves' slots, and each task half recurses into
+// its router half down to single routers.
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "distance_split.h"
+
+#include "taskmap/map/router_placement.h"
+#include "taskmap/topology/distance.h"
+
+namespace taskmap::detail {
+
+class RecursiveBisection {
+ public:
+  // tries: METIS bisections computed per split, the lowest cut kept; seed: METIS's. orient: each
+  // split's two task halves go to the router halves that put them nearer to the tasks they talk
+  // to outside the split (where those sit so far), instead of the first half to the first.
+  RecursiveBisection(const Machine& machine, double imbalance, std::uint32_t tries, std::int32_t seed = 1,
+                     bool orient = false);
+
+  // The router of each vertex of `g`. `vertex_weights` (tasks per vertex; empty: one each)
+  // are what the two sides of a split share in proportion to their slots.
+  std::vector<RouterId> run(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights = {}) const;
+
+ private:
+  // One split of the recursion: tasks onto routers.
+  struct Piece {
+    std::vector<TaskId> tasks;
+    std::vector<RouterId> routers;
+  };
+  // Whether the halves a and b (onto routers first and second) should trade places: the
+  // volume of their edges to tasks outside `piece_of` == self, times the distance from a
+  // representative router of each side to one of the piece those tasks are in.
+  bool swapped_is_nearer(const IntegerGraph& g, const std::vector<TaskId>& a, const std::vector<TaskId>& b,
+                         RouterId first, RouterId second, const std::vector<std::uint32_t>& piece_of,
+                         std::uint32_t self, const std::vector<RouterId>& representative,
+                         const HopDistance& hops) const;
+  std::pair<std::vector<RouterId>, std::vector<RouterId>> halve_routers(const std::vector<RouterId>& routers) const;
+  std::vector<bool> bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
+                           const std::vector<TaskId>& tasks, double share) const;
+  std::vector<bool> bisect_graph(IntegerGraph& g, double share, std::vector<std::int32_t> vertex_weights) const;
+
+  const Machine& machine_;
+  double imbalance_;
+  std::uint32_t tries_;
+  std::int32_t seed_;
+  bool orient_;
+  std::optional<DistanceSplit> hierarchy_;  // machines whose routers differ
+};
+
+}  // namespace taskmap::detail
