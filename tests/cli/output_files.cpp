@@ -144,10 +144,10 @@ TEST_F(CliOutputFiles, DashIsRefusedWhereADirectoryIsExpected) {
   EXPECT_FALSE(fs::exists("-"));
 }
 
-// refine-mcl with no limit on its work, kicks and regions runs for its whole time limit.
+// refine-mcl with no limit on its work and regions runs for its whole time limit.
 const std::string kSlowJob = "--machine torus:8x8x8 --pattern halo3d:8x8x8";
 std::string slow_mapper(double seconds) {
-  return fmt::format(" --mapper refine-mcl:work=1073741824,seconds={},kicks=16777216,regions=16777216", seconds);
+  return fmt::format(" --mapper refine-mcl:work=1073741824,seconds={},regions=16777216", seconds);
 }
 
 double seconds_of(const std::function<void()>& f) {

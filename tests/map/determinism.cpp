@@ -129,7 +129,7 @@ TEST(Determinism, TheSpecsOfTheTestAreTheExamplesWithSmallBudgets) {
   const CatalogEntry* refine = mapper_catalog().find("refine-mcl");
   const CatalogEntry* rahtm = mapper_catalog().find("rahtm");
   ASSERT_TRUE(refine && rahtm);
-  EXPECT_EQ(spec_of(*refine, {}), "refine-mcl:kicks=50,work=3");
+  EXPECT_EQ(spec_of(*refine, {}), "refine-mcl:regions=50,work=3");
   EXPECT_EQ(spec_of(*rahtm, {{"threads", "1"}}), "rahtm:threads=1,beam=4,milp-iterations=200");
   EXPECT_EQ(spec_of(*mapper_catalog().find("rubik-tiling"), {}), "rubik-tiling");
   EXPECT_EQ(spec_of(*mapper_catalog().find("order"), {}), "order:TEDCBA");

@@ -57,7 +57,7 @@ TEST(Timer, UntanglesACrossedFourCycleOnTheSquare) {
   start.slot_of_task = {0, 3, 1, 2};
   ASSERT_DOUBLE_EQ(hop_bytes(m, g, start), 6.0);
   TimerStats stats;
-  const Mapping out = timer_enhance(m, PartialCube::of_machine(m), g, start, TimerOptions{}, &stats);
+  const Mapping out = timer_enhance(MappingProblem(m, g), PartialCube::of_machine(m), start, TimerOptions{}, &stats);
   EXPECT_DOUBLE_EQ(stats.hop_bytes_before, 6.0);
   EXPECT_DOUBLE_EQ(stats.hop_bytes_after, 4.0);
   EXPECT_DOUBLE_EQ(hop_bytes(m, g, out), 4.0);
@@ -76,7 +76,7 @@ TEST(Timer, NeverWorseKeepsEverySlotsCountAndCountsHopBytesLikeTheEvaluator) {
       const Mapping start = start_kind == 0 ? scattered(g.num_tasks(), m.num_slots(), 4)
                                             : run_mapper("scotch", m, g);
       TimerStats stats;
-      const Mapping out = timer_enhance(m, cube, g, start, TimerOptions{}, &stats);
+      const Mapping out = timer_enhance(MappingProblem(m, g), cube, start, TimerOptions{}, &stats);
       const double before = hop_bytes(m, g, start), after = hop_bytes(m, g, out);
       EXPECT_NEAR(stats.hop_bytes_before, before, 1e-9 * before) << spec;
       EXPECT_NEAR(stats.hop_bytes_after, after, 1e-9 * before) << spec;
@@ -97,7 +97,7 @@ TEST(Timer, NeverWorseThanScotchOnPgpGiantCompo) {
   const Mapping start = run_mapper("scotch", m, g);
   TimerOptions o;
   o.hierarchies = 10;
-  const Mapping out = timer_enhance(m, PartialCube::of_machine(m), g, start, o);
+  const Mapping out = timer_enhance(MappingProblem(m, g), PartialCube::of_machine(m), start, o);
   EXPECT_LE(hop_bytes(m, g, out), hop_bytes(m, g, start));
   EXPECT_EQ(slot_counts(out, m.num_slots()), slot_counts(start, m.num_slots()));
 }
@@ -128,7 +128,7 @@ TEST(RefineHopBytes, ReachesTheOptimumOfAChainOnALine) {
   for (TaskId t = 0; t < 8; ++t) start.slot_of_task.push_back((t % 4) * 2 + t / 4);
   ASSERT_DOUBLE_EQ(hop_bytes(m, g, start), 9.0);
   HopBytesRefineStats stats;
-  const Mapping out = refine_hop_bytes(m, g, start, HopBytesRefineOptions{}, &stats);
+  const Mapping out = refine_hop_bytes(MappingProblem(m, g), start, HopBytesRefineOptions{}, &stats);
   validate_mapping(out, m, g.num_tasks(), "refine-hb");
   EXPECT_DOUBLE_EQ(stats.before, 9.0);
   EXPECT_DOUBLE_EQ(stats.after, 3.0);
@@ -170,7 +170,7 @@ TEST(RefineHopBytes, NeverWorseAndWithinTheBalanceOnAnyMachine) {
       HopBytesRefineOptions o;
       o.per_slot = per_slot;
       HopBytesRefineStats stats;
-      const Mapping out = refine_hop_bytes(m, g, start, o, &stats);
+      const Mapping out = refine_hop_bytes(MappingProblem(m, g), start, o, &stats);
       validate_mapping(out, m, g.num_tasks(), "refine-hb", per_slot);
       const double before = hop_bytes(m, g, start), after = hop_bytes(m, g, out);
       EXPECT_NEAR(stats.before, before, 1e-9 * before) << spec;

@@ -48,10 +48,10 @@ TEST(MapperCatalog, EveryDocumentedParameterIsAccepted) {
   EXPECT_EQ(parse_mapper_spec("rahtm").stages[0].get_int("beam"), 64);
   EXPECT_EQ(parse_mapper_spec("timer").stages[0].get_int("hierarchies"), 50);
   // The pipeline's stages keep their own options.
-  const MapperSpec p = parse_mapper_spec("rb:tries=4+refine-mcl:kicks=3");
+  const MapperSpec p = parse_mapper_spec("rb:tries=4+refine-mcl:regions=3");
   ASSERT_EQ(p.stages.size(), 2u);
   EXPECT_EQ(p.stages[0].get_int("tries"), 4);
-  EXPECT_EQ(p.stages[1].get_int("kicks"), 3);
+  EXPECT_EQ(p.stages[1].get_int("regions"), 3);
 }
 
 TEST(MapperCatalog, ApplicabilityNamesTheReason) {

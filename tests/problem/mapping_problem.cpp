@@ -65,7 +65,7 @@ TEST(MappingProblem, RoutingAwareMappersReportTheMclTheEvaluatorMeasuresUnderThe
     const MappingProblem problem(machine, c.graph, c.routing);
     // An adaptive routing is optimized under its oblivious split: UGAL's is minimal routing.
     const MappingProblem oblivious(machine, c.graph, std::string(c.routing) == "ugal" ? "minimal" : c.routing);
-    std::vector<std::string> mappers = {"refine-mcl:kicks=10,regions=10"};
+    std::vector<std::string> mappers = {"refine-mcl:work=50,regions=10"};
     if (machine.torus()) mappers.push_back("rahtm:beam=8");
     for (const std::string& name : mappers) {
       SCOPED_TRACE(fmt::format("{} on {} under {}", name, c.machine, c.routing));
@@ -85,7 +85,7 @@ TEST(MappingProblem, RefineMclUnderDorBeatsItsStartUnderDor) {
   const MappingProblem problem(machine, graph, "dor");
   const Evaluator evaluator(problem);
   EXPECT_DOUBLE_EQ(evaluator.evaluate(graph, test::run_mapper_on(problem, "default")).mcl, 5.0);
-  EXPECT_LT(evaluator.evaluate(graph, test::run_mapper_on(problem, "refine-mcl:kicks=20,regions=20")).mcl, 5.0);
+  EXPECT_LT(evaluator.evaluate(graph, test::run_mapper_on(problem, "refine-mcl:work=100,regions=20")).mcl, 5.0);
 }
 
 TEST(MappingProblem, RejectsARoutingTheMachineDoesNotOffer) {
@@ -98,7 +98,7 @@ TEST(MappingProblem, RejectsARoutingTheMachineDoesNotOffer) {
 
 TEST(MappingProblem, CompareUnderDorGivesWhatEvalOfEachMappersFileGives) {
   const std::string common = "--machine mesh:4x4x4 --pattern npb-cg:64 --routing dor";
-  const std::vector<std::string> mappers = {"default", "rahtm:beam=8", "refine-mcl:kicks=10,regions=10",
+  const std::vector<std::string> mappers = {"default", "rahtm:beam=8", "refine-mcl:work=50,regions=10",
                                             "scotch", "greedy"};
   std::string list;
   for (const auto& m : mappers) list += (list.empty() ? "" : ",") + m;

@@ -337,15 +337,15 @@ const Catalog& mapper_catalog() {
                       seed_param(HopBytesRefineOptions{}.seed, "of the order tasks are visited in")}},
           {.name = "refine-mcl",
            .tag = tag(MapperKind::RefineMcl),
-           .summary = "local search on the MCL under the run's routing, then channels at the MCL, then hop-bytes: "
-                      "descent, region moves, iterated local search; alone it starts from default",
+           .summary = "local search on the MCL under the run's routing, then channels at the MCL, the spread of the "
+                      "loads, hop-bytes: descents, annealing, region moves; alone it starts from default",
            .applies_to = "any machine, any task count",
-           .example = "refine-mcl:work=1000,kicks=50",
+           .example = "refine-mcl:work=1000,regions=50",
            .params = {{.name = "work", .type = ParamType::Int, .default_value = default_of(RefineOptions{}.work),
                        .min = 1, .max = 1 << 30,
                        .meaning = "budget in millions of work units (4 per flow re-routed, 1 per channel whose "
-                                  "load changes, as moves are scored and made): proportional to time, and the same "
-                                  "result on every run"},
+                                  "load changes and 1 per task-graph edge visited, as moves are scored and made): "
+                                  "proportional to time, and the same result on every run"},
                       {.name = "seconds", .type = ParamType::Real, .min = 0.001, .max = 86400,
                        .meaning = "a wall-clock limit on top of work: the result then depends on the machine's "
                                   "speed and load, and is not reproducible",
@@ -353,12 +353,14 @@ const Catalog& mapper_catalog() {
                       {.name = "candidates", .type = ParamType::Int,
                        .default_value = default_of(RefineOptions{}.candidates), .min = 1, .max = 1 << 20,
                        .meaning = "tasks crossing the bottleneck tried per step"},
-                      {.name = "kicks", .type = ParamType::Int, .default_value = default_of(RefineOptions{}.kicks),
-                       .min = 0, .max = 1 << 24, .meaning = "perturbations of the iterated local search (0: none)"},
+                      {.name = "anneal", .type = ParamType::Bool,
+                       .default_value = default_of(RefineOptions{}.anneal),
+                       .meaning = "the annealing phases, on hop-bytes and on the spread of the loads (false: "
+                                  "descents and the region phase only)"},
                       {.name = "regions", .type = ParamType::Int,
                        .default_value = default_of(RefineOptions{}.region_steps), .min = 0, .max = 1 << 24,
                        .meaning = "region phase: steps without a new best before it ends (0: no region phase)"},
-                      seed_param(RefineOptions{}.seed, "of the perturbations")}},
+                      seed_param(RefineOptions{}.seed, "of the annealing and the region phase's samples")}},
           {.name = "rahtm",
            .tag = tag(MapperKind::Rahtm),
            .summary = "RAHTM: tiling clusters, MILP placement of clusters on 2-ary cubes (COIN-OR CBC), "
@@ -480,7 +482,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       options.work = static_cast<std::uint64_t>(v.get_int("work"));
       if (v.given("seconds")) options.seconds = v.get_real("seconds");
       options.candidates = count(v, "candidates");
-      options.kicks = count(v, "kicks");
+      options.anneal = v.get_bool("anneal");
       options.region_steps = count(v, "regions");
       options.seed = seed(v);
       return make_refine_mcl_mapper(std::move(label), options, make_default_mapper());

@@ -10,9 +10,9 @@
 #include <numeric>
 #include <queue>
 
-#include "taskmap/map/mapper_support.h"
-#include "taskmap/map/router_placement.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/eval/incremental.h"
+#include "taskmap/map/mapper_support.h"
 #include "taskmap/topology/distance.h"
 
 namespace taskmap {
@@ -20,74 +20,17 @@ namespace {
 
 constexpr std::uint32_t kMostGroupsPerRouter = 32;
 
-// Router-to-router hops, as a table when it is small enough: over every router, or on a larger
-// machine (a fabric whose switches are routers too) over the routers with slots, the only ones
-// tasks sit on and moves go to.
-class RouterHops {
- public:
-  // `shared`: the problem's distances (their rows shared with every other user); null: its own.
-  RouterHops(const Machine& machine, const HopDistance* shared)
-      : own_(shared ? nullptr : std::make_unique<HopDistance>(machine)), hops_(shared ? *shared : *own_) {
-    std::vector<RouterId> routers;
-    for (RouterId r = 0; r < machine.num_routers; ++r) {
-      if (machine.num_routers <= kMaxTable || machine.slots_of_router(r) > 0) routers.push_back(r);
-    }
-    if (routers.size() > kMaxTable) return;
-    n_ = static_cast<std::uint32_t>(routers.size());
-    index_.assign(machine.num_routers, kNotInTable);
-    for (std::uint32_t i = 0; i < n_; ++i) index_[routers[i]] = i;
-    table_.resize(std::size_t(n_) * n_);
-    for (std::uint32_t a = 0; a < n_; ++a)
-      for (std::uint32_t b = 0; b < n_; ++b)
-        table_[std::size_t(a) * n_ + b] = static_cast<std::uint16_t>(hops_(routers[a], routers[b]));
-  }
-  std::uint32_t operator()(RouterId a, RouterId b) const {
-    if (!table_.empty() && index_[a] != kNotInTable && index_[b] != kNotInTable) {
-      return table_[std::size_t(index_[a]) * n_ + index_[b]];
-    }
-    return hops_(a, b);
-  }
-
- private:
-  static constexpr std::uint32_t kMaxTable = 4096;
-  static constexpr std::uint32_t kNotInTable = UINT32_MAX;
-  std::unique_ptr<HopDistance> own_;
-  const HopDistance& hops_;
-  std::uint32_t n_ = 0;
-  std::vector<std::uint32_t> index_;  // router -> its row in the table
-  std::vector<std::uint16_t> table_;
-};
-
 class HopBytesSearch {
  public:
-  HopBytesSearch(const Machine& machine, const CommGraph& graph, Mapping start, std::uint32_t per_slot,
-                 const HopDistance* distance)
-      : machine_(machine), graph_(detail::undirected_graph(graph)), hops_(machine, distance), adjacency_(machine, false),
-        per_slot_(per_slot), mapping_(std::move(start)) {
-    const std::uint32_t n = graph.num_tasks();
-    slot_count_.assign(machine.num_slots(), 0);
-    on_.resize(machine.num_routers);
-    router_.resize(n);
-    position_.resize(n);
-    for (TaskId t = 0; t < n; ++t) {
-      const SlotId s = mapping_.slot_of_task[t];
-      ++slot_count_[s];
-      router_[t] = machine.router_of_slot(s);
-      position_[t] = static_cast<std::uint32_t>(on_[router_[t]].size());
-      on_[router_[t]].push_back(t);
-    }
-    weight_to_.assign(machine.num_routers, 0.0);
-    capacity_.resize(machine.num_routers);
-    for (RouterId r = 0; r < machine.num_routers; ++r) capacity_[r] = std::uint64_t(machine.slots_of_router(r)) * per_slot;
+  HopBytesSearch(const MappingProblem& problem, Mapping start, std::uint32_t per_slot)
+      : machine_(problem.machine()), eval_(problem, std::move(start), per_slot, IncrementalEvaluator::Track::HopBytes),
+        adjacency_(machine_, false), per_slot_(per_slot) {
+    capacity_.resize(machine_.num_routers);
+    for (RouterId r = 0; r < machine_.num_routers; ++r) capacity_[r] = std::uint64_t(machine_.slots_of_router(r)) * per_slot;
   }
 
-  double hop_bytes() const {
-    double sum = 0;
-    for (TaskId t = 0; t < graph_.vertices(); ++t)
-      for (std::uint64_t e = graph_.offsets[t]; e < graph_.offsets[t + 1]; ++e)
-        if (graph_.targets[e] > t) sum += graph_.weights[e] * hops_(router_[t], router_[graph_.targets[e]]);
-    return sum;
-  }
+  // Summed over every pair again (no drift from the running sum between rounds).
+  double hop_bytes() { return eval_.recompute_hop_bytes(); }
 
   // One pass over the tasks in `order`; returns whether anything moved.
   bool pass(const std::vector<TaskId>& order, HopBytesRefineStats& stats) {
@@ -113,13 +56,16 @@ class HopBytesSearch {
       std::vector<double> row(G, 0.0);
       std::vector<std::uint32_t> touched;
       for (std::uint32_t g = 0; g < G; ++g) {
-        for (TaskId t : members_[g])
-          for (std::uint64_t e = graph_.offsets[t]; e < graph_.offsets[t + 1]; ++e) {
-            const std::uint32_t h = group_of_[graph_.targets[e]];
+        for (TaskId t : members_[g]) {
+          const auto partners = eval_.partners(t);
+          const auto weights = eval_.weights(t);
+          for (std::size_t e = 0; e < partners.size(); ++e) {
+            const std::uint32_t h = group_of_[partners[e]];
             if (h == g) continue;
             if (row[h] == 0) touched.push_back(h);
-            row[h] += graph_.weights[e];
+            row[h] += weights[e];
           }
+        }
         for (std::uint32_t h : touched) w[g].push_back({h, row[h]}), row[h] = 0;
         touched.clear();
       }
@@ -127,7 +73,7 @@ class HopBytesSearch {
     if (hops_to_.empty()) {  // row `at`: hops(b, at) for every b; built once per search
       hops_to_.resize(std::size_t(R) * R);
       for (RouterId at = 0; at < R; ++at)
-        for (RouterId b = 0; b < R; ++b) hops_to_[std::size_t(at) * R + b] = hops_(b, at);
+        for (RouterId b = 0; b < R; ++b) hops_to_[std::size_t(at) * R + b] = eval_.hops(b, at);
     }
     const std::vector<double>& hops_to = hops_to_;
     std::vector<double> m(std::size_t(G) * R, 0.0);
@@ -182,7 +128,7 @@ class HopBytesSearch {
           if (load[x] + members_[g].size() <= capacity_[x] && gain_g < best) {
             best = gain_g, best_partner = UINT32_MAX, best_router = x;
           }
-          const double across = hops_(r, x);
+          const double across = eval_.hops(r, x);
           for (std::uint32_t h : groups_on[x]) {
             const double hs = double(members_[h].size());
             if (double(load[x]) - hs + size > double(capacity_[x]) || double(load[r]) - size + hs > double(capacity_[r])) {
@@ -206,7 +152,7 @@ class HopBytesSearch {
     return any;
   }
 
-  const Mapping& mapping() const { return mapping_; }
+  const Mapping& mapping() const { return eval_.mapping(); }
 
  private:
   // Cuts each router's tasks into min(per_router, tasks) groups: contiguous pieces of a
@@ -215,16 +161,17 @@ class HopBytesSearch {
   void form_groups(std::uint32_t per_router) {
     members_.clear();
     group_router_.clear();
-    group_of_.assign(graph_.vertices(), 0);
-    std::vector<double> pull(graph_.vertices(), 0.0);
-    std::vector<std::uint32_t> slot_in_list(graph_.vertices(), 0);  // 1 + position in the router's list; 0 = elsewhere
-    std::vector<char> taken(graph_.vertices(), 0);
+    const std::uint32_t n = eval_.num_tasks();
+    group_of_.assign(n, 0);
+    std::vector<double> pull(n, 0.0);
+    std::vector<std::uint32_t> slot_in_list(n, 0);  // 1 + position in the router's list; 0 = elsewhere
+    std::vector<char> taken(n, 0);
     std::vector<TaskId> order;
     // Max-heap on (pull, -position): the most pulled task, the first in the list on ties.
     // Pulls only grow, so an entry is current iff its pull equals the task's.
     std::priority_queue<std::pair<double, std::int64_t>> heap;
     for (RouterId r = 0; r < machine_.num_routers; ++r) {
-      const std::vector<TaskId>& tasks = on_[r];
+      const std::vector<TaskId>& tasks = eval_.tasks_on_router(r);
       if (tasks.empty()) continue;
       order.clear();
       for (std::uint32_t i = 0; i < tasks.size(); ++i) {
@@ -238,10 +185,12 @@ class HopBytesSearch {
         if (taken[next] || value != pull[next]) continue;
         taken[next] = 1;
         order.push_back(next);
-        for (std::uint64_t e = graph_.offsets[next]; e < graph_.offsets[next + 1]; ++e) {
-          const TaskId u = graph_.targets[e];
+        const auto partners = eval_.partners(next);
+        const auto weights = eval_.weights(next);
+        for (std::size_t e = 0; e < partners.size(); ++e) {
+          const TaskId u = partners[e];
           if (slot_in_list[u] == 0 || taken[u]) continue;
-          pull[u] += graph_.weights[e];
+          pull[u] += weights[e];
           heap.push({pull[u], -std::int64_t(slot_in_list[u] - 1)});
         }
       }
@@ -256,108 +205,61 @@ class HopBytesSearch {
     }
   }
 
-  // Moves the tasks of relocated groups; a task that stays on its router keeps its slot.
+  // Moves the tasks of relocated groups to the first slots with room of their new routers (group
+  // by group); a task that stays on its router keeps its slot.
   void apply_group_routers() {
-    std::vector<TaskId> moved;
+    std::vector<std::uint32_t> count(machine_.num_slots());
+    for (SlotId s = 0; s < count.size(); ++s) count[s] = static_cast<std::uint32_t>(eval_.tasks_on(s).size());
+    Mapping next = eval_.mapping();
+    std::vector<std::pair<TaskId, RouterId>> moved;
     for (std::uint32_t g = 0; g < members_.size(); ++g)
       for (TaskId t : members_[g])
-        if (router_[t] != group_router_[g]) --slot_count_[mapping_.slot_of_task[t]], moved.push_back(t);
-    for (std::uint32_t g = 0; g < members_.size(); ++g)
-      for (TaskId t : members_[g]) router_[t] = group_router_[g];
-    for (TaskId t : moved) {
-      const SlotId s = free_slot(router_[t]);
-      ++slot_count_[s];
-      mapping_.slot_of_task[t] = s;
+        if (eval_.router_of(t) != group_router_[g]) --count[next.slot_of_task[t]], moved.push_back({t, group_router_[g]});
+    for (const auto& [t, r] : moved) {
+      SlotId s = machine_.first_slot_of_router(r);
+      while (count[s] >= per_slot_) ++s;  // the group phase kept every router within its room
+      ++count[s];
+      next.slot_of_task[t] = s;
     }
-    for (auto& list : on_) list.clear();
-    for (TaskId t = 0; t < graph_.vertices(); ++t) {
-      position_[t] = static_cast<std::uint32_t>(on_[router_[t]].size());
-      on_[router_[t]].push_back(t);
-    }
-  }
-
-  // The volume from t to each router its partners are on (in weight_to_, listed in partners_).
-  void gather(TaskId t) {
-    for (RouterId q : partners_) weight_to_[q] = 0;
-    partners_.clear();
-    for (std::uint64_t e = graph_.offsets[t]; e < graph_.offsets[t + 1]; ++e) {
-      const RouterId q = router_[graph_.targets[e]];
-      if (weight_to_[q] == 0) partners_.push_back(q);
-      weight_to_[q] += graph_.weights[e];
-    }
-  }
-  double cost_at(RouterId x) const {
-    double c = 0;
-    for (RouterId q : partners_) c += weight_to_[q] * hops_(x, q);
-    return c;
-  }
-  // Cost of task u at router x, computed from its own edges.
-  double task_cost(TaskId u, RouterId x) const {
-    double c = 0;
-    for (std::uint64_t e = graph_.offsets[u]; e < graph_.offsets[u + 1]; ++e)
-      c += graph_.weights[e] * hops_(x, router_[graph_.targets[e]]);
-    return c;
-  }
-  double volume_between(TaskId t, TaskId u) const {
-    auto begin = graph_.targets.begin() + std::ptrdiff_t(graph_.offsets[t]);
-    auto end = graph_.targets.begin() + std::ptrdiff_t(graph_.offsets[t + 1]);
-    auto it = std::lower_bound(begin, end, u);
-    return it != end && *it == u ? graph_.weights[std::size_t(it - graph_.targets.begin())] : 0.0;
-  }
-  SlotId free_slot(RouterId x) const {
-    for (SlotId s = machine_.first_slot_of_router(x); s < machine_.first_slot_of_router(x + 1); ++s)
-      if (slot_count_[s] < per_slot_) return s;
-    return UINT32_MAX;
-  }
-  void place(TaskId t, SlotId s) {
-    const RouterId from = router_[t], to = machine_.router_of_slot(s);
-    --slot_count_[mapping_.slot_of_task[t]];
-    ++slot_count_[s];
-    mapping_.slot_of_task[t] = s;
-    if (from == to) return;
-    auto& list = on_[from];
-    list[position_[t]] = list.back();
-    position_[list.back()] = position_[t];
-    list.pop_back();
-    position_[t] = static_cast<std::uint32_t>(on_[to].size());
-    on_[to].push_back(t);
-    router_[t] = to;
+    eval_.reset(std::move(next));
   }
 
   bool improve(TaskId t, HopBytesRefineStats& stats) {
-    gather(t);
-    const RouterId r = router_[t];
-    const double here = cost_at(r);
+    eval_.gather(t);
+    const RouterId r = eval_.router_of(t);
+    const double here = eval_.cost_at(r);
     if (here == 0) return false;
     candidates_.clear();
-    for (RouterId q : partners_)
-      if (q != r) candidates_.push_back({cost_at(q) - here, q});
+    for (RouterId q : eval_.gathered_routers())
+      if (q != r) candidates_.push_back({eval_.cost_at(q) - here, q});
     for (std::uint32_t i = adjacency_.offsets[r]; i < adjacency_.offsets[r + 1]; ++i) {
       const RouterId q = machine_.channels[adjacency_.channels[i]].dst;
       // A neighbour without slots (a fabric's switch) can take no task.
-      if (q != r && weight_to_[q] == 0 && capacity_[q] > 0) candidates_.push_back({cost_at(q) - here, q});
+      if (q != r && eval_.gathered_volume(q) == 0 && capacity_[q] > 0) candidates_.push_back({eval_.cost_at(q) - here, q});
     }
     std::sort(candidates_.begin(), candidates_.end());
     const double tolerance = 1e-12 * here;
     // Targets best first: a move where there is room, else the best swap there.
     for (const auto& [delta, x] : candidates_) {
       if (delta >= -tolerance) break;
-      if (const SlotId s = free_slot(x); s != UINT32_MAX) {
-        place(t, s);
+      if (const SlotId s = eval_.free_slot(x); s != UINT32_MAX) {
+        const Relocation move{t, s};
+        eval_.relocate({&move, 1});
         ++stats.moves;
         return true;
       }
       double best = -tolerance;
       TaskId partner = UINT32_MAX;
-      const double across = hops_(r, x);
-      for (TaskId u : on_[x]) {
-        const double total = delta + task_cost(u, r) - task_cost(u, x) + 2 * volume_between(t, u) * across;
+      const double across = eval_.hops(r, x);
+      for (TaskId u : eval_.tasks_on_router(x)) {
+        const double total =
+            delta + eval_.task_cost(u, r) - eval_.task_cost(u, x) + 2 * eval_.volume_between(t, u) * across;
         if (total < best) best = total, partner = u;
       }
       if (partner != UINT32_MAX) {
-        const SlotId mine = mapping_.slot_of_task[t], theirs = mapping_.slot_of_task[partner];
-        place(t, theirs);
-        place(partner, mine);
+        const SlotId mine = eval_.mapping().slot_of_task[t], theirs = eval_.mapping().slot_of_task[partner];
+        const Relocation swap[2] = {{t, theirs}, {partner, mine}};
+        eval_.relocate(swap);
         ++stats.swaps;
         return true;
       }
@@ -366,17 +268,9 @@ class HopBytesSearch {
   }
 
   const Machine& machine_;
-  detail::UndirectedGraph graph_;
-  RouterHops hops_;
+  IncrementalEvaluator eval_;
   ChannelAdjacency adjacency_;
   std::uint32_t per_slot_;
-  Mapping mapping_;
-  std::vector<std::uint32_t> slot_count_;
-  std::vector<std::vector<TaskId>> on_;
-  std::vector<RouterId> router_;
-  std::vector<std::uint32_t> position_;
-  std::vector<double> weight_to_;
-  std::vector<RouterId> partners_;
   std::vector<std::pair<double, RouterId>> candidates_;
   std::vector<std::uint64_t> capacity_;  // tasks a router may hold
   // Group phase.
@@ -388,12 +282,13 @@ class HopBytesSearch {
 
 }  // namespace
 
-Mapping refine_hop_bytes(const Machine& machine, const CommGraph& graph, Mapping start,
-                         const HopBytesRefineOptions& options, HopBytesRefineStats* stats,
-                         const HopDistance* distance) {
+Mapping refine_hop_bytes(const MappingProblem& problem, Mapping start, const HopBytesRefineOptions& options,
+                         HopBytesRefineStats* stats) {
+  const Machine& machine = problem.machine();
+  const CommGraph& graph = problem.graph();
   validate_mapping(start, machine, graph.num_tasks(), "refine-hb start", options.per_slot);
   Mapping start_copy = start;
-  HopBytesSearch search(machine, graph, std::move(start), options.per_slot, distance);
+  HopBytesSearch search(problem, std::move(start), options.per_slot);
   HopBytesRefineStats s;
   s.before = search.hop_bytes();
   std::vector<TaskId> order(graph.num_tasks());

@@ -1,10 +1,13 @@
 // refine-mcl: steepest descent over moves and swaps of the tasks whose flows cross the
-// bottleneck channel, then a tabu search over router-content permutations (the region phase),
-// then an iterated local search, all scored by IncrementalLoads.
+// bottleneck channel, annealing on hop-bytes, a tabu search over router-content permutations
+// (the region phase), annealing on the spread and a last descent, all scored by the
+// IncrementalEvaluator. A journal of the moves made takes the search back to its best point
+// without evaluating the job again.
 #include "taskmap/map/refine/refine_mcl.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -13,6 +16,7 @@
 
 #include "taskmap/core/progress.h"
 #include "taskmap/map/refine/region_moves.h"
+#include "taskmap/topology/distance.h"
 
 namespace taskmap {
 
@@ -22,8 +26,8 @@ constexpr TaskId kNoTask = UINT32_MAX;
 constexpr double kTolerance = 1e-9;
 constexpr std::uint64_t kWorkUnit = 1'000'000;  // RefineOptions::work counts millions
 
-// What a search may spend: work units, counted by IncrementalLoads into `spent`,
-// up to a limit, and when a time limit was asked for, a deadline as well.
+// What a search may spend: work units, counted by the evaluator into `spent`, up to a limit,
+// and when a time limit was asked for, a deadline as well.
 class Budget {
  public:
   Budget(std::uint64_t work, double seconds) : limit_(work) {
@@ -34,18 +38,21 @@ class Budget {
   }
   std::uint64_t* counter() { return spent_.get(); }
   std::uint64_t spent() const { return *spent_; }
+  std::uint64_t limit() const { return limit_; }
   bool exhausted() const {
     return *spent_ >= limit_ || (deadline_ && std::chrono::steady_clock::now() > *deadline_);
   }
   // The first half of what is left, counted in the same counter.
-  Budget first_half() const {
-    Budget half = *this;
-    half.limit_ = *spent_ + (limit_ - std::min(limit_, *spent_)) / 2;
+  Budget first_half() const { return share(0.5); }
+  // That fraction of what is left, counted in the same counter.
+  Budget share(double fraction) const {
+    Budget part = *this;
+    part.limit_ = *spent_ + static_cast<std::uint64_t>(double(limit_ - std::min(limit_, *spent_)) * fraction);
     if (deadline_) {
       const auto now = std::chrono::steady_clock::now();
-      half.deadline_ = now + (*deadline_ - now) / 2;
+      part.deadline_ = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>((*deadline_ - now) * fraction);
     }
-    return half;
+    return part;
   }
 
  private:
@@ -54,181 +61,371 @@ class Budget {
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
-// Steepest descent from the current mapping of `loads` to a local optimum (or the end of the
-// budget); returns whether the budget ran out.
-bool descend(const Machine& machine, IncrementalLoads& loads, std::uint32_t candidates, bool widen,
-             const Budget& budget, std::uint32_t& moves) {
-  // Swap partners tried per router: all of them up to this many slots, else a spread.
-  constexpr std::uint32_t kPartners = 8;
-  bool out_of_time = false;
-  std::uint32_t width = candidates;
-  while (!out_of_time) {
-    std::vector<TaskId> tasks = loads.tasks_crossing(loads.bottleneck());
-    const bool all = tasks.size() <= width;
-    if (!all) tasks.resize(width);
-    LoadScore best = loads.score();
-    TaskId best_task = kNoTask;
-    SlotId best_slot = 0;
-    for (TaskId t : tasks) {
-      const RouterId home = machine.router_of_slot(loads.mapping().slot_of_task[t]);
-      for (RouterId r = 0; r < machine.num_host_routers() && !out_of_time; ++r) {
-        const std::uint32_t per_router = machine.slots_of_router(r);
-        if (r == home || per_router == 0) continue;
-        const std::uint32_t step = std::max(1u, per_router / kPartners);
-        for (std::uint32_t k = 0; k < per_router; k += step) {
-          const SlotId slot = machine.first_slot_of_router(r) + k;
-          const LoadScore score = loads.try_move(t, slot);
-          if (score.better_than(best)) best = score, best_task = t, best_slot = slot;
+// The evaluator and the moves made on it since a point the search may return to: each entry
+// group is the inverse of one relocation.
+class Journal {
+ public:
+  explicit Journal(IncrementalEvaluator& loads) : loads_(loads) {}
+  void relocate(std::span<const Relocation> moves) {
+    starts_.push_back(undo_.size());
+    for (const Relocation& r : moves) undo_.push_back({r.task, loads_.mapping().slot_of_task[r.task]});
+    loads_.relocate(moves);
+  }
+  void move(TaskId t, SlotId s) {
+    relocations(t, s, scratch_);
+    relocate(scratch_);
+  }
+  // Task t to slot s; when s is full, its first task to t's slot.
+  void relocations(TaskId t, SlotId s, std::vector<Relocation>& out) const {
+    out = {{t, s}};
+    const auto here = loads_.tasks_on(s);
+    if (here.size() >= per_slot_ && std::find(here.begin(), here.end(), t) == here.end()) {
+      out.push_back({here.front(), loads_.mapping().slot_of_task[t]});
+    }
+  }
+  void set_per_slot(std::uint32_t per_slot) { per_slot_ = per_slot; }
+  std::size_t mark() const { return starts_.size(); }
+  void undo_to(std::size_t mark) {
+    while (starts_.size() > mark) {
+      const std::size_t first = starts_.back();
+      loads_.relocate(std::span(undo_).subspan(first));
+      undo_.resize(first);
+      starts_.pop_back();
+    }
+  }
+  void forget() { undo_.clear(), starts_.clear(); }
+
+ private:
+  IncrementalEvaluator& loads_;
+  std::uint32_t per_slot_ = 1;
+  std::vector<Relocation> undo_, scratch_;
+  std::vector<std::size_t> starts_;
+};
+
+// Beyond this many routers with slots, the incremental mode for large jobs: a task is tried
+// on its partners' routers and their neighbours (and its own router's) instead of on every
+// router, the annealing moves tasks there too, and no second search runs under the default
+// routing (its split routes of a million flows would cost more than the whole budget).
+constexpr std::uint32_t kWholeMachineRouters = 4096;
+// About as many routers as Destinations lists for a task of a sparse job in that mode.
+constexpr std::uint64_t kNearRouters = 32;
+
+// The routers a task may move to.
+class Destinations {
+ public:
+  Destinations(const Machine& machine, const IncrementalEvaluator& loads)
+      : machine_(machine), loads_(loads), whole_(machine.num_host_routers() <= kWholeMachineRouters) {
+    if (whole_) return;
+    adjacency_.emplace(machine, false);
+    seen_.assign(machine.num_routers, 0);
+  }
+  bool whole_machine() const { return whole_; }
+  // Routers other than t's own that hold slots, in a fixed order.
+  const std::vector<RouterId>& of(TaskId t) {
+    list_.clear();
+    const RouterId home = loads_.router_of(t);
+    if (whole_) {
+      for (RouterId r = 0; r < machine_.num_host_routers(); ++r)
+        if (r != home && machine_.slots_of_router(r) > 0) list_.push_back(r);
+      return list_;
+    }
+    ++stamp_;
+    seen_[home] = stamp_;
+    auto add = [&](RouterId r) {
+      if (seen_[r] == stamp_) return;
+      seen_[r] = stamp_;
+      if (r < machine_.num_host_routers() && machine_.slots_of_router(r) > 0) list_.push_back(r);
+    };
+    auto add_around = [&](RouterId r) {
+      for (std::uint32_t i = adjacency_->offsets[r]; i < adjacency_->offsets[r + 1]; ++i)
+        add(machine_.channels[adjacency_->channels[i]].dst);
+    };
+    add_around(home);
+    for (TaskId u : loads_.partners(t)) add(loads_.router_of(u));
+    const std::size_t partner_routers = list_.size();
+    for (std::size_t i = 0; i < partner_routers; ++i) add_around(list_[i]);
+    return list_;
+  }
+
+ private:
+  const Machine& machine_;
+  const IncrementalEvaluator& loads_;
+  bool whole_;
+  std::optional<ChannelAdjacency> adjacency_;
+  std::vector<std::uint32_t> seen_;
+  std::uint32_t stamp_ = 0;
+  std::vector<RouterId> list_;
+};
+
+enum class Energy { HopBytes, Spread };
+
+class Search {
+ public:
+  // `anneal`: the annealing phases run (options.anneal and a search from a start mapping, not
+  // the polish of another search's result).
+  Search(const MappingProblem& problem, Mapping start, const RefineOptions& options, Budget budget, bool anneal)
+      : machine_(problem.machine()), options_(options), anneal_(anneal && options.anneal), budget_(std::move(budget)),
+        loads_(problem, std::move(start), options.per_slot, IncrementalEvaluator::Track::Loads, budget_.counter()),
+        journal_(loads_), destinations_(machine_, loads_), rng_(options.seed) {
+    journal_.set_per_slot(options.per_slot);
+  }
+
+  Mapping run(RefineStats& s) {
+    s = RefineStats{};
+    s.before = loads_.score();
+    const bool several = loads_.num_tasks() > 1, regions = options_.region_steps > 0 && several;
+    descend(true, s.moves);
+    journal_.forget();
+    if (!anneal_ || !several || budget_.exhausted()) {
+      if (regions && !budget_.exhausted()) region_search(budget_, s);
+      return finish(s);
+    }
+    // The annealing on hop-bytes may end worse by the objective than it started: the descent's
+    // optimum is kept aside.
+    const Mapping kept = loads_.mapping();
+    const LoadScore kept_score = loads_.score();
+    anneal(budget_.share(kHopBytesShare), Energy::HopBytes, s);
+    if (!budget_.exhausted()) descend(true, s.moves);
+    journal_.forget();
+    if (regions && !budget_.exhausted()) region_search(budget_.share(kRegionShare), s);
+    if (!budget_.exhausted()) anneal(budget_, Energy::Spread, s);
+    finish(s);
+    if (kept_score.better_than(s.after)) {
+      s.after = kept_score;
+      return kept;
+    }
+    return loads_.mapping();
+  }
+
+ private:
+  // Budget shares of the phases after the first descent, each of what is left then: the
+  // annealing on hop-bytes a quarter, the region phase a third (it usually ends sooner, by its
+  // step count), the annealing on the spread the rest.
+  static constexpr double kHopBytesShare = 0.25, kRegionShare = 1.0 / 3;
+
+  // The last descent, and the statistics.
+  Mapping finish(RefineStats& s) {
+    if (!budget_.exhausted()) descend(true, s.moves);
+    journal_.forget();
+    s.work = budget_.spent();
+    s.out_of_budget = budget_.exhausted();
+    s.after = loads_.score();
+    return loads_.mapping();
+  }
+
+  // Steepest descent from the current mapping to a local optimum (or the end of the budget);
+  // returns whether the budget ran out.
+  bool descend(bool widen, std::uint32_t& moves) {
+    // Swap partners tried per router: all of them up to this many slots, else a spread.
+    constexpr std::uint32_t kPartners = 8;
+    bool out_of_time = false;
+    std::uint32_t width = options_.candidates;
+    while (!out_of_time) {
+      std::vector<TaskId> tasks = loads_.tasks_crossing(loads_.bottleneck());
+      const bool all = tasks.size() <= width;
+      if (!all) tasks.resize(width);
+      LoadScore best = loads_.score();
+      TaskId best_task = kNoTask;
+      SlotId best_slot = 0;
+      for (TaskId t : tasks) {
+        for (RouterId r : destinations_.of(t)) {
+          const std::uint32_t per_router = machine_.slots_of_router(r);
+          const std::uint32_t step = std::max(1u, per_router / kPartners);
+          for (std::uint32_t k = 0; k < per_router; k += step) {
+            const SlotId slot = machine_.first_slot_of_router(r) + k;
+            const LoadScore score = loads_.try_move(t, slot);
+            if (score.better_than(best)) best = score, best_task = t, best_slot = slot;
+          }
+          if ((out_of_time = budget_.exhausted())) break;
         }
-        out_of_time = budget.exhausted();
+        if (out_of_time) break;
+      }
+      if (best_task == kNoTask) {
+        if (all || out_of_time || !widen) break;
+        width = UINT32_MAX;  // no gain among the heaviest: widen to every task crossing it
+        continue;
+      }
+      journal_.move(best_task, best_slot);
+      width = options_.candidates;
+      ++moves;
+    }
+    return out_of_time;
+  }
+
+  // Simulated annealing within `budget`, and at most kProposals x tasks x destinations moves
+  // proposed (a tiny job needs few): a random task (on the spread, every other one among those
+  // crossing the bottleneck) to a random slot (near it on large machines), a full slot's first
+  // task swapped back. A move that lowers the energy is made; one that raises it by d with
+  // probability exp(-d / T), T falling geometrically from a tenth of the average rise of 200
+  // sampled moves to a thousandth of that, with the budget or the proposals spent, whichever
+  // runs out first. On hop-bytes the moves are scored without routing. Ends at the best point
+  // passed: by hop-bytes, or by the LoadScore order.
+  void anneal(const Budget& budget, Energy energy, RefineStats& s) {
+    constexpr int kSamples = 200;
+    constexpr double kStart = 0.1, kCooling = 1e-3;
+    constexpr std::uint64_t kProposals = 2000;
+    const bool on_hops = energy == Energy::HopBytes;
+    const std::uint32_t n = loads_.num_tasks(), slots = machine_.num_slots();
+    std::vector<Relocation> moves;
+    std::vector<TaskId> crossing;
+    std::uint64_t proposals = 0;
+    auto propose = [&]() {
+      TaskId t = TaskId(rng_() % n);
+      if (!on_hops) {
+        if (proposals++ % 64 == 0) crossing = loads_.tasks_crossing(loads_.bottleneck());
+        if (rng_() % 2 == 0 && !crossing.empty()) t = crossing[rng_() % crossing.size()];
+      }
+      SlotId slot;
+      if (destinations_.whole_machine()) {
+        slot = SlotId(rng_() % slots);
+      } else {
+        const std::vector<RouterId>& near = destinations_.of(t);
+        if (near.empty()) return false;
+        const RouterId r = near[rng_() % near.size()];
+        slot = machine_.first_slot_of_router(r) + SlotId(rng_() % machine_.slots_of_router(r));
+      }
+      if (loads_.mapping().slot_of_task[t] == slot) return false;
+      journal_.relocations(t, slot, moves);
+      return true;
+    };
+    auto change = [&]() {
+      return on_hops ? loads_.hop_delta(moves).change : loads_.try_spread(moves) - loads_.score().spread;
+    };
+    double rises = 0;
+    int rose = 0;
+    for (int i = 0; i < kSamples && !budget.exhausted(); ++i) {
+      if (!propose()) continue;
+      if (const double d = change(); d > 0) rises += d, ++rose;
+    }
+    if (rose == 0) return;
+    const double t0 = kStart * rises / rose;
+    const std::uint64_t first = budget_.spent(), span = std::max<std::uint64_t>(1, budget.limit() - std::min(budget.limit(), first));
+    const std::uint64_t destinations = destinations_.whole_machine() ? machine_.num_host_routers() : kNearRouters;
+    const std::uint64_t most = kProposals * n * std::max<std::uint64_t>(1, destinations - 1);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    LoadScore best = loads_.score();
+    journal_.forget();
+    io::Progress progress(on_hops ? "refine-mcl annealing (hop-bytes)" : "refine-mcl annealing (spread)", 1000);
+    double temperature = t0;
+    for (std::uint64_t step = 0; step < most && !budget.exhausted(); ++step) {
+      if (step % 256 == 0) {
+        const double fraction =
+            std::min(1.0, std::max(double(budget_.spent() - first) / double(span), double(step) / double(most)));
+        temperature = t0 * std::pow(kCooling, fraction);
+        progress.set(static_cast<std::uint64_t>(fraction * 1000));
+      }
+      if (!propose()) continue;
+      const double d = change();
+      if (d > 0 && uniform(rng_) >= std::exp(-d / temperature)) continue;
+      journal_.relocate(moves);
+      ++s.annealed;
+      const LoadScore now = loads_.score();
+      if (on_hops ? now.hop_bytes < best.hop_bytes * (1 - kTolerance) : now.better_than(best)) {
+        best = now;
+        journal_.forget();
       }
     }
-    if (best_task == kNoTask) {
-      if (all || out_of_time || !widen) break;
-      width = UINT32_MAX;  // no gain among the heaviest: widen to every task crossing it
-      continue;
-    }
-    loads.move(best_task, best_slot);
-    width = candidates;
-    ++moves;
+    journal_.undo_to(0);
   }
-  return out_of_time;
-}
 
-// Candidates scored per region step: every move up to twice this many indices, else a sample.
-constexpr std::uint64_t kRegionSample = 4096;
+  // Candidates scored per region step: every move up to twice this many indices, else a sample.
+  static constexpr std::uint64_t kRegionSample = 4096;
 
-// The region phase: a tabu search over router-content permutations (RegionMoves) that
-// descends on the spread, keeping the best mapping by the LoadScore order in best/best_score.
-// Each step makes the candidate with the lowest spread that is not tabu (a tabu one only if
-// it lowers the spread); a move made is tabu for 5 to 24 steps. Ends after `patience` steps
-// without a new best, or when the budget runs out.
-void region_search(const Machine& machine, IncrementalLoads& loads, std::uint32_t patience,
-                   const Budget& budget, std::mt19937_64& rng, Mapping& best,
-                   LoadScore& best_score, RefineStats& s) {
-  const RegionMoves region(machine);
-  std::unordered_map<std::uint64_t, std::uint32_t> tabu_until;
-  std::vector<std::pair<RouterId, RouterId>> pairs;
-  std::vector<Relocation> moves;
-  auto relocations = [&](std::uint64_t index) {
-    moves.clear();
-    if (!region.get(index, pairs)) return false;
-    for (auto [from, to] : pairs) {
-      // Router contents move as a whole: only between routers of as many slots.
-      const std::uint32_t per_router = machine.slots_of_router(from);
-      if (machine.slots_of_router(to) != per_router) return false;
-      const SlotId from_slot = machine.first_slot_of_router(from), to_slot = machine.first_slot_of_router(to);
-      for (std::uint32_t k = 0; k < per_router; ++k)
-        for (TaskId t : loads.tasks_on(from_slot + k)) moves.push_back({t, to_slot + k});
+  // The region phase: a tabu search over router-content permutations (RegionMoves) that
+  // descends on the spread, ending at the best point it passed by the LoadScore order. Each
+  // step makes the candidate with the lowest spread that is not tabu (a tabu one only if it
+  // lowers the spread); a move made is tabu for 5 to 24 steps. Ends after `regions` steps
+  // without a new best, or when the budget runs out.
+  void region_search(const Budget& budget, RefineStats& s) {
+    const RegionMoves region(machine_);
+    std::unordered_map<std::uint64_t, std::uint32_t> tabu_until;
+    std::vector<std::pair<RouterId, RouterId>> pairs;
+    std::vector<Relocation> moves;
+    auto relocations = [&](std::uint64_t index) {
+      moves.clear();
+      if (!region.get(index, pairs)) return false;
+      for (auto [from, to] : pairs) {
+        // Router contents move as a whole: only between routers of as many slots.
+        const std::uint32_t per_router = machine_.slots_of_router(from);
+        if (machine_.slots_of_router(to) != per_router) return false;
+        const SlotId from_slot = machine_.first_slot_of_router(from), to_slot = machine_.first_slot_of_router(to);
+        for (std::uint32_t k = 0; k < per_router; ++k)
+          for (TaskId t : loads_.tasks_on(from_slot + k)) moves.push_back({t, to_slot + k});
+      }
+      return !moves.empty();
+    };
+    const bool scan_all = region.size() <= 2 * kRegionSample;
+    LoadScore best = loads_.score();
+    journal_.forget();
+    io::Progress progress("refine-mcl regions", options_.region_steps);
+    for (std::uint32_t step = 0, since_best = 0; since_best < options_.region_steps;
+         ++step, ++since_best, ++s.region_steps) {
+      const double current = loads_.score().spread;
+      double chosen_spread = std::numeric_limits<double>::infinity();
+      std::uint64_t chosen = 0;
+      const std::uint64_t candidates = scan_all ? region.size() : kRegionSample;
+      bool stop = false;
+      for (std::uint64_t c = 0; c < candidates; ++c) {
+        if ((stop = budget.exhausted())) break;  // a step scores thousands of moves: checked between them
+        const std::uint64_t index = scan_all ? c : rng_() % region.size();
+        if (!relocations(index)) continue;
+        const double spread = loads_.try_spread(moves);
+        const auto tabu = tabu_until.find(index);
+        if (tabu != tabu_until.end() && tabu->second > step && !(spread < current * (1 - kTolerance))) continue;
+        if (spread < chosen_spread) chosen_spread = spread, chosen = index;
+      }
+      if (stop || chosen_spread == std::numeric_limits<double>::infinity()) break;  // out of budget, or no move applies
+      relocations(chosen);
+      journal_.relocate(moves);
+      tabu_until[chosen] = step + 5 + static_cast<std::uint32_t>(rng_() % 20);
+      if (loads_.score().better_than(best)) {
+        best = loads_.score();
+        journal_.forget();
+        s.region_best = step + 1;
+        since_best = 0;
+      }
+      progress.set(since_best);
     }
-    return !moves.empty();
-  };
-  const bool scan_all = region.size() <= 2 * kRegionSample;
-  io::Progress progress("refine-mcl regions", patience);
-  for (std::uint32_t step = 0, since_best = 0; since_best < patience; ++step, ++since_best, ++s.region_steps) {
-    const double current = loads.score().spread;
-    double chosen_spread = std::numeric_limits<double>::infinity();
-    std::uint64_t chosen = 0;
-    const std::uint64_t candidates = scan_all ? region.size() : kRegionSample;
-    for (std::uint64_t c = 0; c < candidates; ++c) {
-      if (budget.exhausted()) return;  // a step scores thousands of moves: checked between them
-      const std::uint64_t index = scan_all ? c : rng() % region.size();
-      if (!relocations(index)) continue;
-      const double spread = loads.try_spread(moves);
-      const auto tabu = tabu_until.find(index);
-      if (tabu != tabu_until.end() && tabu->second > step && !(spread < current * (1 - kTolerance))) continue;
-      if (spread < chosen_spread) chosen_spread = spread, chosen = index;
-    }
-    if (chosen_spread == std::numeric_limits<double>::infinity()) return;  // no move applies
-    relocations(chosen);
-    loads.relocate(moves);
-    tabu_until[chosen] = step + 5 + static_cast<std::uint32_t>(rng() % 20);
-    if (loads.score().better_than(best_score)) {
-      best = loads.mapping();
-      best_score = loads.score();
-      s.region_best = step + 1;
-      since_best = 0;
-    }
-    progress.set(since_best);
+    journal_.undo_to(0);
   }
-}
 
-// The search under one routing: descent, region phase, iterated local search, within `work`
-// work units and `seconds` (0: no time limit).
+  const Machine& machine_;
+  const RefineOptions& options_;
+  bool anneal_;
+  Budget budget_;
+  IncrementalEvaluator loads_;
+  Journal journal_;
+  Destinations destinations_;
+  std::mt19937_64 rng_;
+};
+
+// The search under one routing, within `work` work units and `seconds` (0: no time limit).
 Mapping search(const MappingProblem& problem, Mapping start, const RefineOptions& options, std::uint64_t work,
-               double seconds, RefineStats* stats) {
-  const Machine& machine = problem.machine();
-  const CommGraph& graph = problem.graph();
+               double seconds, bool anneal, RefineStats* stats) {
   RefineStats local;
-  RefineStats& s = stats ? *stats : local;
-  s = RefineStats{};
-  Budget budget(work, seconds);
-  auto fresh_loads = [&](Mapping from) {
-    return std::make_unique<IncrementalLoads>(problem, std::move(from), options.per_slot, budget.counter());
-  };
-  auto loads = fresh_loads(std::move(start));
-  s.before = loads->score();
-  bool out_of_time = descend(machine, *loads, options.candidates, true, budget, s.moves);
-  Mapping best = loads->mapping();
-  LoadScore best_score = loads->score();
-  std::mt19937_64 rng(options.seed);
-  if (options.region_steps > 0 && !out_of_time && graph.num_tasks() > 1) {
-    // Half of the budget left when kicks follow, all of it otherwise.
-    region_search(machine, *loads, options.region_steps, options.kicks > 0 ? budget.first_half() : budget, rng, best,
-                  best_score, s);
-    loads = fresh_loads(best);
-    out_of_time = budget.exhausted();
-    if (s.region_best > 0 && !out_of_time) {
-      out_of_time = descend(machine, *loads, options.candidates, true, budget, s.moves);
-      best = loads->mapping();
-      best_score = loads->score();
-    }
-  }
-  // Iterated local search: from the best local optimum, a kick of random moves of tasks that
-  // cross the bottleneck, then descent again; the result replaces the best only if better.
-  const std::uint32_t n = graph.num_tasks(), slots = machine.num_slots();
-  io::Progress progress("refine-mcl kicks", options.kicks);
-  for (; s.kicks < options.kicks && !out_of_time && n > 1; ++s.kicks, progress.set(s.kicks)) {
-    const std::uint32_t size = 2 + s.kicks % 3;  // 2, 3 or 4 moves per kick
-    for (std::uint32_t i = 0; i < size; ++i) {
-      std::vector<TaskId> crossing = loads->tasks_crossing(loads->bottleneck());
-      const TaskId t = crossing.empty() ? TaskId(rng() % n) : crossing[rng() % crossing.size()];
-      loads->move(t, SlotId(rng() % slots));  // a full slot swaps with its first task
-    }
-    std::uint32_t moves = 0;
-    // Without widening: the kicks explore, a full scan per kick would cost most of the time.
-    out_of_time = descend(machine, *loads, options.candidates, false, budget, moves);
-    if (loads->score().better_than(best_score)) {
-      best = loads->mapping();
-      best_score = loads->score();
-      s.moves += moves;
-      ++s.kicks_kept;
-    } else {
-      loads = fresh_loads(best);
-    }
-  }
-  s.after = best_score;
-  s.work = budget.spent();
-  s.out_of_budget = out_of_time;
-  return best;
+  Search search(problem, std::move(start), options, Budget(work, seconds), anneal);
+  return search.run(stats ? *stats : local);
 }
 
 }  // namespace
 
 Mapping refine_mcl(const MappingProblem& problem, Mapping start, const RefineOptions& options, RefineStats* stats) {
   const std::uint64_t work = options.work * kWorkUnit;
-  const std::optional<MappingProblem> smooth = problem.under_default_routing();
-  if (!smooth) return search(problem, std::move(start), options, work, options.seconds, stats);
+  const bool large = problem.machine().num_host_routers() > kWholeMachineRouters;
+  const std::optional<MappingProblem> smooth = large ? std::nullopt : problem.under_default_routing();
+  if (!smooth) return search(problem, std::move(start), options, work, options.seconds, true, stats);
   // Under a single-path routing (DOR, D-mod-k) one move changes a few channels by whole flows,
   // and the search stalls where the machine's default routing, which splits flows (on tori
   // evenly over the minimal paths), still sees its way down. So half the budget (work, and
   // time when limited) searches under the run's routing, a quarter under the default, a
   // quarter polishes that result under the run's routing, and the better of the two results
-  // under the run's routing is returned.
+  // under the run's routing is returned. Only the first search anneals: the second follows
+  // its start's structure down under the split routes (descents and region moves), which is
+  // how NAS CG on a mesh reaches its optimum under DOR, and the polish keeps what it found.
   RefineStats direct, smoothed, polished;
-  Mapping a = search(problem, start, options, work / 2, options.seconds / 2, &direct);
-  Mapping b = search(problem, search(*smooth, std::move(start), options, work / 4, options.seconds / 4, &smoothed),
-                     options, work / 4, options.seconds / 4, &polished);
+  Mapping a = search(problem, start, options, work / 2, options.seconds / 2, true, &direct);
+  Mapping b = search(problem, search(*smooth, std::move(start), options, work / 4, options.seconds / 4, false, &smoothed),
+                     options, work / 4, options.seconds / 4, false, &polished);
   const bool polished_better = polished.after.better_than(direct.after);
   RefineStats& best = polished_better ? polished : direct;
   if (stats) {
@@ -236,8 +433,7 @@ Mapping refine_mcl(const MappingProblem& problem, Mapping start, const RefineOpt
     stats->before = direct.before;
     stats->moves = direct.moves + smoothed.moves + polished.moves;
     stats->region_steps = direct.region_steps + smoothed.region_steps + polished.region_steps;
-    stats->kicks = direct.kicks + smoothed.kicks + polished.kicks;
-    stats->kicks_kept = direct.kicks_kept + smoothed.kicks_kept + polished.kicks_kept;
+    stats->annealed = direct.annealed + smoothed.annealed + polished.annealed;
     stats->work = direct.work + smoothed.work + polished.work;
     stats->out_of_budget = direct.out_of_budget || smoothed.out_of_budget || polished.out_of_budget;
     stats->via_default_routing = polished_better;

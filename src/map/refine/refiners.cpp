@@ -44,13 +44,12 @@ class RefineMclMapper final : public Refiner<RefineOptions> {
     RefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_mcl(problem, std::move(start), options, &stats);
-    result.note = noted(earlier, fmt::format("refine-mcl ({} routing{}): {} moves, {} region steps (best at {}), {} kicks "
-                                             "({} kept); MCL {:.6g} -> {:.6g}, channels at the MCL {} -> {}, hop-bytes "
+    result.note = noted(earlier, fmt::format("refine-mcl ({} routing{}): {} moves, {} annealing moves, {} region steps "
+                                             "(best at {}); MCL {:.6g} -> {:.6g}, channels at the MCL {} -> {}, hop-bytes "
                                              "{:.6g} -> {:.6g}; {} million work units{}",
                                              problem.routing_name(),
                                              stats.via_default_routing ? "; found through the default routing" : "",
-                                             stats.moves, stats.region_steps, stats.region_best,
-                                             stats.kicks, stats.kicks_kept,
+                                             stats.moves, stats.annealed, stats.region_steps, stats.region_best,
                                              stats.before.mcl, stats.after.mcl, stats.before.at_mcl,
                                              stats.after.at_mcl, stats.before.hop_bytes, stats.after.hop_bytes,
                                              (stats.work + 500'000) / 1'000'000,
@@ -64,13 +63,11 @@ class RefineHopBytesMapper final : public Refiner<HopBytesRefineOptions> {
   using Refiner::Refiner;
 
   Mapping improve(const MappingProblem& problem, Mapping start) const override {
-    const Machine& machine = problem.machine();
-    const CommGraph& graph = problem.graph();
     HopBytesRefineOptions options = options_;
     options.per_slot = problem.tasks_per_slot();
     HopBytesRefineStats stats;
     const std::string earlier = start.note;
-    Mapping result = refine_hop_bytes(machine, graph, std::move(start), options, &stats, &problem.hop_distance());
+    Mapping result = refine_hop_bytes(problem, std::move(start), options, &stats);
     result.note = noted(earlier, fmt::format("refine-hb: {} rounds; groups: {} moves, {} exchanges; tasks: {} moves, "
                                              "{} swaps; hop-bytes {:.6g} -> {:.6g}",
                                              stats.rounds, stats.group_moves, stats.group_exchanges, stats.moves,
@@ -85,7 +82,6 @@ class TimerMapper final : public Refiner<TimerOptions> {
 
   Mapping improve(const MappingProblem& problem, Mapping start) const override {
     const Machine& machine = problem.machine();
-    const CommGraph& graph = problem.graph();
     require_nodes_on_every_router(machine, label_.text);
     std::optional<PartialCube> cube;
     try {
@@ -96,7 +92,7 @@ class TimerMapper final : public Refiner<TimerOptions> {
     const TimerOptions& options = options_;
     TimerStats stats;
     const std::string earlier = start.note;
-    Mapping result = timer_enhance(machine, *cube, graph, std::move(start), options, &stats);
+    Mapping result = timer_enhance(problem, *cube, std::move(start), options, &stats);
     result.note = noted(earlier, fmt::format("timer: {} hierarchies ({} kept, {} exchanges) on {} label digits ({} "
                                              "extension); hop-bytes {:.6g} -> {:.6g}",
                                              options.hierarchies, stats.hierarchies_kept, stats.swaps,

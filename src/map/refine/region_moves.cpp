@@ -18,6 +18,12 @@ RegionMoves::RegionMoves(const Machine& machine) : machine_(machine), hosts_(mac
           for (std::size_t c = b + 1; c < active.size(); ++c) add_box_families(*torus, {active[a], active[b], active[c]});
     }
   }
+  if (const TorusShape* torus = machine.torus()) {
+    for (std::size_t d = 0; d < torus->dims(); ++d) {
+      const std::uint64_t k = torus->sizes[d];
+      if (k >= 2) families_.push_back(Family{Kind::SwapPlanes, {d}, {}, {}, 0, 0, k * k});
+    }
+  }
   Family routers{Kind::SwapRouters, {}, {}, {}, 0, 0, std::uint64_t(hosts_) * hosts_};
   families_.push_back(routers);
   for (const Family& f : families_) total_ += f.count;
@@ -79,6 +85,20 @@ bool RegionMoves::get(std::uint64_t i, std::vector<std::pair<RouterId, RouterId>
       const RouterId a = static_cast<RouterId>(i / hosts_), b = static_cast<RouterId>(i % hosts_);
       if (a >= b) return false;
       pairs = {{a, b}, {b, a}};
+      return true;
+    }
+    case Kind::SwapPlanes: {
+      const TorusShape& torus = *machine_.torus();
+      const std::size_t d = f.dims.front();
+      const std::uint32_t k = torus.sizes[d], a = static_cast<std::uint32_t>(i / k), b = static_cast<std::uint32_t>(i % k);
+      if (a >= b) return false;
+      // Every router of plane a with its twin in plane b (the same coordinates elsewhere).
+      const std::uint64_t stride = torus.strides[d], block = stride * k;
+      for (std::uint64_t high = 0; high < hosts_; high += block)
+        for (std::uint64_t low = 0; low < stride; ++low) {
+          const auto ra = static_cast<RouterId>(high + a * stride + low), rb = static_cast<RouterId>(high + b * stride + low);
+          pairs.push_back({ra, rb}), pairs.push_back({rb, ra});
+        }
       return true;
     }
     case Kind::SwapBoxes: {

@@ -13,6 +13,9 @@
 //    rule (the preferred digit where the label exists, the old digit otherwise) applied level
 //    by level, so the gain of each exchange is exact rather than estimated on the coarse graph.
 //  - The initial extension numbers the tasks of each router in a seeded random order.
+//  - The mapping, Coco (hop-bytes: on a partial cube the Hamming distance of the l_p parts is
+//    the hop distance) and the gain of an exchange on an l_p digit come from the shared
+//    IncrementalEvaluator; Div, on the extension digits, from the labels.
 #include "taskmap/map/refine/timer.h"
 
 #include <algorithm>
@@ -21,10 +24,10 @@
 #include <numeric>
 #include <random>
 
-#include "taskmap/map/mapper_support.h"
-#include "taskmap/map/router_placement.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/eval/incremental.h"
+#include "taskmap/map/mapper_support.h"
 
 namespace taskmap {
 namespace {
@@ -41,12 +44,21 @@ struct LabelBits {
   void set(std::uint32_t k, std::uint32_t d) { bits[std::size_t(k) * words + d / 64] |= Word{1} << (d % 64); }
 };
 
+// The most tasks any slot holds.
+std::uint32_t most_on_a_slot(const Mapping& mapping, std::uint32_t slots) {
+  std::vector<std::uint32_t> count(slots, 0);
+  std::uint32_t most = 1;
+  for (SlotId s : mapping.slot_of_task) most = std::max(most, ++count.at(s));
+  return most;
+}
+
 class LabelSwapper {
  public:
-  LabelSwapper(const Machine& machine, const PartialCube& cube, const CommGraph& graph, const Mapping& start,
-               std::uint64_t seed)
-      : graph_(detail::undirected_graph(graph)), labels_(0, 0) {
-    const std::uint32_t n = graph.num_tasks();
+  LabelSwapper(const MappingProblem& problem, const PartialCube& cube, const Mapping& start, std::uint64_t seed)
+      : eval_(problem, start, most_on_a_slot(start, problem.machine().num_slots()), IncrementalEvaluator::Track::HopBytes),
+        labels_(0, 0) {
+    const Machine& machine = problem.machine();
+    const std::uint32_t n = problem.graph().num_tasks();
     std::vector<std::vector<TaskId>> on(machine.num_routers);
     for (TaskId t = 0; t < n; ++t) on[machine.router_of_slot(start.slot_of_task[t])].push_back(t);
     std::size_t largest = 0;
@@ -81,22 +93,22 @@ class LabelSwapper {
   std::uint32_t extension_digits() const { return e_digits_; }
 
   // Coco and Div of the current labelling (each pair counted once).
-  std::pair<double, double> objective() const {
-    double coco = 0, div = 0;
+  std::pair<double, double> objective() {
+    const double coco = eval_.recompute_hop_bytes();
+    double div = 0;
+    if (e_digits_ == 0) return {coco, div};
     const std::uint32_t words = labels_.words;
-    for (TaskId t = 0; t < graph_.vertices(); ++t) {
+    for (TaskId t = 0; t < eval_.num_tasks(); ++t) {
       const Word* a = labels_.row(label_of_[t]);
-      for (std::uint64_t e = graph_.offsets[t]; e < graph_.offsets[t + 1]; ++e) {
-        if (graph_.targets[e] < t) continue;
-        const Word* b = labels_.row(label_of_[graph_.targets[e]]);
-        std::uint32_t p = 0, all = 0;
-        for (std::uint32_t w = 0; w < words; ++w) {
-          const Word x = a[w] ^ b[w];
-          all += static_cast<std::uint32_t>(std::popcount(x));
-          p += static_cast<std::uint32_t>(std::popcount(x & p_mask(w)));
-        }
-        coco += graph_.weights[e] * p;
-        div += graph_.weights[e] * (all - p);
+      const auto partners = eval_.partners(t);
+      const auto weights = eval_.weights(t);
+      for (std::size_t e = 0; e < partners.size(); ++e) {
+        if (partners[e] < t) continue;
+        const Word* b = labels_.row(label_of_[partners[e]]);
+        std::uint32_t extension = 0;
+        for (std::uint32_t w = 0; w < words; ++w)
+          extension += static_cast<std::uint32_t>(std::popcount((a[w] ^ b[w]) & ~p_mask(w)));
+        div += weights[e] * extension;
       }
     }
     return {coco, div};
@@ -104,7 +116,7 @@ class LabelSwapper {
 
   // One hierarchy: digit order[i] is flipped at level i. Returns the exchanges accepted.
   std::uint32_t run_hierarchy(const std::vector<std::uint32_t>& order) {
-    const std::uint32_t n = graph_.vertices(), levels = digits(), words = (levels + 63) / 64;
+    const std::uint32_t n = eval_.num_tasks(), levels = digits(), words = (levels + 63) / 64;
     // The labels with their digits in hierarchy order (bit i = digit order[i]), sorted as
     // integers: a group of any level is then a contiguous range.
     permuted_.assign(std::size_t(n) * words, 0);
@@ -150,6 +162,7 @@ class LabelSwapper {
   void restore(const std::vector<TaskId>& owner) {
     owner_ = owner;
     for (std::uint32_t k = 0; k < owner_.size(); ++k) label_of_[owner_[k]] = k;
+    eval_.reset(mapping());
   }
 
   Mapping mapping() const {
@@ -190,24 +203,37 @@ class LabelSwapper {
       else ++b;
     }
     if (pairs_.empty()) return false;
-    ++stamp_;
-    for (const auto& [ka, kb] : pairs_) moving_[owner_[ka]] = moving_[owner_[kb]] = stamp_;
-    // Each moving task's digit flips; edges between two moving tasks keep their distance.
-    double delta = 0, scale = 0;
+    // Each moving task's digit flips: it takes its twin's label, and so its slot.
+    moves_.clear();
     for (const auto& [ka, kb] : pairs_) {
-      for (std::uint32_t k : {ka, kb}) {
-        const TaskId t = owner_[k];
-        const bool mine = labels_.get(k, digit);
-        for (std::uint64_t e = graph_.offsets[t]; e < graph_.offsets[t + 1]; ++e) {
-          const TaskId u = graph_.targets[e];
-          if (moving_[u] == stamp_) continue;
-          const double w = graph_.weights[e];
-          delta += labels_.get(label_of_[u], digit) == mine ? w : -w;
-          scale += w;
+      moves_.push_back({owner_[ka], slot_of_label_[kb]});
+      moves_.push_back({owner_[kb], slot_of_label_[ka]});
+    }
+    double delta = 0, scale = 0;
+    if (digit < p_digits_) {
+      // The change of Coco: edges between two moving tasks keep their distance.
+      const IncrementalEvaluator::HopDelta d = eval_.hop_delta(moves_);
+      delta = d.change, scale = d.cut_volume;
+    } else {
+      // The change of Div: the tasks stay on their routers.
+      ++stamp_;
+      for (const auto& [ka, kb] : pairs_) moving_[owner_[ka]] = moving_[owner_[kb]] = stamp_;
+      for (const auto& [ka, kb] : pairs_) {
+        for (std::uint32_t k : {ka, kb}) {
+          const TaskId t = owner_[k];
+          const bool mine = labels_.get(k, digit);
+          const auto partners = eval_.partners(t);
+          const auto weights = eval_.weights(t);
+          for (std::size_t e = 0; e < partners.size(); ++e) {
+            const TaskId u = partners[e];
+            if (moving_[u] == stamp_) continue;
+            const double w = weights[e];
+            delta += labels_.get(label_of_[u], digit) == mine ? w : -w;
+            scale += w;
+          }
         }
       }
     }
-    // delta is the change of Coco for an l_p digit, of Div for an l_e digit.
     const double tolerance = 1e-12 * scale;
     const bool better = digit < p_digits_ ? delta < -tolerance : delta > tolerance;
     if (!better) return false;
@@ -216,10 +242,11 @@ class LabelSwapper {
       label_of_[owner_[ka]] = ka;
       label_of_[owner_[kb]] = kb;
     }
+    eval_.relocate(moves_);
     return true;
   }
 
-  detail::UndirectedGraph graph_;
+  IncrementalEvaluator eval_;
   std::uint32_t p_digits_ = 0, e_digits_ = 0;
   LabelBits labels_;
   std::vector<SlotId> slot_of_label_;
@@ -229,19 +256,21 @@ class LabelSwapper {
   std::vector<Word> permuted_;
   std::vector<std::uint32_t> sorted_, highest_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
+  std::vector<Relocation> moves_;
   std::vector<std::uint32_t> moving_;
   std::uint32_t stamp_ = 0;
 };
 
 }  // namespace
 
-Mapping timer_enhance(const Machine& machine, const PartialCube& cube, const CommGraph& graph, Mapping start,
-                      const TimerOptions& options, TimerStats* stats) {
+Mapping timer_enhance(const MappingProblem& problem, const PartialCube& cube, Mapping start, const TimerOptions& options,
+                      TimerStats* stats) {
+  const Machine& machine = problem.machine();
   if (cube.num_vertices() != machine.num_routers) {
     fail("timer: the partial-cube labels cover {} vertices, the machine has {} routers", cube.num_vertices(),
          machine.num_routers);
   }
-  LabelSwapper swapper(machine, cube, graph, start, options.seed);
+  LabelSwapper swapper(problem, cube, start, options.seed);
   auto [coco, div] = swapper.objective();
   TimerStats s;
   s.hop_bytes_before = coco;

@@ -4,12 +4,10 @@
 // small groups) move to other routers or exchange routers with other groups; then each task
 // in turn moves to the router that minimises its volume x hop distance to its partners (or
 // swaps with a task there when that router is full). Every step lowers hop-bytes; gains are
-// exact, computed from the moved tasks' terms only.
+// exact, computed from the moved tasks' terms only (IncrementalEvaluator).
 #include <cstdint>
 
-#include "taskmap/problem/mapping.h"
-#include "taskmap/topology/distance.h"
-#include "taskmap/workload/comm_graph.h"
+#include "taskmap/problem/problem.h"
 
 namespace taskmap {
 
@@ -25,10 +23,9 @@ struct HopBytesRefineStats {
   std::uint32_t group_moves = 0, group_exchanges = 0;  // of the group phase
 };
 
-// Never returns higher hop-bytes than `start`; keeps at most per_slot tasks per slot. `distance`:
-// hop distances to share (MappingProblem::hop_distance); null: computed for this call.
-Mapping refine_hop_bytes(const Machine& machine, const CommGraph& graph, Mapping start,
-                         const HopBytesRefineOptions& options, HopBytesRefineStats* stats = nullptr,
-                         const HopDistance* distance = nullptr);
+// Never returns higher hop-bytes than `start`; keeps at most per_slot tasks per slot. Hop
+// distances are the problem's (MappingProblem::hop_distance).
+Mapping refine_hop_bytes(const MappingProblem& problem, Mapping start, const HopBytesRefineOptions& options,
+                         HopBytesRefineStats* stats = nullptr);
 
 }  // namespace taskmap

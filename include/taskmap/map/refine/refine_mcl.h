@@ -1,31 +1,34 @@
 #pragma once
 // refine-mcl (taskmap's own): a local search that lowers the MCL under the machine's
-// routing, then the number of channels at the MCL, then hop-bytes. Three phases: a descent
-// over moves and swaps of single tasks, a region phase that moves whole routers' contents
-// (RegionMoves: boxes turned or exchanged, routers exchanged), an iterated local search.
+// routing, then the number of channels at the MCL, then the spread of the loads below it, then
+// hop-bytes (LoadScore). Phases: a descent over moves and swaps of single tasks crossing the
+// bottleneck; annealing on hop-bytes (the job's structure, routing aside); a region phase that
+// moves whole routers' contents (RegionMoves); annealing on the spread; a last descent. On
+// machines of more than 4,096 routers with slots (jobs of a million ranks) a task is tried only
+// near its partners and its own router.
 #include <cstdint>
 
-#include "taskmap/map/refine/incremental_loads.h"
+#include "taskmap/eval/incremental.h"
 #include "taskmap/problem/problem.h"
 
 namespace taskmap {
 
 struct RefineOptions {
-  // The budget, in millions of IncrementalLoads' work units: proportional to time, and the
+  // The budget, in millions of the IncrementalEvaluator's work units: proportional to time, and the
   // same on every run whatever the machine's speed and load.
   std::uint64_t work = 600;
   double seconds = 0;            // a wall-clock limit on top of the work (0: none); not reproducible
   std::uint32_t candidates = 16; // tasks crossing the bottleneck tried per step
   std::uint32_t per_slot = 1;    // tasks a slot may hold (tasks_per_slot of the balance)
-  std::uint32_t kicks = 200;     // iterated local search: perturbations after the first descent
+  bool anneal = true;            // the two annealing phases (false: descents and region phase only)
   std::uint32_t region_steps = 200;  // region phase: steps without a new best before it ends (0: off)
-  std::uint64_t seed = 1;        // of the perturbations
+  std::uint64_t seed = 1;        // of the annealing and the region phase's samples
 };
 
 struct RefineStats {
   std::uint32_t region_steps = 0, region_best = 0;  // region phase: steps taken, and at the best
-  std::uint32_t moves = 0;                  // in the descents whose result was kept
-  std::uint32_t kicks = 0, kicks_kept = 0;  // perturbations tried, and those that led to a better optimum
+  std::uint32_t moves = 0;                  // made by the descents
+  std::uint64_t annealed = 0;               // moves the annealing phases made
   std::uint64_t work = 0;                   // work units spent
   bool out_of_budget = false;               // the work (or the time limit) ran out before the phases ended
   LoadScore before, after;

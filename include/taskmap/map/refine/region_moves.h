@@ -10,6 +10,10 @@
 //   side 2 over S (wrapping around tori) turned by each of its symmetries (|S|! x 2^|S|
 //   axis permutations and reflections, less the identity);
 // - the same boxes, aligned to even coordinates, exchanged pairwise by translation;
+// - on tori, meshes and hypercubes, two parallel hyperplanes exchanged (coordinates i and j of
+//   one dimension swapped in every router): the symmetry class that re-orders a dimension,
+//   e.g. NAS CG's rows blocked in 2x2x2 boxes (coordinate 2c + r) turned into interleaved ones
+//   (2r + c) by swapping planes 1 and 2 of each dimension;
 // - on every machine, two routers' contents exchanged.
 #include <cstdint>
 #include <utility>
@@ -30,10 +34,10 @@ class RegionMoves {
   bool get(std::uint64_t i, std::vector<std::pair<RouterId, RouterId>>& pairs) const;
 
  private:
-  enum class Kind { TurnBox, SwapBoxes, SwapRouters };
+  enum class Kind { TurnBox, SwapBoxes, SwapPlanes, SwapRouters };
   struct Family {
     Kind kind;
-    std::vector<std::size_t> dims;        // S (boxes only)
+    std::vector<std::size_t> dims;        // S (boxes); the dimension (planes)
     std::vector<std::vector<std::size_t>> perms;  // TurnBox: the axis permutations of S
     std::vector<std::uint32_t> ranges;    // per machine dimension: box corner positions
     std::uint64_t positions = 0;          // product of ranges

@@ -10,8 +10,7 @@
 // only in the i-th exchange labels when that lowers the combined objective Coco+ (§5).
 #include <cstdint>
 
-#include "taskmap/problem/mapping.h"
-#include "taskmap/workload/comm_graph.h"
+#include "taskmap/problem/problem.h"
 #include "taskmap/topology/partial_cube.h"
 
 namespace taskmap {
@@ -30,7 +29,7 @@ struct TimerStats {
 
 // `cube` labels the machine's routers (PartialCube::of_machine). The result keeps every slot's
 // task count of `start` (so its balance) and never has higher hop-bytes than `start`.
-Mapping timer_enhance(const Machine& machine, const PartialCube& cube, const CommGraph& graph, Mapping start,
-                      const TimerOptions& options, TimerStats* stats = nullptr);
+Mapping timer_enhance(const MappingProblem& problem, const PartialCube& cube, Mapping start, const TimerOptions& options,
+                      TimerStats* stats = nullptr);
 
 }  // namespace taskmap
