@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cstdlib>
@@ -113,13 +114,17 @@ class MpiProcesses final : public Processes {
                                       double imbalance) const override {
     if (plugin_->partition == nullptr) return Processes::partition(slice, part_weights, imbalance);
     const auto local = static_cast<std::uint32_t>(slice.offsets.size() - 1);
-    std::vector<std::int32_t> part_of(local);
+    std::vector<std::int32_t> part_of(std::max<std::size_t>(local, 1));
+    // An empty slice's arrays still point somewhere: PT-Scotch takes a null array for absent.
+    static const std::int32_t none = 0;
+    auto data = [](const std::vector<std::int32_t>& v) { return v.empty() ? &none : v.data(); };
     PluginError e;
-    if (plugin_->partition(comm_, slice.first, local, slice.offsets.data(), slice.targets.data(), slice.weights.data(),
+    if (plugin_->partition(comm_, slice.first, local, slice.offsets.data(), data(slice.targets), data(slice.weights),
                            static_cast<std::uint32_t>(part_weights.size()), part_weights.data(), imbalance,
                            part_of.data(), e.text, sizeof e.text) != 0) {
       fail("{}", e.text);
     }
+    part_of.resize(local);
     return part_of;
   }
 

@@ -127,22 +127,33 @@ TEST(TaskmapUnderMpi, PtScotchMappingsAreValid) {
   }
 }
 
-// Without PT-Scotch (MPICH's plugin, the serial program) ptscotch is scotch, on the leader.
+// Without PT-Scotch (MPICH's plugin, the serial program), or with fewer tasks than processes,
+// ptscotch is scotch, on the leader.
 TEST(TaskmapUnderMpi, PtScotchWithoutPtScotchIsScotch) {
   const std::string problem = "--machine torus:4x4x4,ppn=4 --pattern halo3d:16x4x4";
   const std::string scotch = temp("scotch.txt"), serial = temp("ptscotch_serial.txt");
   ASSERT_EQ(test::run_taskmap("map --mapper scotch --out " + scotch + " " + problem).exit_code, 0);
   ASSERT_EQ(test::run_taskmap("map --mapper ptscotch --out " + serial + " " + problem).exit_code, 0);
   EXPECT_EQ(slurp(serial), slurp(scotch));
+  // Three tasks (tests/instances/three.grf) on four processes.
+  const std::string small = "--machine torus:4x4x4,ppn=2 --pattern file:" + test::instance("three.grf");
+  const std::string small_scotch = temp("scotch_small.txt");
+  ASSERT_EQ(test::run_taskmap("map --mapper scotch --out " + small_scotch + " " + small).exit_code, 0);
   for (const Mpi& mpi : mpis()) {
-    if (std::string(mpi.name) != "mpich") continue;
+    SCOPED_TRACE(mpi.name);
     TASKMAP_REQUIRE_LAUNCHER(mpi);
-    const std::string out = temp("ptscotch_mpich.txt");
-    const auto r = launch(mpi, 2, taskmap_command("map --mapper ptscotch --out " + out + " " + problem), {});
+    const std::string out = temp("ptscotch_" + std::string(mpi.name) + ".txt");
+    if (std::string(mpi.name) == "mpich") {
+      const auto r = launch(mpi, 2, taskmap_command("map --mapper ptscotch --out " + out + " " + problem), {});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(slurp(out), slurp(scotch));
+    }
+    const auto r = launch(mpi, 4, taskmap_command("map --mapper ptscotch --out " + out + " " + small), {});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(slurp(out), slurp(scotch));
+    EXPECT_EQ(slurp(out), slurp(small_scotch));
     std::filesystem::remove(out);
   }
+  std::filesystem::remove(small_scotch);
   std::filesystem::remove(scotch);
   std::filesystem::remove(serial);
 }

@@ -268,8 +268,8 @@ const Catalog& mapper_catalog() {
            .summary = "under an MPI launch (mpirun -np K taskmap ...): PT-Scotch's distributed mapping, each process "
                       "holding a slice of the tasks, into one part per router sized by its slots; Scotch then places "
                       "the parts on the routers and tasks fill their part's router. Its result depends on the "
-                      "process count. Without PT-Scotch (the serial program, MPICH's launcher) it is scotch "
-                      "(docs/scaling.md)",
+                      "process count. Without PT-Scotch (the serial program, MPICH's launcher), or with fewer tasks "
+                      "than processes, it is scotch (docs/scaling.md)",
            .reference = "[PT-Scotch]",
            .applies_to = "any machine and allocation; any task count",
            .example = "ptscotch"},

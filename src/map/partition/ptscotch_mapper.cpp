@@ -4,7 +4,8 @@
 // (its recursive bipartitioning onto other targets is not implemented), so the parts are then
 // placed on the routers by Scotch on the leader, as the graph of the traffic between parts
 // mapped onto the machine with one slot per router; tasks then fill their part's router.
-// Processes without PT-Scotch (the serial program, MPICH's launcher) run scotch on the leader.
+// Processes without PT-Scotch (the serial program, MPICH's launcher), and jobs of fewer tasks
+// than processes, run scotch on the leader.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -47,7 +48,8 @@ class PtScotchMapper final : public ConfiguredMapper<> {
     const dist::Processes& processes = problem.processes();
     const dist::Processes& alone = processes.alone();
     Mapping mapping;
-    if (!processes.distributed_partition()) {
+    // With fewer tasks than processes some slices would be empty: too small to distribute.
+    if (!processes.distributed_partition() || problem.graph().num_tasks() < static_cast<std::uint32_t>(processes.size())) {
       on_leader(processes, [&] { mapping = make_scotch_mapper({"scotch", {}})->run(problem.on_processes(alone)); });
       broadcast_mapping(mapping, processes, 0);
       return mapping;
