@@ -31,9 +31,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The metrics of a mapping, on every process of the run.
+// The metrics of a mapping, on every process of the run, which share its routing work.
 Metrics evaluate(const MappingProblem& problem, const Mapping& mapping, std::vector<double>* loads = nullptr) {
-  return Evaluator(problem).evaluate(problem.graph(), mapping, loads);
+  return Evaluator(problem, problem.processes()).evaluate(problem.graph(), mapping, loads);
 }
 
 // One line each on stderr: the chosen mapping and the launchers' defaults (block in host-name
