@@ -1,5 +1,5 @@
 # Install rules: the taskmap command, the module libraries with their headers (installed by
-# taskmap_module), the MPI libraries (profiler, reorder), the docs, a CMake package (find_package(taskmap) ->
+# taskmap_module), the MPI libraries (profiler, reorder, dist), the docs, a CMake package (find_package(taskmap) ->
 # taskmap::taskmap) and a pkg-config file (taskmap.pc).
 include(CMakePackageConfigHelpers)
 
@@ -13,6 +13,8 @@ install(TARGETS ${TASKMAP_MODULE_TARGETS} taskmap_lib EXPORT taskmap-targets
 foreach(mpi ${TASKMAP_MPIS})
   # Loaded with LD_PRELOAD, not linked: outside the export set.
   install(TARGETS taskmap-profile-${mpi} taskmap-reorder-${mpi} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  # Opened by the taskmap binary under an MPI launcher (src/dist/launch.cpp finds it here).
+  install(TARGETS taskmap-dist-${mpi} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endforeach()
 file(GLOB TASKMAP_DOCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/*.md)
 install(FILES ${TASKMAP_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -11,6 +11,7 @@ packages=(
   liblzma-dev zlib1g-dev xz-utils
   coinor-libcbc-dev
   libscotch-dev scotch libmetis-dev
+  libptscotch-dev  # the distributed partition under Open MPI's mpirun
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev  # the MPI libraries are built and tested for both MPIs
   libsimgrid-dev

@@ -18,6 +18,7 @@
 #include "taskmap/core/atomic_file.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/dist/processes.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/workload/pattern_spec.h"
@@ -31,6 +32,33 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The metrics of a mapping, on every process of the run, which share its routing work.
+Metrics evaluate(const MappingProblem& problem, const Mapping& mapping, std::vector<double>* loads = nullptr) {
+  return Evaluator(problem, problem.processes()).evaluate(problem.graph(), mapping, loads);
+}
+
+// compare's rows over the processes: each process maps its share of the rows (row i of the
+// mappers that run on one process goes to process i mod K; a mapper that runs on all processes
+// is mapped by all), then the rows are evaluated in their order, each by every process, and
+// the leader prints them. The output is the serial run's, timings aside.
+struct MappedRow {
+  bool mapped = false;
+  Mapping mapping;
+  double seconds = 0;
+  std::string error;  // the mapper's Error: thrown on every process when its row comes
+};
+
+void map_row(const MapperSpec& spec, const MappingProblem& problem, MappedRow& row) {
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    row.mapping = map_checked(spec, problem);
+  } catch (const Error& e) {
+    row.error = e.what();
+  }
+  row.seconds = seconds_since(t0);
+  row.mapped = true;
 }
 
 // The placement a recommendation names: "PATH (FORMAT)" for a written placement file.
@@ -85,12 +113,14 @@ int run_info(const RunConfig& c) {
   return 0;
 }
 
-int run_eval(const RunConfig& c) {
-  Job job = validate(c, true);
+int run_eval(const RunConfig& c, const dist::Processes& processes) {
+  Job job = validate(c, true, processes);
   if (!job.mappers.empty() && !c.mapping_file.empty()) fail("eval: give --mapper or --mapping, not both");
   if (job.mappers.empty() && c.mapping_file.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
-  check_report_path(c);
-  if (!c.loads_csv.empty()) io::check_output_path(c.loads_csv, io::OutputKind::File, "--loads-csv");
+  check_on_leader(job, [&] { check_report_path(c); });
+  if (!c.loads_csv.empty()) {
+    check_on_leader(job, [&] { io::check_output_path(c.loads_csv, io::OutputKind::File, "--loads-csv"); });
+  }
   Machine machine = job_machine(job, c);
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
@@ -100,17 +130,15 @@ int run_eval(const RunConfig& c) {
   // A placement file is checked as it is read.
   Mapping mapping =
       c.mapping_file.empty() ? map_checked(job.mappers.front(), problem) : read_mapping_argument(job, c, problem);
-  if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-  const Evaluator evaluator(problem);
+  if (!mapping.note.empty() && job.speaks()) std::cerr << mapping.note << "\n";
   const bool report = !c.report.empty();
   ReportColumn evaluated{mapping_name, {}, {}};
-  evaluated.metrics = evaluator.evaluate(graph, mapping, report || !c.loads_csv.empty() ? &evaluated.loads : nullptr);
-  if (!c.loads_csv.empty()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, evaluated.loads));
+  evaluated.metrics = evaluate(problem, mapping, report || !c.loads_csv.empty() ? &evaluated.loads : nullptr);
+  if (!c.loads_csv.empty() && job.speaks()) io::write_file_atomically(c.loads_csv, channel_loads_csv(machine, evaluated.loads));
   std::vector<ReportColumn> columns;  // the baseline (unless it is the evaluated one), then the evaluated
   if (baseline && baseline->spec.text != mapping_name) {
     columns.push_back({baseline->spec.text, {}, {}});
-    columns.back().metrics =
-        evaluator.evaluate(graph, map_checked(baseline->spec, problem), report ? &columns.back().loads : nullptr);
+    columns.back().metrics = evaluate(problem, map_checked(baseline->spec, problem), report ? &columns.back().loads : nullptr);
   }
   columns.push_back(std::move(evaluated));
   std::optional<Verdict> verdict;
@@ -118,6 +146,7 @@ int run_eval(const RunConfig& c) {
     verdict = make_verdict({mapping_name, columns.back().metrics, baseline->spec.text, columns.front().metrics,
                             baseline->launcher_default, c.mapping_file});
   }
+  if (!job.speaks()) return 0;
   if (report) write_report(c, machine, report_header(job, problem, units, verdict), columns);
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
@@ -135,8 +164,8 @@ int run_eval(const RunConfig& c) {
   return 0;
 }
 
-int run_map(const RunConfig& c) {
-  Job job = validate(c, true);
+int run_map(const RunConfig& c, const dist::Processes& processes) {
+  Job job = validate(c, true, processes);
   const PlacementSpec placement = parse_placement_spec(c.out_format);
   job.placement = placement.format;
   const HostNames hosts = job_hosts(c);
@@ -144,7 +173,7 @@ int run_map(const RunConfig& c) {
   if (job.format == OutputFormat::Json && io::is_stdout_path(c.out)) {
     fail("map: --format json prints the summary on standard output; write the placement to a file, not --out -");
   }
-  io::check_output_path(c.out, io::OutputKind::File, "--out");
+  check_on_leader(job, [&] { io::check_output_path(c.out, io::OutputKind::File, "--out"); });
   Machine machine = job_machine(job, c);
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
@@ -153,25 +182,28 @@ int run_map(const RunConfig& c) {
   const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const std::string& mapper = job.mappers.front().text;
   Mapping mapping = map_checked(job.mappers.front(), problem);
-  if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-  io::write_file_atomically(c.out, format_placement(mapping, machine, placement, hosts));
-  if (!io::is_stdout_path(c.out)) {
-    std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
+  if (job.speaks()) {
+    if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
+    io::write_file_atomically(c.out, format_placement(mapping, machine, placement, hosts));
+    if (!io::is_stdout_path(c.out)) {
+      std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
+    }
   }
   // The placement beside the launchers' defaults: the baseline (block in host-name order), and
-  // round robin, so that the user sees what the mapping gained.
-  const Evaluator evaluator(problem);
-  const Metrics chosen = evaluator.evaluate(graph, mapping);
+  // round robin, so that the user sees what the mapping gained. Every process evaluates, the
+  // leader prints.
+  const Metrics chosen = evaluate(problem, mapping);
   std::vector<std::pair<std::string, Metrics>> baselines;
   std::optional<Verdict> verdict;
   if (baseline) {
-    baselines.emplace_back(baseline->spec.text, evaluator.evaluate(graph, map_checked(baseline->spec, problem)));
+    baselines.emplace_back(baseline->spec.text, evaluate(problem, map_checked(baseline->spec, problem)));
     if (const MapperSpec cyclic = parse_mapper_spec("cyclic"); why_not_applicable(cyclic, problem).empty()) {
-      baselines.emplace_back(cyclic.text, evaluator.evaluate(graph, make_mapper(cyclic)->run(problem)));
+      baselines.emplace_back(cyclic.text, evaluate(problem, make_mapper(cyclic)->run(problem)));
     }
     verdict = make_verdict({mapper, chosen, baseline->spec.text, baselines.front().second, baseline->launcher_default,
                             io::is_stdout_path(c.out) ? "" : placement_phrase(c.out, c.out_format)});
   }
+  if (!job.speaks()) return 0;
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
     j.update(placement_json(mapper, chosen));
@@ -198,37 +230,58 @@ int run_map(const RunConfig& c) {
   return 0;
 }
 
-int run_compare(const RunConfig& c) {
-  Job job = validate(c, true);
+int run_compare(const RunConfig& c, const dist::Processes& processes) {
+  Job job = validate(c, true, processes);
   if (job.mappers.empty()) fail("compare: --mappers names no mapper");
-  check_report_path(c);
+  check_on_leader(job, [&] { check_report_path(c); });
   Machine machine = job_machine(job, c);
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   const MappingProblem problem = make_problem(job, c, machine, graph);
   const std::optional<Baseline> baseline = choose_baseline(job, problem);
-  const Evaluator evaluator(problem);
+  const std::size_t n = job.mappers.size();
+  // A mapper that does not apply to this machine or job gets a row saying why.
+  std::vector<std::string> why(n);
+  for (std::size_t i = 0; i < n; ++i) why[i] = why_not_applicable(job.mappers[i], problem);
+  // Who maps each row: -1 all processes together, else one process.
+  std::vector<int> owner(n, -1);
+  for (std::size_t i = 0, spread = 0; i < n; ++i) {
+    if (why[i].empty() && !runs_on_all_processes(job.mappers[i])) owner[i] = static_cast<int>(spread++ % processes.size());
+  }
+  const MappingProblem on_own = problem.on_processes(processes.alone());
+  std::vector<MappedRow> mapped(n);
+  if (processes.size() > 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (owner[i] == processes.rank()) map_row(job.mappers[i], on_own, mapped[i]);
+    }
+  }
   std::vector<CompareRow> rows;
-  std::vector<Mapping> mappings;  // per row (empty when skipped), for the report's pictures
-  io::Progress progress("compare", job.mappers.size());
+  std::vector<Mapping> mappings(n);  // per row (empty when skipped), for the report's pictures
+  io::Progress progress("compare", n, job.speaks());
   std::vector<std::string> reasons;
-  for (const MapperSpec& spec : job.mappers) {
-    mappings.emplace_back();
-    // A mapper that does not apply to this machine or job gets a row saying why.
-    if (std::string why = why_not_applicable(spec, problem); !why.empty()) {
-      rows.push_back({spec.text, {}, 0, why});
-      reasons.push_back(fmt::format("{}: {}", spec.text, why));
+  for (std::size_t i = 0; i < n; ++i) {
+    const MapperSpec& spec = job.mappers[i];
+    if (!why[i].empty()) {
+      rows.push_back({spec.text, {}, 0, why[i]});
+      reasons.push_back(fmt::format("{}: {}", spec.text, why[i]));
       progress.advance();
       continue;
     }
     progress.status(spec.text);
-    auto t0 = std::chrono::steady_clock::now();
-    Mapping mapping = map_checked(spec, problem);
-    double secs = seconds_since(t0);
+    MappedRow& row = mapped[i];
+    if (owner[i] < 0) map_row(spec, problem, row);
+    else if (owner[i] == processes.rank() && !row.mapped) map_row(spec, on_own, row);  // one process: map, then evaluate
+    if (owner[i] >= 0) {
+      processes.broadcast(row.error, owner[i]);
+      processes.broadcast(&row.seconds, sizeof row.seconds, owner[i]);
+      if (row.error.empty()) broadcast_mapping(row.mapping, processes, owner[i]);
+    }
+    if (!row.error.empty()) throw Error(row.error);
     progress.erase();
-    if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-    rows.push_back({spec.text, evaluator.evaluate(graph, mapping), secs, {}});
-    if (!c.report.empty()) mappings.back() = std::move(mapping);
+    if (!row.mapping.note.empty() && job.speaks()) std::cerr << row.mapping.note << "\n";
+    rows.push_back({spec.text, evaluate(problem, row.mapping), row.seconds, {}});
+    if (!c.report.empty()) mappings[i] = std::move(row.mapping);
+    row.mapping = {};
     progress.advance();
   }
   if (reasons.size() == rows.size()) fail("compare: no mapper applies ({})", fmt::join(reasons, "; "));
@@ -241,8 +294,8 @@ int run_compare(const RunConfig& c) {
   std::optional<ReportColumn> extra_base;  // the baseline when it is not a row (its loads for the report)
   if (baseline && base_row == rows.size()) {
     extra_base = ReportColumn{base_name, {}, {}};
-    extra_base->metrics = evaluator.evaluate(graph, map_checked(baseline->spec, problem),
-                                             c.report.empty() ? nullptr : &extra_base->loads);
+    extra_base->metrics =
+        evaluate(problem, map_checked(baseline->spec, problem), c.report.empty() ? nullptr : &extra_base->loads);
   }
   const std::size_t best = best_row(rows, base_name);
   std::optional<Verdict> verdict;
@@ -257,10 +310,11 @@ int run_compare(const RunConfig& c) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!rows[i].skipped.empty()) continue;
       columns.push_back({rows[i].mapper, rows[i].metrics, {}});
-      if (i == base_row || i == best) evaluator.evaluate(graph, mappings[i], &columns.back().loads);
+      if (i == base_row || i == best) evaluate(problem, mappings[i], &columns.back().loads);
     }
-    write_report(c, machine, report_header(job, problem, units, verdict), columns);
+    if (job.speaks()) write_report(c, machine, report_header(job, problem, units, verdict), columns);
   }
+  if (!job.speaks()) return 0;
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
     j["rows"] = compare_to_json(rows);

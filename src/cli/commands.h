@@ -9,6 +9,9 @@
 namespace taskmap {
 class Catalog;
 }
+namespace taskmap::dist {
+class Processes;
+}
 
 namespace taskmap::cli {
 
@@ -48,9 +51,10 @@ struct RunConfig {
 };
 
 int run_info(const RunConfig& config);
-int run_eval(const RunConfig& config);
-int run_map(const RunConfig& config);
-int run_compare(const RunConfig& config);
+// eval, map and compare spread their work over `processes` (an MPI launch), else run alone.
+int run_eval(const RunConfig& config, const dist::Processes& processes);
+int run_map(const RunConfig& config, const dist::Processes& processes);
+int run_compare(const RunConfig& config, const dist::Processes& processes);
 int run_reproduce(const RunConfig& config);
 int run_export_simgrid(const RunConfig& config);
 int run_validate(const RunConfig& config);

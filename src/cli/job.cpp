@@ -20,7 +20,7 @@ OutputFormat parse_format(const std::string& f) {
 
 }  // namespace
 
-Job validate(const RunConfig& c, bool needs_pattern) {
+Job validate(const RunConfig& c, bool needs_pattern, const dist::Processes& processes) {
   // First: the limit holds for everything read after it.
   if (!c.max_memory.empty()) {
     auto bytes = parse_byte_size(c.max_memory);
@@ -28,6 +28,7 @@ Job validate(const RunConfig& c, bool needs_pattern) {
     set_memory_limit(*bytes);
   }
   Job job;
+  job.processes = &processes;
   job.format = parse_format(c.format);
   job.machine_spec = parse_machine_spec(c.machine);
   if (!c.nodes.empty()) job.allocation = parse_nodes_argument(c.nodes);
@@ -63,7 +64,10 @@ Mapping read_mapping_argument(const Job& job, const RunConfig& c, const MappingP
 }
 
 Machine job_machine(Job& job, const RunConfig& c) {
-  auto warn = [](const std::string& line) { std::cerr << "taskmap: warning: " << line << "\n"; };
+  const bool speaks = job.speaks();
+  auto warn = [speaks](const std::string& line) {
+    if (speaks) std::cerr << "taskmap: warning: " << line << "\n";
+  };
   Machine machine = build_machine(job.machine_spec, warn);
   if (!c.node_topology.empty()) machine = with_node_model(std::move(machine), read_node_topology(c.node_topology, SlotUnit::Core));
   // Synthetic machines have no host names: the scheduler's environment is not theirs.
@@ -72,22 +76,34 @@ Machine job_machine(Job& job, const RunConfig& c) {
   Machine allocated = allocate(machine, *job.allocation);
   std::uint32_t nodes = 0;
   for (NodeId n = 0; n < allocated.num_nodes(); ++n) nodes += allocated.slots_of_node(n) > 0;
-  std::cerr << fmt::format("taskmap: allocation from {}: {} nodes, {} slots\n", job.allocation->source, nodes,
-                           allocated.num_slots());
+  if (speaks) {
+    std::cerr << fmt::format("taskmap: allocation from {}: {} nodes, {} slots\n", job.allocation->source, nodes,
+                             allocated.num_slots());
+  }
   return allocated;
 }
 
 MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& machine, const CommGraph& graph) {
-  return MappingProblem(machine, graph, job.routing_spec ? job.routing_spec->text : "", c.imbalance);
+  return MappingProblem(machine, graph, job.routing_spec ? job.routing_spec->text : "", c.imbalance)
+      .on_processes(*job.processes);
 }
 
 Mapping map_checked(const MapperSpec& spec, const MappingProblem& problem) {
   // The catalog's check names the reason before any work.
   if (std::string why = why_not_applicable(spec, problem); !why.empty()) fail("--mapper '{}': {}", spec.text, why);
-  Mapping m = make_mapper(spec)->run(problem);
+  const dist::Processes& processes = problem.processes();
+  Mapping m;
+  if (processes.size() == 1 || runs_on_all_processes(spec)) {
+    m = make_mapper(spec)->run(problem);
+  } else {
+    dist::on_leader(processes, [&] { m = make_mapper(spec)->run(problem.on_processes(processes.alone())); });
+    broadcast_mapping(m, processes, 0);
+  }
   validate_mapping(m, problem.machine(), problem.graph().num_tasks(), spec.text, problem.tasks_per_slot());
   return m;
 }
+
+void check_on_leader(const Job& job, const std::function<void()>& check) { dist::on_leader(*job.processes, check); }
 
 std::unique_ptr<Routing> routing_for(const Machine& machine, const Job& job, std::string* name) {
   RoutingSpec spec = job.routing_spec ? *job.routing_spec : default_routing(machine);

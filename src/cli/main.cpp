@@ -3,15 +3,18 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include <tbb/global_control.h>
+#include <tbb/info.h>
 
 #include "commands.h"
 #include "version.h"
 #include "taskmap/core/catalog.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
+#include "taskmap/dist/launch.h"
 #include "taskmap/launch/placement_catalog.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing_catalog.h"
@@ -19,8 +22,39 @@
 #include "taskmap/validate/simgrid.h"
 #include "taskmap/workload/pattern_catalog.h"
 
+namespace {
+
+// After an error under an MPI launch, how long a process waits for the others to meet an error
+// too (the same bad input, seen by every process at the same point) before it ends them all.
+constexpr double kFailureAgreementSeconds = 10;
+
+// The one error line. Under an MPI launch: printed once, by the leader, when every process met
+// the error; else by the process that met it alone, which then ends the launch (no process is
+// left waiting for it).
+int report_error(const std::string& message, bool speaks, taskmap::dist::MpiLaunch* mpi) {
+  if (mpi == nullptr || mpi->all_failed(kFailureAgreementSeconds)) {
+    if (speaks) std::cerr << "taskmap: error: " << message << "\n";
+    return 1;
+  }
+  const taskmap::dist::Processes& world = mpi->world();
+  std::cerr << "taskmap: error: process " << world.rank() << " of " << world.size() << ": " << message << "\n";
+  mpi->abort_all(1);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using taskmap::cli::RunConfig;
+  // Started by an MPI launcher? Then only its rank 0 prints, and eval, map and compare spread
+  // their work over the launch's processes (docs/scaling.md).
+  std::optional<taskmap::dist::LaunchEnvironment> launch;
+  try {
+    launch = taskmap::dist::detect_launch();
+  } catch (const taskmap::Error& e) {
+    std::cerr << "taskmap: error: " << e.what() << "\n";
+    return 1;
+  }
+  const bool speaks = !launch || launch->rank == 0;
   RunConfig config;
   CLI::App app{"taskmap: routing-aware task mapping on HPC interconnects"};
   app.require_subcommand(1);
@@ -41,7 +75,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--pattern", config.pattern, taskmap::catalog_help(taskmap::pattern_catalog()))->required();
     cmd->add_option("--max-memory", config.max_memory,
                     "Refuse a pattern whose graph would need more memory than SIZE (16G, 512M, 1024K or bytes)")
-        ->default_str("80% of the smaller of the physical memory and the cgroup limit");
+        ->default_str("80% of the smaller of the physical memory and the cgroup limit, shared by the processes of "
+                      "a node under an MPI launch");
   };
   auto add_routing = [&](CLI::App* cmd) {
     cmd->add_option("--routing", config.routing,
@@ -57,7 +92,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--threads", config.threads,
                     "Threads that evaluate channel loads; the results are the same for every count")
         ->check(CLI::Range(1, 4096))
-        ->default_str("all cores");
+        ->default_str("all cores; under an MPI launch, the node's cores shared by its processes");
   };
   auto add_format = [&](CLI::App* cmd) {
     cmd->add_option("--format", config.format, "Output: table or json")->default_str("table");
@@ -196,32 +231,47 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return speaks ? app.exit(e) : 0;
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return speaks ? app.exit(e) : 0;
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return speaks ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "taskmap: error: " << e.what() << " (see taskmap --help)\n";
+    if (speaks) std::cerr << "taskmap: error: " << e.what() << " (see taskmap --help)\n";
     return 2;
   }
+  const bool spreads = *eval || *map || *compare;
+  // Other commands run on the launch's rank 0 alone, without MPI.
+  if (launch && !spreads && !speaks) return 0;
+  // --threads, else every core; under a launch the processes of one node share its cores.
+  int thread_count = config.threads;
+  if (thread_count == 0 && launch && spreads && launch->local_size > 1) {
+    thread_count = std::max(1, tbb::info::default_concurrency() / launch->local_size);
+  }
   std::optional<tbb::global_control> threads;
-  if (config.threads > 0) threads.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
+  if (thread_count > 0) threads.emplace(tbb::global_control::max_allowed_parallelism, thread_count);
+  std::unique_ptr<taskmap::dist::MpiLaunch> mpi;
   try {
+    if (launch && spreads) {
+      // The processes of one node share its memory: each gets its share of the default limit.
+      if (config.max_memory.empty() && launch->local_size > 1) {
+        taskmap::set_memory_limit(taskmap::default_memory_limit() / static_cast<std::uint64_t>(launch->local_size));
+      }
+      mpi = taskmap::dist::MpiLaunch::start(*launch);
+    }
+    const taskmap::dist::Processes& processes = mpi ? mpi->world() : taskmap::dist::this_process_only();
     if (*info) return taskmap::cli::run_info(config);
-    if (*eval) return taskmap::cli::run_eval(config);
-    if (*map) return taskmap::cli::run_map(config);
-    if (*compare) return taskmap::cli::run_compare(config);
+    if (*eval) return taskmap::cli::run_eval(config, processes);
+    if (*map) return taskmap::cli::run_map(config, processes);
+    if (*compare) return taskmap::cli::run_compare(config, processes);
     if (*reproduce) return taskmap::cli::run_reproduce(config);
     if (*export_simgrid) return taskmap::cli::run_export_simgrid(config);
     if (*validate_cmd) return taskmap::cli::run_validate(config);
     if (*list) return taskmap::cli::run_list(config);
   } catch (const taskmap::Error& e) {
-    std::cerr << "taskmap: error: " << e.what() << "\n";
-    return 1;
+    return report_error(e.what(), speaks, mpi.get());
   } catch (const std::bad_alloc&) {
-    std::cerr << "taskmap: error: out of memory (the machine or pattern is too large)\n";
-    return 1;
+    return report_error("out of memory (the machine or pattern is too large)", speaks, mpi.get());
   }
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/dist/exact_sum.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/topology/node_model.h"
 
@@ -35,26 +36,34 @@ struct Grouped {
   std::vector<std::size_t> block_start;
 };
 
-// The loads of one or more consecutive blocks (a body of parallel_deterministic_reduce: a
-// split starts from zero loads, a join adds the right neighbour's).
-struct BlockLoads {
+// The loads of one or more blocks, each routed into loads of its own and added exactly (a
+// body of parallel_reduce: exact sums do not depend on how the blocks are split or joined).
+struct BlockSums {
   const Grouped& grouped;
-  std::vector<double> load;
+  const dist::FixedPoint& fixed;
+  std::vector<dist::Int128> total;
+  std::vector<double> block;  // the loads of the block being routed
   std::uint64_t additions = 0;
 
-  BlockLoads(const Grouped& g, std::size_t channels) : grouped(g), load(channels, 0.0) {}
-  BlockLoads(BlockLoads& other, tbb::split) : BlockLoads(other.grouped, other.load.size()) {}
+  BlockSums(const Grouped& g, const dist::FixedPoint& f, std::size_t channels)
+      : grouped(g), fixed(f), total(channels, 0) {}
+  BlockSums(BlockSums& other, tbb::split) : BlockSums(other.grouped, other.fixed, other.total.size()) {}
   void operator()(const tbb::blocked_range<std::size_t>& blocks) {
+    block.resize(total.size());
     for (std::size_t b = blocks.begin(); b != blocks.end(); ++b) {
+      std::fill(block.begin(), block.end(), 0.0);
       for (std::size_t r = grouped.block_start[b]; r < grouped.block_start[b + 1]; ++r) {
         if (grouped.merged[r] == 0) continue;
         const std::span<const SourceFlow> into(grouped.flows.data() + grouped.offset[r], grouped.merged[r]);
-        additions += grouped.routing.add_flows_to(static_cast<RouterId>(r), into, load);
+        additions += grouped.routing.add_flows_to(static_cast<RouterId>(r), into, block);
+      }
+      for (std::size_t c = 0; c < block.size(); ++c) {
+        if (block[c] != 0) total[c] += fixed.from_double(block[c]);
       }
     }
   }
-  void join(const BlockLoads& right) {
-    for (std::size_t c = 0; c < load.size(); ++c) load[c] += right.load[c];
+  void join(const BlockSums& right) {
+    for (std::size_t c = 0; c < total.size(); ++c) total[c] += right.total[c];
     additions += right.additions;
   }
 };
@@ -101,15 +110,30 @@ void route_in_source_order(const Machine& machine, const Routing& routing, const
 }
 
 // The router pairs grouped by destination (sources in increasing order, a pair's task pairs
-// summed in task order), routed in blocks of consecutive destinations of about `block_work`
-// each, in parallel; the blocks' loads are summed in the fixed tree of
-// parallel_deterministic_reduce over the block indices, whatever the thread count.
+// summed in task order) into blocks of consecutive destinations of about `block_work` each,
+// from the task pairs' work alone. This process routes its share of the blocks (consecutive
+// blocks, in rank order; all of them alone), keeping only the task pairs towards them, in
+// parallel, each block into loads of its own; the blocks' loads are added exactly, then over
+// the processes (an integer MPI_Allreduce): the loads are the same bits at any thread and
+// process count. The exact sums' bound is twice the network volume (a flow adds at most its
+// volume to a channel it crosses; no route crosses a channel twice).
 void route_by_destination(const Machine& machine, const Routing& routing, const CommGraph& graph,
                           const std::vector<RouterId>& router_of_task, const HopDistance& distance,
-                          const Destinations& into, std::uint64_t block_work, std::vector<double>& load, Metrics& m) {
+                          const Destinations& into, std::uint64_t block_work, const dist::Processes& processes,
+                          std::vector<double>& load, Metrics& m) {
   const std::size_t routers = machine.num_routers;
   Grouped g{routing, {}, std::vector<std::uint64_t>(routers + 1, 0), std::vector<std::uint64_t>(routers, 0), {0}};
-  for (std::size_t r = 0; r < routers; ++r) g.offset[r + 1] = g.offset[r] + into.pairs[r];
+  std::uint64_t work = 0;
+  for (std::size_t r = 0; r < routers; ++r) {
+    work += into.work[r];
+    if (work >= block_work) g.block_start.push_back(r + 1), work = 0;
+  }
+  if (g.block_start.back() != routers) g.block_start.push_back(routers);
+  const dist::Slice mine = dist::slice_of(g.block_start.size() - 1, processes.rank(), processes.size());
+  const std::size_t first = g.block_start[mine.begin], last = g.block_start[mine.end];
+  for (std::size_t r = 0; r < routers; ++r) {
+    g.offset[r + 1] = g.offset[r] + (r >= first && r < last ? into.pairs[r] : 0);
+  }
   g.flows.resize(g.offset[routers]);
   {
     std::vector<std::uint64_t> next(g.offset.begin(), g.offset.end() - 1);
@@ -119,18 +143,18 @@ void route_by_destination(const Machine& machine, const Routing& routing, const 
       const RouterId rt = router_of_task[t];
       for (std::size_t i = 0; i < targets.size(); ++i) {
         const RouterId ru = router_of_task[targets[i]];
-        if (targets[i] != t && ru != rt) g.flows[next[ru]++] = {rt, volumes[i]};
+        if (ru >= first && ru < last && targets[i] != t && ru != rt) g.flows[next[ru]++] = {rt, volumes[i]};
       }
     }
   }
   // Per destination: the sources in increasing order, a source's task pairs summed in task
   // order (the order they were filled in), in place.
   std::vector<std::uint64_t> hops(routers, 0);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, routers), [&](const tbb::blocked_range<std::size_t>& range) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(first, last), [&](const tbb::blocked_range<std::size_t>& range) {
     thread_local std::vector<std::uint64_t> order;  // source << 32 | position in the destination's list
     thread_local std::vector<SourceFlow> sorted;
     for (std::size_t r = range.begin(); r != range.end(); ++r) {
-      SourceFlow* first = g.flows.data() + g.offset[r];
+      SourceFlow* first_flow = g.flows.data() + g.offset[r];
       const std::size_t count = g.offset[r + 1] - g.offset[r];
       auto add = [&](const SourceFlow& f) {
         if (!sorted.empty() && sorted.back().src == f.src) sorted.back().volume += f.volume;
@@ -139,44 +163,42 @@ void route_by_destination(const Machine& machine, const Routing& routing, const 
       sorted.clear();
       if (count <= UINT32_MAX) {
         order.resize(count);
-        for (std::size_t i = 0; i < count; ++i) order[i] = std::uint64_t{first[i].src} << 32 | i;
+        for (std::size_t i = 0; i < count; ++i) order[i] = std::uint64_t{first_flow[i].src} << 32 | i;
         std::sort(order.begin(), order.end());
-        for (std::uint64_t key : order) add(first[key & UINT32_MAX]);
+        for (std::uint64_t key : order) add(first_flow[key & UINT32_MAX]);
       } else {
-        std::stable_sort(first, first + count, [](const SourceFlow& a, const SourceFlow& b) { return a.src < b.src; });
-        for (std::size_t i = 0; i < count; ++i) add(first[i]);
+        std::stable_sort(first_flow, first_flow + count,
+                         [](const SourceFlow& a, const SourceFlow& b) { return a.src < b.src; });
+        for (std::size_t i = 0; i < count; ++i) add(first_flow[i]);
       }
-      std::copy(sorted.begin(), sorted.end(), first);
+      std::copy(sorted.begin(), sorted.end(), first_flow);
       g.merged[r] = sorted.size();
       for (const SourceFlow& f : sorted) hops[r] += distance(f.src, static_cast<RouterId>(r));
     }
   });
-  // Blocks of consecutive destinations, each closed once its work reaches block_work (the
-  // work of a destination scaled from its task pairs to its router pairs).
-  double work = 0;
-  for (std::size_t r = 0; r < routers; ++r) {
-    if (into.pairs[r] > 0) {
-      work += static_cast<double>(into.work[r]) * static_cast<double>(g.merged[r]) / static_cast<double>(into.pairs[r]);
-    }
-    if (work >= static_cast<double>(block_work)) g.block_start.push_back(r + 1), work = 0;
-  }
-  if (g.block_start.back() != routers) g.block_start.push_back(routers);
 
-  // The reduction keeps the loads of about one block per thread and level of its tree.
-  const std::size_t blocks = g.block_start.size() - 1;
-  std::size_t levels = 1;
-  while ((std::size_t{1} << levels) < blocks) ++levels;
-  const std::size_t live = std::min(blocks, static_cast<std::size_t>(tbb::this_task_arena::max_concurrency() + 1) * levels);
+  // Each thread's body keeps a block's loads and the sums of its blocks.
+  const std::size_t live = std::min<std::size_t>(mine.end - mine.begin,
+                                                 static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()) + 1);
   check_memory(fmt::format("evaluating {} router pairs on '{}'", format_count(g.offset[routers]), machine.description),
-               saturating_mul(saturating_mul(machine.channels.size(), 8), live),
-               fmt::format("the channel loads of {} blocks at once", live));
-  BlockLoads sum(g, machine.channels.size());
-  tbb::parallel_deterministic_reduce(tbb::blocked_range<std::size_t>(0, blocks, 1), sum);
-  load = std::move(sum.load);
-  m.channel_updates = sum.additions;
-  for (std::size_t r = 0; r < routers; ++r) m.router_pairs += g.merged[r], m.router_pair_hops += hops[r];
+               saturating_mul(saturating_mul(machine.channels.size(), 24), live),
+               fmt::format("the channel loads and their sums of {} blocks at once", live));
+  const dist::FixedPoint fixed(2 * m.network_volume);
+  BlockSums sums(g, fixed, machine.channels.size());
+  tbb::parallel_reduce(tbb::blocked_range<std::size_t>(mine.begin, mine.end, 1), sums);
+  processes.sum(sums.total);
+  std::uint64_t counts[3] = {sums.additions, 0, 0};
+  for (std::size_t r = first; r < last; ++r) counts[1] += g.merged[r], counts[2] += hops[r];
+  processes.sum(counts);
+  m.channel_updates = counts[0];
+  m.router_pairs = counts[1];
+  m.router_pair_hops = counts[2];
+  load.resize(machine.channels.size());
   double routed_hops = 0;
-  for (double l : load) routed_hops += l;
+  for (std::size_t c = 0; c < load.size(); ++c) {
+    load[c] = fixed.to_double(sums.total[c]);
+    routed_hops += load[c];
+  }
   m.avg_routed_hops = m.network_volume > 0 ? routed_hops / m.network_volume : 0;
 }
 
@@ -255,14 +277,21 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   m.avg_dilation_unweighted = m.task_pairs > 0 ? static_cast<double>(hop_sum) / static_cast<double>(m.task_pairs) : 0;
 
   // 2. Route every router pair once and add its shares to the channel loads. An adaptive
-  // routing places each flow by the loads of the flows before it: serial by nature.
+  // routing places each flow by the loads of the flows before it: serial by nature. In source
+  // order the leader of the processes routes, and the others receive its loads.
   std::vector<double> load(machine_.channels.size(), 0.0);
   const std::uint64_t block_work =
       options_.block_work ? options_.block_work : std::max<std::uint64_t>(std::uint64_t{1} << 22, 4 * machine_.channels.size());
+  const dist::Processes& processes = *processes_;
   if (routing_.adaptive() || into.total_work <= block_work) {
-    route_in_source_order(machine_, routing_, graph, router_of_task, distance, load, m);
+    dist::on_leader(processes, [&] { route_in_source_order(machine_, routing_, graph, router_of_task, distance, load, m); });
+    processes.broadcast(load, 0);
+    std::uint64_t counts[3] = {m.channel_updates, m.router_pairs, m.router_pair_hops};
+    processes.broadcast(counts, sizeof counts, 0);
+    processes.broadcast(&m.avg_routed_hops, sizeof m.avg_routed_hops, 0);
+    m.channel_updates = counts[0], m.router_pairs = counts[1], m.router_pair_hops = counts[2];
   } else {
-    route_by_destination(machine_, routing_, graph, router_of_task, distance, into, block_work, load, m);
+    route_by_destination(machine_, routing_, graph, router_of_task, distance, into, block_work, processes, load, m);
   }
 
   // 3. Metrics over channels, overall and per link class.

@@ -9,6 +9,11 @@
 
 namespace taskmap {
 
+void broadcast_mapping(Mapping& mapping, const dist::Processes& processes, int root) {
+  processes.broadcast(mapping.slot_of_task, root);
+  processes.broadcast(mapping.note, root);
+}
+
 std::uint32_t tasks_per_slot(std::size_t tasks, std::uint32_t slots, double imbalance) {
   if (slots == 0 || tasks <= slots) return 1;
   // The small slack keeps an exact product (e.g. 1.03 x 100) from rounding up a whole task.

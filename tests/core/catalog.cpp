@@ -251,9 +251,9 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
       {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "file"}},
       {"formats", {"plain", "scotch", "metis-part", "openmpi-rankfile", "hydra", "slurm", "slurm-map-cpu", "cray-rank-order",
                    "bgq-mapfile"}},
-      // The 24 mappers; pipelines A+B+... make the 25th way to map.
+      // The 26 mappers; pipelines A+B+... make the 27th way to map.
       {"mappers", {"auto", "default", "hostname-order", "order", "random", "cyclic", "file", "percs-block", "percs-modcolor", "percs-transpose",
-                   "rtt-map", "dragonfly-bsm", "dragonfly-bbac", "hilbert", "rubik-tiling", "blocks", "scotch", "metis",
+                   "rtt-map", "dragonfly-bsm", "dragonfly-bbac", "hilbert", "rubik-tiling", "blocks", "scotch", "ptscotch", "metis",
                    "greedy", "rb", "ml", "timer", "refine-hb", "refine-mcl", "rahtm"}}};
   return names;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "taskmap/dist/processes.h"
 #include "taskmap/problem/mapping.h"
 #include "taskmap/problem/problem.h"
 #include "taskmap/workload/comm_graph.h"
@@ -65,15 +66,16 @@ struct Metrics {
   std::uint64_t channel_updates = 0;   // channel-load additions performed
 };
 
-// How an evaluation splits its work. The loads are summed in an order fixed by the input
-// alone, so they are identical bit for bit at any thread count.
+// How an evaluation splits its work. The loads depend on the input alone: they are identical
+// bit for bit at any thread count and over any number of processes.
 struct EvaluatorOptions {
   // Work per block, in estimated channel-load additions (hop distance + 1 per task pair
   // crossing the network). An evaluation of one block's work or less routes its router pairs
   // one by one in (source, destination) order. Beyond, router pairs are grouped by destination
-  // into blocks, routed in parallel (Routing::add_flows_to, which may merge the flows towards
-  // one destination), each block into loads of its own, and the blocks' loads combined in a
-  // fixed tree. 0: 2^22, or 4 per channel if more (a block's loads are combined whole).
+  // into blocks of consecutive destinations (from the task pairs' work alone), routed in
+  // parallel (Routing::add_flows_to, which may merge the flows towards one destination), each
+  // block into loads of its own, and the blocks' loads added exactly (dist/exact_sum.h), over
+  // the processes too. 0: 2^22, or 4 per channel if more (a block's loads are added whole).
   std::uint64_t block_work = 0;
 };
 
@@ -85,6 +87,13 @@ class Evaluator {
   explicit Evaluator(const MappingProblem& problem, EvaluatorOptions options = {})
       : machine_(problem.machine()), routing_(problem.routing()), distance_(&problem.hop_distance()),
         options_(options) {}
+  // The same, its routing work spread over `processes` (every one of them evaluates, each
+  // routing its share of the blocks): the metrics and loads are the ones this process alone
+  // computes, on every process.
+  Evaluator(const MappingProblem& problem, const dist::Processes& processes, EvaluatorOptions options = {})
+      : Evaluator(problem, options) {
+    processes_ = &processes;
+  }
   // loads, if given, receives l(e) per channel id.
   Metrics evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads = nullptr) const;
 
@@ -93,6 +102,7 @@ class Evaluator {
   const Routing& routing_;
   const HopDistance* distance_ = nullptr;  // null: each evaluation computes its own
   EvaluatorOptions options_;
+  const dist::Processes* processes_ = &dist::this_process_only();
 };
 
 }  // namespace taskmap

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "taskmap/dist/processes.h"
 #include "taskmap/topology/machine.h"
 
 namespace taskmap {
@@ -12,6 +13,9 @@ struct Mapping {
   std::string note;  // the mapper's one-line account of its run (e.g. RAHTM's solver statistics)
   std::size_t num_tasks() const { return slot_of_task.size(); }
 };
+
+// `root`'s mapping (slots and note) to every process.
+void broadcast_mapping(Mapping& mapping, const dist::Processes& processes, int root);
 
 // Tasks one slot may hold: 1 when the job fits the machine, else ceil((1 + imbalance) x
 // tasks / slots), the balance constraint of a many-to-one mapping (Scotch, TiMEr).

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "taskmap/dist/processes.h"
 #include "taskmap/problem/mapping.h"
 #include "taskmap/routing/route_cache.h"
 #include "taskmap/routing/routing.h"
@@ -33,6 +34,8 @@ class MappingProblem {
   // The same problem for another task graph of the same job size or not (e.g. a task graph
   // given a grid): shares the routing and the route caches.
   MappingProblem with_graph(const CommGraph& graph) const;
+  // The same problem (shared routing and caches) for a run spread over `processes`.
+  MappingProblem on_processes(const dist::Processes& processes) const;
 
   const Machine& machine() const { return *machine_; }
   const CommGraph& graph() const { return *graph_; }
@@ -42,6 +45,10 @@ class MappingProblem {
   double imbalance() const { return imbalance_; }
   // Tasks one slot may hold: 1 when the job fits the machine, else the balance's share.
   std::uint32_t tasks_per_slot() const;
+  // The processes the run spreads its work over: this process alone unless on_processes says
+  // otherwise. Only a mapper that works with all of them (ptscotch) uses them; every process
+  // then runs that mapper, and gets the same mapping.
+  const dist::Processes& processes() const { return *processes_; }
 
   // Routes of router pairs under routing() divided by the channels' bandwidths, computed on
   // first use and shared by every mapper of the run. Thread-safe.
@@ -67,13 +74,15 @@ class MappingProblem {
     bool default_checked = false;
     std::shared_ptr<Shared> under_default;  // routing and caches of the default routing
   };
-  MappingProblem(const Machine& machine, const CommGraph& graph, std::shared_ptr<Shared> shared, double imbalance)
-      : machine_(&machine), graph_(&graph), shared_(std::move(shared)), imbalance_(imbalance) {}
+  MappingProblem(const Machine& machine, const CommGraph& graph, std::shared_ptr<Shared> shared, double imbalance,
+                 const dist::Processes& processes)
+      : machine_(&machine), graph_(&graph), shared_(std::move(shared)), imbalance_(imbalance), processes_(&processes) {}
 
   const Machine* machine_;
   const CommGraph* graph_;
   std::shared_ptr<Shared> shared_;
   double imbalance_;
+  const dist::Processes* processes_ = &dist::this_process_only();
 };
 
 }  // namespace taskmap

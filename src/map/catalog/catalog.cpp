@@ -23,7 +23,7 @@ namespace {
 enum class MapperKind {
   Auto, Default, HostnameOrder, Order, Random, Cyclic, File,
   PercsBlock, PercsModColor, PercsTranspose, RttMap, DragonflyBsm, DragonflyBbac, Hilbert, RubikTiling, GridBlocks,
-  Scotch, Metis, Greedy, RecursiveBisection, Multilevel,
+  Scotch, PtScotch, Metis, Greedy, RecursiveBisection, Multilevel,
   Timer, RefineHopBytes, RefineMcl,
   Rahtm,
 };
@@ -269,6 +269,16 @@ const Catalog& mapper_catalog() {
            .reference = "[Scotch]",
            .applies_to = "any machine and allocation; any task count",
            .example = "scotch"},
+          {.name = "ptscotch",
+           .tag = tag(MapperKind::PtScotch),
+           .summary = "under an MPI launch (mpirun -np K taskmap ...): PT-Scotch's distributed mapping, each process "
+                      "holding a slice of the tasks, into one part per router sized by its slots; Scotch then places "
+                      "the parts on the routers and tasks fill their part's router. Its result depends on the "
+                      "process count. Without PT-Scotch (the serial program, MPICH's launcher), or with fewer tasks "
+                      "than processes, it is scotch (docs/scaling.md)",
+           .reference = "[PT-Scotch]",
+           .applies_to = "any machine and allocation; any task count",
+           .example = "ptscotch"},
           {.name = "metis",
            .tag = tag(MapperKind::Metis),
            .summary = "METIS k-way parts, one per router, balanced to --imbalance, then the parts onto routers",
@@ -458,6 +468,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::RubikTiling: return make_rubik_tiling_mapper(std::move(label));
     case MapperKind::GridBlocks: return make_grid_blocks_mapper(std::move(label));
     case MapperKind::Scotch: return make_scotch_mapper(std::move(label));
+    case MapperKind::PtScotch: return make_ptscotch_mapper(std::move(label));
     case MapperKind::Metis: return make_metis_mapper(std::move(label), v.get_choice("assign") == "greedy");
     case MapperKind::Greedy: return make_greedy_mapper(std::move(label));
     case MapperKind::RecursiveBisection: return make_rb_mapper(std::move(label), count(v, "tries"));
@@ -583,6 +594,10 @@ std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) 
     for (std::string_view piece : io::split_outside_quotes(item, ',')) add(std::string(piece));
   }
   return out;
+}
+
+bool runs_on_all_processes(const MapperSpec& spec) {
+  return kind_of(spec.stages.front()) == MapperKind::PtScotch;
 }
 
 std::string why_not_applicable(const MapperSpec& spec, const MappingProblem& problem) {

@@ -37,6 +37,10 @@ std::unique_ptr<Mapper> make_mapper(const MapperSpec& spec);
 // `--mappers a,b,c` (each argument may hold several): commas separate mappers, except before a
 // "key=value" item, which continues the mapper before it, and inside a quoted value.
 std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw);
+// True when the mapper works with all the processes of a run (ptscotch, and pipelines starting
+// with it): every process runs it on the problem's processes. Any other mapper runs on one
+// process, which hands its mapping to the others.
+bool runs_on_all_processes(const MapperSpec& spec);
 // "" when every stage applies to the problem's machine and job, else the reason.
 std::string why_not_applicable(const MapperSpec& spec, const MappingProblem& problem);
 

@@ -11,6 +11,9 @@
 namespace taskmap {
 
 std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label);
+// PT-Scotch's distributed partition over the problem's processes, then Scotch places the parts
+// on routers; scotch on the leader when the processes have no PT-Scotch.
+std::unique_ptr<Mapper> make_ptscotch_mapper(MapperLabel label);
 // greedy_assignment: METIS's parts onto routers greedily by traffic (else part i on router i).
 std::unique_ptr<Mapper> make_metis_mapper(MapperLabel label, bool greedy_assignment);
 std::unique_ptr<Mapper> make_greedy_mapper(MapperLabel label);
