@@ -153,7 +153,7 @@ TEST(RefineHopBytes, OnAFabricOfMoreThan4096RoutersItsHopsComeFromTheJobsRouters
   const CommGraph g = CommGraph::from_edges(4, {{0, 1, 1.0}, {1, 0, 1.0}, {2, 3, 1.0}, {3, 2, 1.0}});
   const Mapping start{{0, 4, 2, 6}, {}};
   HopBytesRefineStats stats;
-  const Mapping out = refine_hop_bytes(m, g, start, HopBytesRefineOptions{}, &stats);
+  const Mapping out = refine_hop_bytes(MappingProblem(m, g), start, HopBytesRefineOptions{}, &stats);
   EXPECT_DOUBLE_EQ(stats.before, 16.0);
   EXPECT_DOUBLE_EQ(stats.after, 0.0);
   EXPECT_EQ(m.node_of_slot(out.slot_of_task[0]), m.node_of_slot(out.slot_of_task[1]));

@@ -215,7 +215,7 @@ TEST(DragonflyFile, PlainFormatGivesRoutersCablesAndNodes) {
   // The most common known rate, 50 Gb/s (twice), is bandwidth 1: 50e9 / 8 bytes/s.
   const Machine m = build_fabric_machine(f, FabricOptions{});
   EXPECT_DOUBLE_EQ(m.link_bytes_per_s, 6.25e9);
-  EXPECT_EQ(std::get<FabricShape>(m.shape).switch_group, f.switch_group);
+  EXPECT_EQ(std::get<FabricShape>(m.shape).dragonfly.group_of, f.switch_group);
   EXPECT_EQ(read_dragonfly_file(path, [](const std::string&) {}).cables.size(), 5u);
   EXPECT_EQ(error_of(path, kNodes).find(path + ": a Dragonfly file in taskmap's format names its own nodes"), 0u);
 }

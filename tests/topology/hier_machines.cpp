@@ -105,7 +105,7 @@ TEST(Hier, JOfAnAsymmetricPairIsTheMeanOfItsDirections) {
   EXPECT_DOUBLE_EQ(x.hop_bytes, 60);
   // The tree routes 4 over 0-8-12-9-2 and 2 back: the MCL is 4, on l1 and l2 alike.
   EXPECT_DOUBLE_EQ(x.mcl, 4);
-  EXPECT_EQ(x.bottleneck_class, "l1,l2");
+  EXPECT_EQ(x.bottleneck_class, (std::vector<std::string>{"l1", "l2"}));
   EXPECT_EQ(x.channels_used, 8u);
 }
 
