@@ -34,6 +34,7 @@ struct Grouped {
   std::vector<SourceFlow> flows;
   std::vector<std::uint64_t> offset, merged;
   std::vector<std::size_t> block_start;
+  io::Progress* progress = nullptr;  // advanced by one per block routed
 };
 
 // The loads of one or more blocks, each routed into loads of its own and added exactly (a
@@ -60,6 +61,7 @@ struct BlockSums {
       for (std::size_t c = 0; c < block.size(); ++c) {
         if (block[c] != 0) total[c] += fixed.from_double(block[c]);
       }
+      if (grouped.progress) grouped.progress->advance();
     }
   }
   void join(const BlockSums& right) {
@@ -67,6 +69,9 @@ struct BlockSums {
     additions += right.additions;
   }
 };
+
+// Evaluations of at least this many task pairs show a progress bar (on a terminal).
+constexpr std::uint64_t kProgressPairs = std::uint64_t{1} << 18;
 
 // The router pairs routed one by one in (source, destination) order, as a serial sum.
 void route_in_source_order(const Machine& machine, const Routing& routing, const CommGraph& graph,
@@ -90,7 +95,9 @@ void route_in_source_order(const Machine& machine, const Routing& routing, const
   std::vector<ChannelShare> shares;
   double routed_hops = 0;
   const bool adaptive = routing.adaptive();
+  io::Progress progress("evaluating router pairs", flows.size(), flows.size() >= kProgressPairs);
   for (std::size_t i = 0; i < flows.size();) {
+    if ((m.router_pairs & 0xfff) == 0) progress.set(i);
     const std::uint64_t key = flows[i].key;
     double v = 0;
     while (i < flows.size() && flows[i].key == key) v += flows[i++].volume;
@@ -184,6 +191,8 @@ void route_by_destination(const Machine& machine, const Routing& routing, const 
                saturating_mul(saturating_mul(machine.channels.size(), 24), live),
                fmt::format("the channel loads and their sums of {} blocks at once", live));
   const dist::FixedPoint fixed(2 * m.network_volume);
+  io::Progress progress("evaluating blocks of destinations", mine.end - mine.begin, g.offset[routers] >= kProgressPairs);
+  g.progress = &progress;
   BlockSums sums(g, fixed, machine.channels.size());
   tbb::parallel_reduce(tbb::blocked_range<std::size_t>(mine.begin, mine.end, 1), sums);
   processes.sum(sums.total);
