@@ -34,6 +34,20 @@ TEST(ScotchMapper, PerfectEmbeddingsNeedTheRightTerminalNumbering) {
   }
 }
 
+// Both of Scotch's strategies embed the 4x8 grid in the 8x4 mesh perfectly (dilation 1, as
+// above); below 2^18 tasks the default strategy is Scotch's QUALITY, the same placement.
+TEST(ScotchMapper, SpeedStrategyStillEmbedsAGridAndAutoIsQualityOnSmallJobs) {
+  const CommGraph g = make_halo2d(4, 8, 5, false);
+  const Machine m = make_machine("mesh:8x4");
+  auto routing = make_routing(m, default_routing(m));
+  for (const char* name : {"scotch:strategy=speed", "scotch:strategy=quality"}) {
+    const Mapping map = run_mapper(name, m, g);
+    validate_mapping(map, m, g.num_tasks(), name);
+    EXPECT_DOUBLE_EQ(Evaluator(m, *routing).evaluate(g, map).avg_dilation, 1.0) << name;
+  }
+  EXPECT_EQ(run_mapper("scotch", m, g).slot_of_task, run_mapper("scotch:strategy=quality", m, g).slot_of_task);
+}
+
 TEST(ScotchMapper, FullMachinesWithoutNativeTargetGetValidPlacements) {
   // Dragonfly and a torus with a mesh dimension go through Scotch's graph target; the job
   // fills every slot, so routers Scotch overfills must hand tasks on.

@@ -264,11 +264,15 @@ const Catalog& mapper_catalog() {
           {.name = "scotch",
            .tag = tag(MapperKind::Scotch),
            .summary = "the Scotch library's graph mapping onto the machine (tori, meshes, hypercubes and hier as "
-                      "Scotch's own targets, others as their router graph; strategy QUALITY, one thread, fixed "
-                      "random state), then tasks onto their routers' slots",
+                      "Scotch's own targets, others as their router graph; one thread, fixed random state), then "
+                      "tasks onto their routers' slots",
            .reference = "[Scotch]",
            .applies_to = "any machine and allocation; any task count",
-           .example = "scotch"},
+           .example = "scotch:strategy=speed",
+           .params = {{.name = "strategy", .type = ParamType::Choice, .default_value = "auto",
+                       .choices = {"auto", "quality", "speed"},
+                       .meaning = "Scotch's strategy flag SCOTCH_STRATQUALITY or SCOTCH_STRATSPEED; auto: quality up "
+                                  "to 262,144 tasks, speed beyond (quality takes minutes on a million)"}}},
           {.name = "ptscotch",
            .tag = tag(MapperKind::PtScotch),
            .summary = "under an MPI launch (mpirun -np K taskmap ...): PT-Scotch's distributed mapping, each process "
@@ -467,7 +471,12 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::Hilbert: return make_hilbert_mapper(std::move(label));
     case MapperKind::RubikTiling: return make_rubik_tiling_mapper(std::move(label));
     case MapperKind::GridBlocks: return make_grid_blocks_mapper(std::move(label));
-    case MapperKind::Scotch: return make_scotch_mapper(std::move(label));
+    case MapperKind::Scotch: {
+      const std::string strategy = v.get_choice("strategy");
+      return make_scotch_mapper(std::move(label), strategy == "quality" ? ScotchStrategy::Quality
+                                                  : strategy == "speed" ? ScotchStrategy::Speed
+                                                                        : ScotchStrategy::Auto);
+    }
     case MapperKind::PtScotch: return make_ptscotch_mapper(std::move(label));
     case MapperKind::Metis: return make_metis_mapper(std::move(label), v.get_choice("assign") == "greedy");
     case MapperKind::Greedy: return make_greedy_mapper(std::move(label));

@@ -44,7 +44,7 @@ namespace taskmap {
 namespace detail {
 namespace {
 
-class ScotchMapper final : public ConfiguredMapper<> {
+class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
  public:
   using ConfiguredMapper::ConfiguredMapper;
 
@@ -102,7 +102,9 @@ class ScotchMapper final : public ConfiguredMapper<> {
     }
     std::vector<RouterId> router_of_terminal = build_target(machine, arch, context);
     SCOTCH_contextRandomReset(&context);  // every mapping from the same random state
-    if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY, SCOTCH_archSize(&arch),
+    const bool speed = options_ == ScotchStrategy::Speed ||
+                       (options_ == ScotchStrategy::Auto && n > kScotchQualityUpToTasks);
+    if (SCOTCH_stratGraphMapBuild(&strat, speed ? SCOTCH_STRATSPEED : SCOTCH_STRATQUALITY, SCOTCH_archSize(&arch),
                                   imbalance) != 0) {
       scotch_failed("stratGraphMapBuild");
     }
@@ -201,8 +203,8 @@ class ScotchMapper final : public ConfiguredMapper<> {
 
 }  // namespace detail
 
-std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label) {
-  return std::make_unique<detail::ScotchMapper>(std::move(label));
+std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label, ScotchStrategy strategy) {
+  return std::make_unique<detail::ScotchMapper>(std::move(label), strategy);
 }
 
 }  // namespace taskmap

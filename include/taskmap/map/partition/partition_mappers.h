@@ -10,7 +10,11 @@
 
 namespace taskmap {
 
-std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label);
+// Scotch's mapping strategy: SCOTCH_STRATQUALITY or SCOTCH_STRATSPEED, or by job size (Auto:
+// quality up to kScotchQualityUpToTasks tasks, speed beyond, where quality costs minutes).
+enum class ScotchStrategy { Auto, Quality, Speed };
+inline constexpr std::uint32_t kScotchQualityUpToTasks = std::uint32_t{1} << 18;
+std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label, ScotchStrategy strategy = ScotchStrategy::Auto);
 // PT-Scotch's distributed partition over the problem's processes, then Scotch places the parts
 // on routers; scotch on the leader when the processes have no PT-Scotch.
 std::unique_ptr<Mapper> make_ptscotch_mapper(MapperLabel label);
