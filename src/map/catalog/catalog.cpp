@@ -271,8 +271,10 @@ const Catalog& mapper_catalog() {
            .example = "scotch:strategy=speed",
            .params = {{.name = "strategy", .type = ParamType::Choice, .default_value = "auto",
                        .choices = {"auto", "quality", "speed"},
-                       .meaning = "Scotch's strategy flag SCOTCH_STRATQUALITY or SCOTCH_STRATSPEED; auto: quality up "
-                                  "to 262,144 tasks, speed beyond (quality takes minutes on a million)"}}},
+                       .meaning = "Scotch's strategy: SCOTCH_STRATQUALITY, or SCOTCH_STRATSPEED with recursive "
+                                  "bipartitioning alone (SCOTCH_STRATRECURSIVE: no k-way refinement, which takes most "
+                                  "of quality's minutes on a million tasks); auto: quality up to 262,144 tasks, speed "
+                                  "beyond"}}},
           {.name = "ptscotch",
            .tag = tag(MapperKind::PtScotch),
            .summary = "under an MPI launch (mpirun -np K taskmap ...): PT-Scotch's distributed mapping, each process "

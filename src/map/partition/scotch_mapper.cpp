@@ -104,7 +104,7 @@ class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
     SCOTCH_contextRandomReset(&context);  // every mapping from the same random state
     const bool speed = options_ == ScotchStrategy::Speed ||
                        (options_ == ScotchStrategy::Auto && n > kScotchQualityUpToTasks);
-    if (SCOTCH_stratGraphMapBuild(&strat, speed ? SCOTCH_STRATSPEED : SCOTCH_STRATQUALITY, SCOTCH_archSize(&arch),
+    if (SCOTCH_stratGraphMapBuild(&strat, speed ? SCOTCH_STRATSPEED | SCOTCH_STRATRECURSIVE : SCOTCH_STRATQUALITY, SCOTCH_archSize(&arch),
                                   imbalance) != 0) {
       scotch_failed("stratGraphMapBuild");
     }
