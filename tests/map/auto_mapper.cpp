@@ -62,6 +62,7 @@ TEST(Auto, NeverWorseThanAnyMapperOfItsFirstRoundNorThePartitionPipelines) {
       int compared = 0;
       std::vector<std::string> specs = auto_portfolio(problem);
       for (const char* pipeline : {"scotch+refine-hb", "rb+refine-hb"}) specs.push_back(pipeline);
+      if (c.graph.num_tasks() > c.machine.num_slots()) specs.push_back("rb:tries=16+refine-hb");
       for (const std::string& spec : specs) {
         if (!why_not_applicable(parse_mapper_spec(spec), problem).empty()) continue;
         Mapping other;

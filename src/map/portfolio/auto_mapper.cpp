@@ -23,6 +23,7 @@ namespace {
 // 6.3M-edge stencil in about 4 minutes); auto then does without it.
 constexpr std::size_t kScotchMaxEdges = std::size_t{1} << 21;
 constexpr std::size_t kPartitionerMaxEdges = std::size_t{1} << 22;  // greedy, rb
+constexpr const char* kRbManyTries = "rb:tries=16";  // with more tasks than slots
 constexpr std::size_t kRefineHbMaxEdges = std::size_t{1} << 23;
 constexpr std::size_t kRefineMclMaxEdges = std::size_t{1} << 22;
 // ml, with many tasks per slot: it runs Scotch's mapping among its own, so Scotch's limit, and
@@ -124,7 +125,8 @@ class AutoMapper final : public Mapper {
     if (graph_edges <= kRefineHbMaxEdges) {
       starts = best_indices(results, first_round, kRefinedStarts);
       for (std::size_t i = 0; i < first_round; ++i) {
-        const bool partitioner = results[i].spec == "scotch" || results[i].spec == "rb";
+        const bool partitioner =
+            results[i].spec == "scotch" || results[i].spec == "rb" || results[i].spec == kRbManyTries;
         if (partitioner && std::find(starts.begin(), starts.end(), i) == starts.end()) starts.push_back(i);
       }
     }
@@ -235,6 +237,9 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
   if (edges <= kPartitionerMaxEdges) {
     specs.push_back("greedy");
     specs.push_back("rb");
+    // Graph partitioning proper (many tasks per slot): the bisections' cuts matter most, and
+    // the lowest of 16 METIS cuts per split often leads the refined pipelines.
+    if (g.num_tasks() > m.num_slots()) specs.push_back(kRbManyTries);
   }
   if (edges <= kScotchMaxEdges) specs.push_back("scotch");
   if (g.num_tasks() > m.num_slots() && edges <= kMultilevelMaxEdges) {
