@@ -1,7 +1,7 @@
 #pragma once
 // RAHTM [RAHTM]: routing-aware hierarchical mapping on tori. Tasks are clustered by tiling
 // (concentration first), clusters are placed top-down onto 2-ary n-cubes by the MILP of the
-// paper's Table II (solved with COIN-OR CBC), and the resulting blocks are merged bottom-up
+// paper's Table II (solved with COIN-OR CBC; cube.h), and the resulting blocks are merged bottom-up
 // over all their rotations and reflections with a beam of the best N partial mappings.
 #include <cstdint>
 #include <string>
@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "taskmap/map/mapper.h"
+#include "taskmap/map/rahtm/cube.h"
 #include "taskmap/problem/problem.h"
 
 namespace taskmap {
@@ -50,29 +51,5 @@ Mapping rahtm_map(const MappingProblem& problem, const RahtmOptions& options, Ra
 
 // RAHTM as a mapper; its note gives the solver statistics and the MCL under the problem's routing.
 std::unique_ptr<Mapper> make_rahtm_mapper(MapperLabel label, RahtmOptions options);
-
-// One top-down sub-problem: n = 2^dims clusters onto the corners of a 2-ary dims-cube.
-struct CubeProblem {
-  std::uint32_t dims = 0;
-  std::vector<double> capacity;  // per dimension: 1, or 2 for a 2-ary torus (double-wide links)
-  std::vector<double> traffic;   // n x n, row = sender
-  std::uint32_t size() const { return 1u << dims; }
-};
-
-struct CubeSolution {
-  std::vector<std::uint32_t> vertex_of;  // cluster -> corner (bit d = coordinate in dimension d)
-  double model_mcl = 0;                  // the solver's objective (MILP: best split over minimal paths)
-  bool optimal = false;                  // proven optimal by the MILP
-};
-
-// MCL with every flow split evenly over its minimal paths (the evaluation model of §III-D).
-double cube_even_split_mcl(const CubeProblem& problem, const std::vector<std::uint32_t>& vertex_of);
-// Table II: C1 (one cluster per corner), C2 (flow conservation), C3 (one direction per
-// dimension, i.e. minimal routing), minimise the MCL, within about `max_iterations` simplex
-// iterations (checked between nodes, after the root LP) and `seconds` of wall clock when
-// positive. Throws Error if CBC fails.
-CubeSolution solve_cube_milp(const CubeProblem& problem, std::uint32_t max_iterations, double seconds = 0);
-// Clusters by decreasing traffic, each to the free corner giving the lowest even-split MCL.
-CubeSolution solve_cube_greedy(const CubeProblem& problem);
 
 }  // namespace taskmap
