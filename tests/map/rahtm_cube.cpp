@@ -8,6 +8,9 @@
 #include <random>
 
 #include "taskmap/map/rahtm/cube.h"
+#include "taskmap/map/rahtm/rahtm.h"
+#include "taskmap/problem/problem.h"
+#include "taskmap/topology/machine_spec.h"
 
 namespace taskmap {
 namespace {
@@ -200,6 +203,42 @@ TEST(CubeSearch, ABudgetThatRunsOutKeepsAPlacementNoWorseThanItsStart) {
   EXPECT_FALSE(s.optimal);
   EXPECT_TRUE(is_placement(s.vertex_of, 16));
   EXPECT_LE(s.model_mcl, cube_even_split_mcl(p, start));
+}
+
+TEST(RahtmCanonical, EqualSubProblemsUpToSymmetryAreSolvedOnce) {
+  // torus:4x4, one task per router: the 4x4 task grid in 2x2 tiles (no traffic between
+  // tiles: the cut is 0), so the root sub-problem places 4 silent tiles (capacities 2 2: each
+  // half of the torus spans a whole ring) and each tile's 4 tasks make one sub-problem
+  // (capacities 1 1). Tile 0: a directed 4-cycle; tile 1: the cycle reversed, twice the
+  // volume; tile 2: a cycle visiting the tasks in another order; tile 3: a directed path.
+  // The first three are one sub-problem up to relabelling and scale: 5 sub-problems, 3 forms.
+  const Machine m = make_machine("torus:4x4,ppn=1");
+  auto task = [](std::uint32_t row, std::uint32_t col) { return row * 4 + col; };
+  // Tile (r, c) holds tasks (2r + i, 2c + j); its k-th task in row-major order:
+  auto in_tile = [&](std::uint32_t tile, std::uint32_t k) {
+    return task(tile / 2 * 2 + k / 2, tile % 2 * 2 + k % 2);
+  };
+  std::vector<CommEdge> edges;
+  auto cycle = [&](std::uint32_t tile, std::vector<std::uint32_t> order, double volume) {
+    for (std::size_t i = 0; i < order.size(); ++i)
+      edges.push_back({in_tile(tile, order[i]), in_tile(tile, order[(i + 1) % order.size()]), volume});
+  };
+  cycle(0, {0, 1, 3, 2}, 1.0);
+  cycle(1, {2, 3, 1, 0}, 2.0);
+  cycle(2, {0, 3, 1, 2}, 1.0);
+  for (std::uint32_t k = 0; k < 3; ++k) edges.push_back({in_tile(3, k), in_tile(3, k + 1), 1.0});
+  CommGraph g = CommGraph::from_edges(16, std::move(edges));
+  g.set_grid({4, 4});
+  for (unsigned threads : {1u, 2u}) {
+    RahtmOptions o;
+    o.threads = threads;
+    RahtmStats stats;
+    const Mapping map = rahtm_map(MappingProblem(m, g), o, &stats);
+    validate_mapping(map, m, 16, "rahtm");
+    EXPECT_EQ(stats.subproblems, 5u);
+    EXPECT_EQ(stats.solved, 3u);
+    EXPECT_EQ(stats.labelling_incomplete, 0u);
+  }
 }
 
 }  // namespace
