@@ -15,6 +15,7 @@ packages=(
   mpich libmpich-dev  # the MPI libraries are built and tested for both MPIs
   libsimgrid-dev
   libhwloc-dev libyaml-cpp-dev
+  libtbb-dev  # the evaluator's threads
   clang libfuzzer-14-dev  # scripts/fuzz.sh
 )
 if [ "${1:-}" = "--extras" ]; then

@@ -41,6 +41,7 @@ struct RunConfig {
   bool list = false;                  // reproduce --list
   std::string list_what;              // list: a catalog's plural ("machines", ...)
   std::string max_memory;             // commands reading a pattern: memory_limit() ("16G"); empty: the default
+  unsigned threads = 0;               // eval, map, compare: evaluation threads; 0: all cores
 };
 
 int run_info(const RunConfig& config);

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
+
+#include <tbb/global_control.h>
 
 #include "commands.h"
 #include "version.h"
@@ -48,6 +51,12 @@ int main(int argc, char** argv) {
                     "With more tasks than slots: a slot holds at most ceil((1+EPS) x tasks/slots) tasks")
         ->default_str(fmt::format("{}", taskmap::MappingProblem::kDefaultImbalance));
   };
+  auto add_threads = [&](CLI::App* cmd) {
+    cmd->add_option("--threads", config.threads,
+                    "Threads that evaluate channel loads; the results are the same for every count")
+        ->check(CLI::Range(1, 4096))
+        ->default_str("all cores");
+  };
   auto add_format = [&](CLI::App* cmd) {
     cmd->add_option("--format", config.format, "Output: table or json")->default_str("table");
   };
@@ -66,6 +75,7 @@ int main(int argc, char** argv) {
   add_routing(eval);
   add_format(eval);
   add_imbalance(eval);
+  add_threads(eval);
   eval->add_option("--loads-csv", config.loads_csv, "Also write per-channel loads as CSV to this file");
   eval->add_option("--report", config.report,
                    "Also write an HTML page (*.html) with metrics, link-load heat maps and histograms, the "
@@ -89,6 +99,7 @@ int main(int argc, char** argv) {
       ->excludes(prefix);
   add_routing(map);
   add_imbalance(map);
+  add_threads(map);
 
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");
   add_machine(compare);
@@ -97,6 +108,7 @@ int main(int argc, char** argv) {
   add_routing(compare);
   add_format(compare);
   add_imbalance(compare);
+  add_threads(compare);
 
   auto add_simgrid_options = [&](CLI::App* cmd) {
     cmd->add_option("--bytes-per-unit", config.bytes_per_unit,
@@ -158,6 +170,8 @@ int main(int argc, char** argv) {
     std::cerr << "taskmap: error: " << e.what() << " (see taskmap --help)\n";
     return 2;
   }
+  std::optional<tbb::global_control> threads;
+  if (config.threads > 0) threads.emplace(tbb::global_control::max_allowed_parallelism, config.threads);
   try {
     if (*info) return taskmap::cli::run_info(config);
     if (*eval) return taskmap::cli::run_eval(config);

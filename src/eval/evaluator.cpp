@@ -4,6 +4,10 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+#include <tbb/task_arena.h>
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
@@ -12,12 +16,180 @@
 
 namespace taskmap {
 
+namespace {
+
+// What pass 1 over the task pairs leaves for routing: per destination router, the task pairs
+// that reach it over the network and their estimated work (hop distance + 1 each).
+struct Destinations {
+  std::vector<std::uint64_t> pairs, work;
+  std::uint64_t total_work = 0;
+};
+
+// The router pairs grouped by destination: destination r's pairs are flows[offset[r] ..
+// offset[r] + merged[r]); block b holds destinations block_start[b] .. block_start[b + 1] - 1.
+struct Grouped {
+  const Routing& routing;
+  std::vector<SourceFlow> flows;
+  std::vector<std::uint64_t> offset, merged;
+  std::vector<std::size_t> block_start;
+};
+
+// The loads of one or more consecutive blocks (a body of parallel_deterministic_reduce: a
+// split starts from zero loads, a join adds the right neighbour's).
+struct BlockLoads {
+  const Grouped& grouped;
+  std::vector<double> load;
+  std::uint64_t additions = 0;
+
+  BlockLoads(const Grouped& g, std::size_t channels) : grouped(g), load(channels, 0.0) {}
+  BlockLoads(BlockLoads& other, tbb::split) : BlockLoads(other.grouped, other.load.size()) {}
+  void operator()(const tbb::blocked_range<std::size_t>& blocks) {
+    for (std::size_t b = blocks.begin(); b != blocks.end(); ++b) {
+      for (std::size_t r = grouped.block_start[b]; r < grouped.block_start[b + 1]; ++r) {
+        if (grouped.merged[r] == 0) continue;
+        const std::span<const SourceFlow> into(grouped.flows.data() + grouped.offset[r], grouped.merged[r]);
+        additions += grouped.routing.add_flows_to(static_cast<RouterId>(r), into, load);
+      }
+    }
+  }
+  void join(const BlockLoads& right) {
+    for (std::size_t c = 0; c < load.size(); ++c) load[c] += right.load[c];
+    additions += right.additions;
+  }
+};
+
+// The router pairs routed one by one in (source, destination) order, as a serial sum.
+void route_in_source_order(const Machine& machine, const Routing& routing, const CommGraph& graph,
+                           const std::vector<RouterId>& router_of_task, const HopDistance& distance,
+                           std::vector<double>& load, Metrics& m) {
+  struct RouterFlow {
+    std::uint64_t key;
+    double volume;
+  };
+  const std::uint64_t routers = machine.num_routers;
+  std::vector<RouterFlow> flows;
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    auto targets = graph.targets(t);
+    auto volumes = graph.volumes(t);
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const RouterId rt = router_of_task[t], ru = router_of_task[targets[i]];
+      if (targets[i] != t && ru != rt) flows.push_back({rt * routers + ru, volumes[i]});
+    }
+  }
+  std::sort(flows.begin(), flows.end(), [](const RouterFlow& a, const RouterFlow& b) { return a.key < b.key; });
+  std::vector<ChannelShare> shares;
+  double routed_hops = 0;
+  const bool adaptive = routing.adaptive();
+  for (std::size_t i = 0; i < flows.size();) {
+    const std::uint64_t key = flows[i].key;
+    double v = 0;
+    while (i < flows.size() && flows[i].key == key) v += flows[i++].volume;
+    shares.clear();
+    const auto src = static_cast<RouterId>(key / routers), dst = static_cast<RouterId>(key % routers);
+    if (adaptive) routing.route_adaptive(src, dst, load, shares);
+    else routing.route(src, dst, shares);
+    for (const ChannelShare& s : shares) {
+      load[s.channel] += v * s.fraction;
+      routed_hops += v * s.fraction;
+    }
+    m.channel_updates += shares.size();
+    m.router_pair_hops += distance(src, dst);
+    ++m.router_pairs;
+  }
+  m.avg_routed_hops = m.network_volume > 0 ? routed_hops / m.network_volume : 0;
+}
+
+// The router pairs grouped by destination (sources in increasing order, a pair's task pairs
+// summed in task order), routed in blocks of consecutive destinations of about `block_work`
+// each, in parallel; the blocks' loads are summed in the fixed tree of
+// parallel_deterministic_reduce over the block indices, whatever the thread count.
+void route_by_destination(const Machine& machine, const Routing& routing, const CommGraph& graph,
+                          const std::vector<RouterId>& router_of_task, const HopDistance& distance,
+                          const Destinations& into, std::uint64_t block_work, std::vector<double>& load, Metrics& m) {
+  const std::size_t routers = machine.num_routers;
+  Grouped g{routing, {}, std::vector<std::uint64_t>(routers + 1, 0), std::vector<std::uint64_t>(routers, 0), {0}};
+  for (std::size_t r = 0; r < routers; ++r) g.offset[r + 1] = g.offset[r] + into.pairs[r];
+  g.flows.resize(g.offset[routers]);
+  {
+    std::vector<std::uint64_t> next(g.offset.begin(), g.offset.end() - 1);
+    for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+      auto targets = graph.targets(t);
+      auto volumes = graph.volumes(t);
+      const RouterId rt = router_of_task[t];
+      for (std::size_t i = 0; i < targets.size(); ++i) {
+        const RouterId ru = router_of_task[targets[i]];
+        if (targets[i] != t && ru != rt) g.flows[next[ru]++] = {rt, volumes[i]};
+      }
+    }
+  }
+  // Per destination: the sources in increasing order, a source's task pairs summed in task
+  // order (the order they were filled in), in place.
+  std::vector<std::uint64_t> hops(routers, 0);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, routers), [&](const tbb::blocked_range<std::size_t>& range) {
+    thread_local std::vector<std::uint64_t> order;  // source << 32 | position in the destination's list
+    thread_local std::vector<SourceFlow> sorted;
+    for (std::size_t r = range.begin(); r != range.end(); ++r) {
+      SourceFlow* first = g.flows.data() + g.offset[r];
+      const std::size_t count = g.offset[r + 1] - g.offset[r];
+      auto add = [&](const SourceFlow& f) {
+        if (!sorted.empty() && sorted.back().src == f.src) sorted.back().volume += f.volume;
+        else sorted.push_back(f);
+      };
+      sorted.clear();
+      if (count <= UINT32_MAX) {
+        order.resize(count);
+        for (std::size_t i = 0; i < count; ++i) order[i] = std::uint64_t{first[i].src} << 32 | i;
+        std::sort(order.begin(), order.end());
+        for (std::uint64_t key : order) add(first[key & UINT32_MAX]);
+      } else {
+        std::stable_sort(first, first + count, [](const SourceFlow& a, const SourceFlow& b) { return a.src < b.src; });
+        for (std::size_t i = 0; i < count; ++i) add(first[i]);
+      }
+      std::copy(sorted.begin(), sorted.end(), first);
+      g.merged[r] = sorted.size();
+      for (const SourceFlow& f : sorted) hops[r] += distance(f.src, static_cast<RouterId>(r));
+    }
+  });
+  // Blocks of consecutive destinations, each closed once its work reaches block_work (the
+  // work of a destination scaled from its task pairs to its router pairs).
+  double work = 0;
+  for (std::size_t r = 0; r < routers; ++r) {
+    if (into.pairs[r] > 0) {
+      work += static_cast<double>(into.work[r]) * static_cast<double>(g.merged[r]) / static_cast<double>(into.pairs[r]);
+    }
+    if (work >= static_cast<double>(block_work)) g.block_start.push_back(r + 1), work = 0;
+  }
+  if (g.block_start.back() != routers) g.block_start.push_back(routers);
+
+  // The reduction keeps the loads of about one block per thread and level of its tree.
+  const std::size_t blocks = g.block_start.size() - 1;
+  std::size_t levels = 1;
+  while ((std::size_t{1} << levels) < blocks) ++levels;
+  const std::size_t live = std::min(blocks, static_cast<std::size_t>(tbb::this_task_arena::max_concurrency() + 1) * levels);
+  check_memory(fmt::format("evaluating {} router pairs on '{}'", format_count(g.offset[routers]), machine.description),
+               saturating_mul(saturating_mul(machine.channels.size(), 8), live),
+               fmt::format("the channel loads of {} blocks at once", live));
+  BlockLoads sum(g, machine.channels.size());
+  tbb::parallel_deterministic_reduce(tbb::blocked_range<std::size_t>(0, blocks, 1), sum);
+  load = std::move(sum.load);
+  m.channel_updates = sum.additions;
+  for (std::size_t r = 0; r < routers; ++r) m.router_pairs += g.merged[r], m.router_pair_hops += hops[r];
+  double routed_hops = 0;
+  for (double l : load) routed_hops += l;
+  m.avg_routed_hops = m.network_volume > 0 ? routed_hops / m.network_volume : 0;
+}
+
+}  // namespace
+
 Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads_out) const {
   validate_mapping(mapping, machine_, graph.num_tasks(), "mapping", UINT32_MAX);  // many-to-one allowed
-  // Peak: one router-pair record per task pair (16 bytes), a load per channel, and the routes
-  // are streamed (shares of one pair at a time), so flow-hops cost time, not memory.
+  // Peak: a router per task, a record per task pair crossing the network (16 bytes), four
+  // counters per router, the loads (and when routed in blocks, those of the blocks being
+  // summed: checked there). Routes are streamed, so flow-hops cost time, not memory.
   check_memory(fmt::format("evaluating {} task pairs on '{}'", format_count(graph.num_edges()), machine_.description),
-               saturating_add(saturating_mul(graph.num_edges(), 16), saturating_mul(machine_.channels.size(), 16)),
+               saturating_add(saturating_add(saturating_mul(graph.num_edges(), 16), saturating_mul(graph.num_tasks(), 4)),
+                              saturating_add(saturating_mul(machine_.num_routers, 32),
+                                             saturating_mul(machine_.channels.size(), 16))),
                format_count(graph.num_edges()) + " router-pair records");
   std::unique_ptr<HopDistance> own_distance;
   if (!distance_) own_distance = std::make_unique<HopDistance>(machine_);
@@ -30,20 +202,20 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   Metrics m;
   m.channels_total = machine_.channels.size();
 
-  // 1. Aggregate task traffic into router pairs; traffic inside a node or a router is free.
-  struct RouterFlow {
-    std::uint64_t key;
-    double volume;
-  };
-  std::vector<RouterFlow> flows;
+  // 1. Task pairs, in task order: traffic inside a node or a router is free; the rest is
+  // counted per destination router for routing.
+  std::vector<RouterId> router_of_task(graph.num_tasks());
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) router_of_task[t] = machine_.router_of_slot(mapping.slot_of_task[t]);
+  Destinations into;
+  into.pairs.assign(machine_.num_routers, 0);
+  into.work.assign(machine_.num_routers, 0);
   double weighted_hops = 0;
   std::uint64_t hop_sum = 0;
   double self_volume = 0;
-  const std::uint64_t routers = machine_.num_routers;
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
     const SlotId st = mapping.slot_of_task[t];
     const NodeId nt = machine_.node_of_slot(st);
-    const RouterId rt = machine_.router_of_node(nt);
+    const RouterId rt = router_of_task[t];
     auto targets = graph.targets(t);
     auto volumes = graph.volumes(t);
     for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -61,14 +233,16 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
         m.node_hop_bytes += v * node_distance(st, su);
         continue;
       }
-      const RouterId ru = machine_.router_of_node(nu);
+      const RouterId ru = router_of_task[targets[i]];
       if (ru == rt) continue;
       const std::uint32_t hops = distance(rt, ru);
       weighted_hops += v * hops;
       hop_sum += hops;
       m.max_dilation = std::max(m.max_dilation, hops);
       m.network_volume += v;
-      flows.push_back({rt * routers + ru, v});
+      ++into.pairs[ru];
+      into.work[ru] += hops + 1;
+      into.total_work += hops + 1;
     }
   }
   m.hop_bytes = weighted_hops;
@@ -76,29 +250,16 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   m.avg_dilation = communicating_volume > 0 ? weighted_hops / communicating_volume : 0;
   m.avg_dilation_unweighted = m.task_pairs > 0 ? static_cast<double>(hop_sum) / static_cast<double>(m.task_pairs) : 0;
 
-  std::sort(flows.begin(), flows.end(), [](const RouterFlow& a, const RouterFlow& b) { return a.key < b.key; });
-
-  // 2. Route every router pair once and add its shares to the channel loads.
+  // 2. Route every router pair once and add its shares to the channel loads. An adaptive
+  // routing places each flow by the loads of the flows before it: serial by nature.
   std::vector<double> load(machine_.channels.size(), 0.0);
-  std::vector<ChannelShare> shares;
-  double routed_hops = 0;
-  const bool adaptive = routing_.adaptive();
-  for (std::size_t i = 0; i < flows.size();) {
-    const std::uint64_t key = flows[i].key;
-    double v = 0;
-    while (i < flows.size() && flows[i].key == key) v += flows[i++].volume;
-    shares.clear();
-    const auto src = static_cast<RouterId>(key / routers), dst = static_cast<RouterId>(key % routers);
-    if (adaptive) routing_.route_adaptive(src, dst, load, shares);
-    else routing_.route(src, dst, shares);
-    for (const ChannelShare& s : shares) {
-      load[s.channel] += v * s.fraction;
-      routed_hops += v * s.fraction;
-    }
-    m.channel_updates += shares.size();
-    ++m.router_pairs;
+  const std::uint64_t block_work =
+      options_.block_work ? options_.block_work : std::max<std::uint64_t>(std::uint64_t{1} << 22, 4 * machine_.channels.size());
+  if (routing_.adaptive() || into.total_work <= block_work) {
+    route_in_source_order(machine_, routing_, graph, router_of_task, distance, load, m);
+  } else {
+    route_by_destination(machine_, routing_, graph, router_of_task, distance, into, block_work, load, m);
   }
-  m.avg_routed_hops = m.network_volume > 0 ? routed_hops / m.network_volume : 0;
 
   // 3. Metrics over channels, overall and per link class.
   m.by_class.resize(machine_.classes.size());

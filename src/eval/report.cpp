@@ -43,7 +43,9 @@ nlohmann::json metrics_to_json(const Metrics& m) {
           {"total_volume", m.total_volume},
           {"network_volume", m.network_volume},
           {"task_pairs", m.task_pairs},
-          {"router_pairs", m.router_pairs}};
+          {"router_pairs", m.router_pairs},
+          {"router_pair_hops", m.router_pair_hops},
+          {"channel_updates", m.channel_updates}};
 }
 
 std::string metrics_table(const Metrics& m) {

@@ -4,74 +4,25 @@
 // channels). dor's ties=simgrid takes one of them instead, as SimGrid's TORUS cluster does.
 #include "routing_impl.h"
 
-#include "lattice_walk.h"
+#include "taskmap/routing/torus_flows.h"
 
 namespace taskmap::detail {
 namespace {
 
-struct DimChoice {
-  std::uint32_t dim = 0;
-  std::uint32_t steps = 0;
-  bool tie = false;     // both directions minimal
-  int dir = 0;          // 0 = "+", 1 = "-" (first choice when tie)
-};
-
 class TorusRouting final : public Routing {
  public:
   TorusRouting(const Machine& m, bool minimal, std::vector<std::uint32_t> order, TieRule ties)
-      : machine_(m), shape_(*m.torus()), minimal_(minimal), order_(std::move(order)), ties_(ties) {}
+      : flows_(m, minimal, std::move(order), ties) {}
 
-  void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const override {
-    std::vector<DimChoice> choices;
-    std::size_t ties = 0;
-    for (std::uint32_t d : order_) {
-      const std::uint32_t k = shape_.sizes[d];
-      const std::int64_t cs = shape_.coord(src, d), cd = shape_.coord(dst, d);
-      if (cs == cd) continue;
-      DimChoice c{d, 0, false, 0};
-      if (!shape_.wrap[d]) {
-        c.steps = static_cast<std::uint32_t>(std::llabs(cd - cs));
-        c.dir = cd > cs ? 0 : 1;
-      } else {
-        const std::uint32_t fwd = static_cast<std::uint32_t>((cd - cs + k) % k);
-        if (2 * fwd < k) {
-          c.steps = fwd;
-        } else if (2 * fwd > k) {
-          c.steps = k - fwd;
-          c.dir = 1;
-        } else if (ties_ == TieRule::SimGrid) {
-          c.steps = fwd;
-          c.dir = (2 * cs == k && cd == 0) ? 1 : 0;
-        } else {
-          c.steps = fwd;
-          c.tie = true;
-          ++ties;
-        }
-      }
-      choices.push_back(c);
-    }
-    const MoveTable moves{shape_.channel_of, static_cast<std::uint32_t>(shape_.dims() * 2), machine_.channels};
-    const double weight = 1.0 / static_cast<double>(1u << ties);
-    std::vector<Leg> legs(choices.size());
-    // Enumerate the 2^ties direction combinations, each with an equal share.
-    for (std::uint32_t combo = 0; combo < (1u << ties); ++combo) {
-      std::size_t tie_index = 0;
-      for (std::size_t i = 0; i < choices.size(); ++i) {
-        int dir = choices[i].dir;
-        if (choices[i].tie) dir = (combo >> tie_index++) & 1;
-        legs[i] = Leg{choices[i].dim * 2 + static_cast<std::uint32_t>(dir), choices[i].steps};
-      }
-      if (minimal_) spread_over_orderings(moves, src, legs, weight, out);
-      else walk_in_order(moves, src, legs, weight, out);
-    }
+  void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const override { flows_.route(src, dst, out); }
+  std::uint64_t add_flows_to(RouterId dst, std::span<const SourceFlow> flows, std::span<double> loads) const override {
+    return flows_.add_flows_to(dst, flows, loads);
   }
+  // SimGrid's tie rule looks at the coordinates themselves.
+  bool translation_invariant() const override { return flows_.ties() == TieRule::Split; }
 
  private:
-  const Machine& machine_;
-  const TorusShape& shape_;
-  bool minimal_;
-  std::vector<std::uint32_t> order_;
-  TieRule ties_;
+  TorusFlows flows_;
 };
 
 }  // namespace

@@ -68,10 +68,11 @@ std::size_t bfs_row(const Machine& machine, const ChannelAdjacency& adjacency, R
 
 std::uint32_t torus_distance(const TorusShape& s, RouterId a, RouterId b) {
   std::uint32_t total = 0;
-  for (std::size_t d = 0; d < s.dims(); ++d) {
-    std::uint32_t ca = s.coord(a, d), cb = s.coord(b, d);
-    std::uint32_t diff = ca > cb ? ca - cb : cb - ca;
-    total += s.wrap[d] ? std::min(diff, s.sizes[d] - diff) : diff;
+  for (std::size_t d = s.dims(); d-- > 0;) {  // the last dimension varies fastest
+    const std::uint32_t k = s.sizes[d], ca = a % k, cb = b % k;
+    a /= k, b /= k;
+    const std::uint32_t diff = ca > cb ? ca - cb : cb - ca;
+    total += s.wrap[d] ? std::min(diff, k - diff) : diff;
   }
   return total;
 }

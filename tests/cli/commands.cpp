@@ -63,6 +63,31 @@ TEST(Cli, CompareHasOneRowPerMapper) {
   EXPECT_NE(table.out.find("order:TCBA"), std::string::npos);
 }
 
+TEST(Cli, EvalIsTheSameAtEveryThreadCount) {
+  // 65,536 tasks placed at random on 4,096 routers: about 5 million channel-load additions
+  // estimated, beyond one block (2^22): the blocks are summed in a fixed tree.
+  const std::string args = "eval --machine torus:16x16x16,ppn=16 --pattern halo3d:64x32x32 --mapper random:seed=5 "
+                           "--format json --loads-csv ";
+  std::string first_json, first_csv;
+  for (const char* threads : {"1", "2", "4"}) {
+    const std::string csv = temp_path(std::string("loads") + threads + ".csv");
+    auto r = run_taskmap(args + csv + " --threads " + threads);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(csv);
+    const std::string loads((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(csv);
+    if (first_json.empty()) {
+      first_json = r.out, first_csv = loads;
+      EXPECT_GT(nlohmann::json::parse(r.out)["channel_updates"].get<std::uint64_t>(), 0u);
+      continue;
+    }
+    EXPECT_EQ(r.out, first_json) << threads << " threads";
+    EXPECT_EQ(loads, first_csv) << threads << " threads";
+  }
+  // A count that is no count is command-line misuse.
+  EXPECT_EQ(run_taskmap("eval --machine torus:4 --pattern halo2d:1x4 --threads 0").exit_code, 2);
+}
+
 TEST(Cli, ProgressBarOnlyWhenAskedOrOnATerminal) {
   const std::string args = "compare --machine torus:4x4 --pattern halo2d:4x4 --mappers default,random:seed=1";
   // Through a pipe (as here): no bar.

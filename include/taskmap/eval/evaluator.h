@@ -56,15 +56,30 @@ struct Metrics {
   double network_volume = 0;           // volume between tasks on different routers
   std::uint64_t task_pairs = 0;        // communicating (src, dst) task pairs
   std::uint64_t router_pairs = 0;      // distinct router pairs routed
+  std::uint64_t router_pair_hops = 0;  // flow-hops: sum over router pairs of their hop distance
   std::uint64_t channel_updates = 0;   // channel-load additions performed
+};
+
+// How an evaluation splits its work. The loads are summed in an order fixed by the input
+// alone, so they are identical bit for bit at any thread count.
+struct EvaluatorOptions {
+  // Work per block, in estimated channel-load additions (hop distance + 1 per task pair
+  // crossing the network). An evaluation of one block's work or less routes its router pairs
+  // one by one in (source, destination) order. Beyond, router pairs are grouped by destination
+  // into blocks, routed in parallel (Routing::add_flows_to, which may merge the flows towards
+  // one destination), each block into loads of its own, and the blocks' loads combined in a
+  // fixed tree. 0: 2^22, or 4 per channel if more (a block's loads are combined whole).
+  std::uint64_t block_work = 0;
 };
 
 class Evaluator {
  public:
-  Evaluator(const Machine& machine, const Routing& routing) : machine_(machine), routing_(routing) {}
+  Evaluator(const Machine& machine, const Routing& routing, EvaluatorOptions options = {})
+      : machine_(machine), routing_(routing), options_(options) {}
   // Under the problem's machine and routing, with its shared hop distances.
-  explicit Evaluator(const MappingProblem& problem)
-      : machine_(problem.machine()), routing_(problem.routing()), distance_(&problem.hop_distance()) {}
+  explicit Evaluator(const MappingProblem& problem, EvaluatorOptions options = {})
+      : machine_(problem.machine()), routing_(problem.routing()), distance_(&problem.hop_distance()),
+        options_(options) {}
   // loads, if given, receives l(e) per channel id.
   Metrics evaluate(const CommGraph& graph, const Mapping& mapping, std::vector<double>* loads = nullptr) const;
 
@@ -72,6 +87,7 @@ class Evaluator {
   const Machine& machine_;
   const Routing& routing_;
   const HopDistance* distance_ = nullptr;  // null: each evaluation computes its own
+  EvaluatorOptions options_;
 };
 
 }  // namespace taskmap

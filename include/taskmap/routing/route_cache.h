@@ -12,11 +12,19 @@
 
 namespace taskmap {
 
-// Routes of router pairs under the machine's routing, computed on first use and kept (with
-// each share divided by the channel's bandwidth). Safe to call from several threads. The
-// returned range stays valid for the cache's lifetime, except when the cache is full: then it
-// is valid until the calling thread's next call. Load is float where memory matters more than
-// the 7th digit (RAHTM's merge), double where loads are updated incrementally (refine-mcl).
+// Routes of router pairs under the machine's routing, each share divided by the channel's
+// bandwidth, computed on first use and kept. How routes are keyed:
+// - per pair of routers holding slots, up to 4,096 such routers (a table of pairs);
+// - beyond, under a translation-invariant routing (Routing::translation_invariant: tori and
+//   meshes under dimension order or the minimal split), per offset between the routers: the
+//   route of an offset is kept once, its channels relative to the source, and moved to each
+//   pair that asks (the shares are the ones Routing::route gives that pair);
+// - beyond, under other routings, not kept: computed on every call.
+// Safe to call from several threads. A returned range of the pair table stays valid for the
+// cache's lifetime; any other (an offset's route moved to the pair, a route computed on the
+// call, or any route once the pool is full) until the calling thread's next call. Load is
+// float where memory matters more than the 7th digit (RAHTM's merge), double where loads are
+// updated incrementally (refine-mcl).
 template <typename Load>
 class BasicRouteCache {
  public:
@@ -24,21 +32,40 @@ class BasicRouteCache {
     ChannelId channel;
     Load load;  // fraction / bandwidth
   };
+  // Routers holding slots up to which routes are kept per pair.
+  static constexpr std::uint32_t kMaxPairRouters = 4096;
+
   BasicRouteCache(const Machine& machine, const Routing& routing);
   std::pair<const Share*, const Share*> route(RouterId u, RouterId v);
   std::size_t num_channels() const { return inv_bandwidth_.size(); }
 
  private:
+  // Offsets keep, per share, the move (dimension * 2 + direction) in place of the channel, and
+  // the router it leaves from relative to the source, one coordinate per dimension.
+  enum class Keys { Pairs, Offsets, None };
+  std::size_t key_of(RouterId u, RouterId v) const;
+  // Computes the route u -> v into the given buffers (under Offsets: in moves and positions
+  // relative to u).
+  void compute(RouterId u, RouterId v, std::vector<Share>& shares,
+               std::vector<std::int32_t>& positions) const;
+  std::pair<const Share*, const Share*> moved(RouterId u, const Share* first, const std::int32_t* position,
+                                              std::size_t count) const;
+
+  const Machine& machine_;
   const Routing& routing_;
-  std::vector<std::uint32_t> index_;  // router -> its index among the routers with slots
-  std::uint32_t routers_;
+  Keys keys_ = Keys::Pairs;
+  std::vector<std::uint32_t> index_;  // Pairs: router -> its index among the routers with slots
+  std::uint32_t routers_ = 0;
+  std::vector<std::uint32_t> radix_;  // Offsets: per dimension, the offsets it has (k, or 2k - 1 on a mesh)
   std::vector<double> inv_bandwidth_;
-  // Per pair: first share (published last; null = not computed yet) and count.
+  // Per key: first share (published last; null = not computed yet), positions and count.
   std::unique_ptr<std::atomic<const Share*>[]> begin_;
+  std::vector<const std::int32_t*> position_;
   std::vector<std::uint32_t> count_;
-  std::mutex mutex_;  // guards chunks_, room_ and the publication of a pair
+  std::mutex mutex_;  // guards the pools and the publication of a key
   std::vector<std::unique_ptr<Share[]>> chunks_;  // stable storage, filled front to back
-  std::size_t used_ = 0, room_ = 0, pooled_ = 0, max_pooled_ = 0;
+  std::vector<std::unique_ptr<std::int32_t[]>> position_chunks_;
+  std::size_t used_ = 0, room_ = 0, position_used_ = 0, position_room_ = 0, pooled_ = 0, max_pooled_ = 0;
 };
 
 using RouteCache = BasicRouteCache<float>;

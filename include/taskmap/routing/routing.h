@@ -3,6 +3,7 @@
 // yields every channel the traffic crosses with the fraction of the traffic it carries.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,12 +17,29 @@ struct ChannelShare {
   double fraction = 0;
 };
 
+// A flow towards a destination router named elsewhere: its source and its volume.
+struct SourceFlow {
+  RouterId src = 0;
+  double volume = 0;
+};
+
 class Routing {
  public:
   virtual ~Routing() = default;
   // Appends the shares of the flow src -> dst (src != dst) to `out`. A channel may appear
   // more than once; callers add the fractions up.
   virtual void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const = 0;
+
+  // Adds volume x fraction to loads[channel] for every flow src -> dst of `flows` (sources
+  // distinct and other than dst); returns the number of additions. The default routes the
+  // flows one by one, in the order given; a routing may instead merge flows that share a
+  // destination (the torus's minimal split does), giving the same loads up to rounding.
+  virtual std::uint64_t add_flows_to(RouterId dst, std::span<const SourceFlow> flows, std::span<double> loads) const;
+
+  // True when route(u, v) is route(u', v') moved by u' - u whenever v - u = v' - u' (tori and
+  // meshes under dimension order or the minimal split: the channels' positions relative to u
+  // and their fractions depend on the offset only). Route caches then key routes by offset.
+  virtual bool translation_invariant() const { return false; }
 
   // Adaptive routings choose each flow's path from the channel loads the flows before it
   // have placed (the evaluator routes router pairs in (source, destination) order and passes
