@@ -1,7 +1,7 @@
 #pragma once
 // A grid of router-sized blocks laid onto a torus or mesh: each grid dimension goes onto one
 // torus dimension, or onto several walked as a snake (boustrophedon), so that neighbouring
-// blocks always sit on neighbouring routers (the blocks mapper).
+// blocks always sit on neighbouring routers. Shared by the blocks mapper and RAHTM.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -22,6 +22,8 @@
 #include "parallel.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/map/grid_layout.h"
+#include "taskmap/topology/distance.h"
 #include "taskmap/routing/routing.h"
 
 namespace taskmap {
@@ -37,11 +39,11 @@ std::string RahtmStats::summary() const {
   }
   return fmt::format(
       "rahtm: tiles {}; {} cube sub-problems, {} distinct up to symmetry and scale{}{}; {} merge steps ({} nodes "
-      "copied); MCL {:.6g} placed top-down, {:.6g} merged; {:.6g} from the rank order merged{}",
+      "copied); MCL {:.6g} placed top-down, {:.6g} merged; {:.6g} from the rank order{}, merged; kept: {}",
       clustering, subproblems, solved, solvers.empty() ? "" : ": " + solvers,
       labelling_incomplete > 0 ? fmt::format(" ({} labellings incomplete)", labelling_incomplete) : "", merges,
       merges_reused, pinned_mcl, pinned_mcl - merge_improvement, rank_order_mcl,
-      kept_rank_order ? " (kept)" : "");
+      layout_mcl > 0 ? fmt::format(", {:.6g} from the grid layout", layout_mcl) : "", kept);
 }
 
 namespace {
@@ -152,6 +154,8 @@ class Rahtm {
   Decomposition::Halving halving(std::size_t level) const;
   void merge_all(rahtm::Merger& merger);
   double full_mcl(RouteCache& routes, const std::vector<RouterId>& router_of) const;
+  // The level-0 clusters' grid laid onto the torus (detail::grid_layouts), or empty.
+  std::vector<RouterId> layout_start() const;
   // Origin of part p, parts in row-major order over the grid of parts.
   std::vector<std::uint32_t> part_origin(std::uint32_t p) const {
     std::vector<std::uint32_t> origin(torus_.dims(), 0);
@@ -179,6 +183,7 @@ class Rahtm {
   std::vector<std::vector<std::vector<std::uint32_t>>> members_;  // [level][cluster] -> level-1 clusters
   std::vector<RouterId> router_of_cluster_;
   std::vector<std::vector<std::uint32_t>> tile_;                 // [level]: the tile of its clustering
+  std::vector<std::uint32_t> cluster_grid_;                      // the level-0 clusters' grid (empty: none)
   std::map<std::vector<double>, CubeSolution> solved_;
 };
 
@@ -201,6 +206,7 @@ void Rahtm::cluster(const Decomposition& d) {
   shapes.push_back(t.shape);
   task_cluster_.push_back(t.cluster_of);
   tile_.assign(1, t.tile);
+  if (t.shape != "1D") cluster_grid_ = t.grid;
   level_graph_.push_back(rahtm::cluster_graph(tasks, t.cluster_of, routers));
   grid = t.grid;
   // Levels 1 .. levels inside the parts, then one per halving above them, bottom up.
@@ -447,6 +453,35 @@ void Rahtm::merge_all(rahtm::Merger& merger) {
   }
 }
 
+std::vector<RouterId> Rahtm::layout_start() const {
+  std::uint64_t cells = 1;
+  for (std::uint32_t s : cluster_grid_) cells *= s;
+  if (cluster_grid_.empty() || cells != machine_.num_routers) return {};
+  // Of the layouts (at most 256), the one with the fewest hop-bytes; ties keep the first.
+  const HopDistance& distance = problem_.hop_distance();
+  const CommGraph& g = level_graph_.front();
+  std::vector<RouterId> best, at(machine_.num_routers);
+  double best_cost = INFINITY;
+  for (const detail::GridLayout& layout : detail::grid_layouts(torus_, cluster_grid_, 256)) {
+    std::vector<std::uint32_t> q(cluster_grid_.size(), 0);
+    for (std::uint32_t c = 0; c < machine_.num_routers; ++c) {  // clusters row-major over their grid
+      at[c] = detail::layout_router(torus_, layout, q);
+      for (std::size_t i = q.size(); i-- > 0;) {
+        if (++q[i] < cluster_grid_[i]) break;
+        q[i] = 0;
+      }
+    }
+    double cost = 0;
+    for (TaskId a = 0; a < g.num_tasks(); ++a) {
+      auto targets = g.targets(a);
+      auto volumes = g.volumes(a);
+      for (std::size_t i = 0; i < targets.size(); ++i) cost += volumes[i] * distance(at[a], at[targets[i]]);
+    }
+    if (cost < best_cost) best_cost = cost, best = at;
+  }
+  return best;
+}
+
 double Rahtm::full_mcl(RouteCache& routes, const std::vector<RouterId>& router_of) const {
   std::vector<double> load(routes.num_channels(), 0.0);
   const CommGraph& g = level_graph_.front();
@@ -496,11 +531,25 @@ Mapping Rahtm::run() {
     std::iota(rank_order.begin(), rank_order.end(), RouterId{0});
     rank_order = merged(std::move(rank_order), &unused);
     stats_.rank_order_mcl = full_mcl(routes, rank_order);
-    if (stats_.rank_order_mcl < full_mcl(routes, router_of_cluster_)) {
-      router_of_cluster_ = std::move(rank_order);
-      stats_.kept_rank_order = true;
-    }
     stats_.final_mcl = full_mcl(routes, router_of_cluster_);
+    if (stats_.rank_order_mcl < stats_.final_mcl) {
+      router_of_cluster_ = std::move(rank_order);
+      stats_.final_mcl = stats_.rank_order_mcl;
+      stats_.kept = "rank order";
+    }
+    // With a grid of clusters, the grid laid onto the torus (each grid dimension on one torus
+    // dimension or snaking over several, neighbours on neighbouring routers) is merged too:
+    // a stencil's traffic is local, which no node's internal traffic tells the top-down phase.
+    std::vector<RouterId> layout = layout_start();
+    if (!layout.empty()) {
+      layout = merged(std::move(layout), &unused);
+      stats_.layout_mcl = full_mcl(routes, layout);
+      if (stats_.layout_mcl < stats_.final_mcl) {
+        router_of_cluster_ = std::move(layout);
+        stats_.final_mcl = stats_.layout_mcl;
+        stats_.kept = "grid layout";
+      }
+    }
   }
 
   const std::uint32_t per_router = machine_.nodes_per_router * machine_.slots_per_node;

@@ -47,8 +47,9 @@ struct RahtmStats {
   double merge_improvement = 0;    // MCL of the pseudo-pinned mapping minus the merged one's
   double pinned_mcl = 0;           // MCL (the problem's routing) of the top-down placement
   double rank_order_mcl = 0;       // MCL (the problem's routing) of the clusters in rank order, merged
+  double layout_mcl = 0;           // MCL of the clusters' grid laid onto the torus, merged (0: no grid)
   double final_mcl = 0;            // MCL (the problem's routing) of the returned mapping
-  bool kept_rank_order = false;    // the clusters in rank order (merged as well) won
+  std::string kept = "top-down";   // the placement returned: "top-down", "rank order" or "grid layout" (merged)
   std::string clustering;          // tile shapes per level, e.g. "1x32 | 2x8 | 4x4 | 2x1"
   std::string summary() const;
 };
