@@ -41,8 +41,10 @@ const std::vector<Job>& jobs() {
 }
 
 // Budgets made small to keep the test fast, and small enough that refine-mcl's search runs
-// out of work in the middle of a phase and CBC out of iterations on the larger cubes.
-const std::vector<std::pair<std::string, std::string>> kSmallBudgets = {{"work", "3"}, {"beam", "4"}, {"milp-iterations", "200"}};
+// out of work in the middle of a phase, RAHTM's exact search out of nodes (so that CBC runs)
+// and CBC out of iterations on the larger cubes.
+const std::vector<std::pair<std::string, std::string>> kSmallBudgets = {
+    {"work", "3"}, {"beam", "4"}, {"search-nodes", "300"}, {"milp-iterations", "200"}};
 
 // Jobs larger than this run only the mappers no smaller job covered (percs-modcolor needs a
 // 32x64 grid).
@@ -130,19 +132,20 @@ TEST(Determinism, TheSpecsOfTheTestAreTheExamplesWithSmallBudgets) {
   const CatalogEntry* rahtm = mapper_catalog().find("rahtm");
   ASSERT_TRUE(refine && rahtm);
   EXPECT_EQ(spec_of(*refine, {}), "refine-mcl:regions=50,work=3");
-  EXPECT_EQ(spec_of(*rahtm, {{"threads", "1"}}), "rahtm:threads=1,beam=4,milp-iterations=200");
+  EXPECT_EQ(spec_of(*rahtm, {{"threads", "1"}}), "rahtm:threads=1,beam=4,search-nodes=300,milp-iterations=200");
   EXPECT_EQ(spec_of(*mapper_catalog().find("rubik-tiling"), {}), "rubik-tiling");
   EXPECT_EQ(spec_of(*mapper_catalog().find("order"), {}), "order:TEDCBA");
 }
 
 // The command line writes the same bytes on every run: refine-mcl cut short by its work
-// budget, and rahtm on 1 and 2 threads.
+// budget, and rahtm on 1 and 2 threads (its exact search cut short, so that CBC runs too).
 TEST(Determinism, MapWritesTheSamePlacementBytesEveryRun) {
   const std::string job = "map --machine torus:4x4x4 --pattern npb-cg:64 --out -";
   for (const std::vector<std::string>& mappers :
        {std::vector<std::string>{"refine-mcl:work=3", "refine-mcl:work=3"},
-        std::vector<std::string>{"rahtm:beam=8,milp-iterations=200,threads=1", "rahtm:beam=8,milp-iterations=200,threads=1",
-                                  "rahtm:beam=8,milp-iterations=200,threads=2"}}) {
+        std::vector<std::string>{"rahtm:beam=8,search-nodes=300,milp-iterations=200,threads=1",
+                                  "rahtm:beam=8,search-nodes=300,milp-iterations=200,threads=1",
+                                  "rahtm:beam=8,search-nodes=300,milp-iterations=200,threads=2"}}) {
     std::vector<test::CommandResult> runs;
     for (const std::string& mapper : mappers) {
       runs.push_back(test::run_taskmap(job + " --mapper " + mapper));

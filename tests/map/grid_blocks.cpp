@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "taskmap/eval/evaluator.h"
+#include "taskmap/map/grid_layout.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -28,6 +29,24 @@ TEST(GridBlocks, ATaskDimensionSnakesThroughSeveralTorusDimensions) {
   EXPECT_EQ(e.metrics.max_dilation, 1u);
   EXPECT_NEAR(e.metrics.hop_bytes, e.metrics.network_volume, 1e-9);
   EXPECT_GT(e.metrics.network_volume, 0);
+}
+
+TEST(GridLayout, EveryFittingAssignmentAndTheSnakeThroughIt) {
+  // An 8x4 grid on the 4x4x2 torus: its 8 must be A and C (4 x 2) or B and C, its 4 the other
+  // of A and B; A and B together (16) or C alone (2) fit neither. The assignments are counted
+  // with A's choice as the fastest digit (A->1, B C->0 comes before B->1, A C->0), at most
+  // `limit` of them.
+  const TorusShape torus = *make_machine("torus:4x4x2,ppn=1").torus();
+  const std::vector<detail::GridLayout> layouts = detail::grid_layouts(torus, {8, 4}, 256);
+  ASSERT_EQ(layouts.size(), 2u);
+  EXPECT_EQ(layouts[0].torus_dims, (std::vector<std::vector<std::size_t>>{{1, 2}, {0}}));
+  EXPECT_EQ(layouts[1].torus_dims, (std::vector<std::vector<std::size_t>>{{0, 2}, {1}}));
+  EXPECT_EQ(detail::grid_layouts(torus, {8, 4}, 1).size(), 1u);
+  // Along the 8 of {A C | B}, A is the slower digit and C runs 0 1 | 1 0 | 0 1 | 1 0:
+  // (A, C) = (0,0) (0,1) (1,1) (1,0) (2,0) (2,1) (3,1) (3,0), one hop apart each. With B = 3
+  // and the last dimension fastest (strides 8, 2, 1): router = 8 A + 6 + C.
+  const std::vector<RouterId> expected{6, 7, 15, 14, 22, 23, 31, 30};
+  for (std::uint32_t q = 0; q < 8; ++q) EXPECT_EQ(detail::layout_router(torus, layouts[1], {q, 3}), expected[q]) << q;
 }
 
 TEST(GridBlocks, RefusesWhatDoesNotFit) {

@@ -33,7 +33,7 @@ std::string error_of(const std::string& spec) {
 TEST(MapperCatalog, MessagesSuggestAndListWhatIsKnown) {
   EXPECT_EQ(error_of("rahmt"), "--mapper 'rahmt': unknown mapper 'rahmt'; did you mean 'rahtm'?");
   EXPECT_EQ(error_of("rahtm:beem=2"),
-            "--mapper 'rahtm:beem=2': rahtm: unknown parameter 'beem'; known: beam, milp-iterations, milp-seconds, leaf, threads, grid");
+            "--mapper 'rahtm:beem=2': rahtm: unknown parameter 'beem'; known: beam, search-nodes, milp-iterations, milp-seconds, leaf, threads, grid");
   EXPECT_EQ(error_of("default+hilbert"),
             "--mapper 'default+hilbert': 'hilbert' cannot start from another mapping (after '+' only timer, refine-hb "
             "or refine-mcl)");

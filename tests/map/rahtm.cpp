@@ -115,6 +115,27 @@ TEST(Rahtm, ThreadCountDoesNotChangeTheMapping) {
   EXPECT_EQ(rahtm_map(MappingProblem(m, g), two).slot_of_task, a.slot_of_task);
 }
 
+TEST(Rahtm, AGridOfClustersIsAlsoLaidOntoTheTorus) {
+  // halo3d:8x8x8 (27 points) on 4x4x4x2 routers of 4 slots: RAHTM's 1x2x2 tiles make an 8x4x4
+  // grid of clusters, which fits the torus (8 = 4 x 2 on two torus dimensions, 4 and 4 on the
+  // others), so the grid laid onto the torus is one of the merged placements. The returned
+  // mapping is no worse than that candidate, nor than the blocks mapper's layout of the task
+  // grid (computed independently, in blocks of any shape).
+  const Machine m = make_machine("torus:4x4x4x2,ppn=4");
+  const CommGraph g = build_pattern(parse_pattern_spec("halo3d:8x8x8,points=27"));
+  RahtmOptions o;
+  o.beam = 16;
+  RahtmStats stats;
+  const Mapping map = rahtm_map(MappingProblem(m, g), o, &stats);
+  validate_mapping(map, m, g.num_tasks(), "rahtm");
+  EXPECT_EQ(stats.clustering.substr(0, 5), "1x2x2");
+  EXPECT_GT(stats.layout_mcl, 0) << "the grid layout was a candidate";
+  EXPECT_LE(stats.final_mcl, stats.layout_mcl + 1e-9);
+  const double mcl = evaluate_mapping(m, g, map).mcl;
+  EXPECT_NEAR(mcl, stats.final_mcl, 1e-6);  // the merge's loads are floats
+  EXPECT_LE(mcl, evaluate_mapping(m, g, run_mapper("blocks", m, g)).mcl * (1 + 1e-12));
+}
+
 TEST(Rahtm, RefusesMachinesItCannotDecompose) {
   const CommGraph g = make_npb_cg(16);
   EXPECT_THROW(rahtm_map(MappingProblem(make_machine("torus:3x4,ppn=2"), g), {}), Error);

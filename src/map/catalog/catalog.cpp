@@ -39,6 +39,15 @@ std::string_view default_of(T value) {
   return texts.emplace_back(fmt::format("{}", value));
 }
 
+const char* leaf_name(RahtmLeafSolver leaf) {
+  switch (leaf) {
+    case RahtmLeafSolver::Exact: return "exact";
+    case RahtmLeafSolver::Milp: return "milp";
+    case RahtmLeafSolver::Greedy: return "greedy";
+  }
+  return "?";
+}
+
 // ---- Applicability: "" when the mapper applies to the problem, else why not ----------------
 
 std::string fits(const MappingProblem& p) {
@@ -387,18 +396,23 @@ const Catalog& mapper_catalog() {
            .example = "rahtm:beam=16,threads=2",
            .params = {{.name = "beam", .type = ParamType::Int, .default_value = default_of(RahtmOptions{}.beam),
                        .min = 1, .max = 4096, .meaning = "N, partial mappings kept by the merge [RAHTM §III-D]"},
+                      {.name = "search-nodes", .type = ParamType::Int,
+                       .default_value = default_of(RahtmOptions{}.search_nodes), .min = 0, .max = 1e12,
+                       .meaning = "partial placements the exact search visits per cube sub-problem (a count: the "
+                                  "same result on every run); where they run out, its best placement goes to the MILP"},
                       {.name = "milp-iterations", .type = ParamType::Int,
-                       .default_value = default_of(RahtmOptions{}.milp_iterations), .min = 1, .max = 1 << 30,
+                       .default_value = default_of(RahtmOptions{}.milp_iterations), .min = 0, .max = 1 << 30,
                        .meaning = "CBC simplex iterations per cube sub-problem, checked between branch-and-bound "
                                   "nodes after the root LP (the best placement found is used when they run out; "
-                                  "the same result on every run)"},
+                                  "the same result on every run); leaf=exact: 0 skips the MILP"},
                       {.name = "milp-seconds", .type = ParamType::Real, .min = 0.001, .max = 3600,
                        .meaning = "a wall-clock limit per cube sub-problem on top of milp-iterations: the result then "
                                   "depends on the machine's speed and load, and is not reproducible",
                        .when_absent = "none"},
-                      {.name = "leaf", .type = ParamType::Choice,
-                       .default_value = RahtmOptions{}.leaf == RahtmLeafSolver::Milp ? "milp" : "greedy",
-                       .choices = {"milp", "greedy"}, .meaning = "cube placements by the MILP, or greedily"},
+                      {.name = "leaf", .type = ParamType::Choice, .default_value = leaf_name(RahtmOptions{}.leaf),
+                       .choices = {"exact", "milp", "greedy"},
+                       .meaning = "cube placements by the exact search for the least even-split MCL (the MILP "
+                                  "where its nodes run out), by the MILP of [RAHTM Table II], or greedily"},
                       {.name = "threads", .type = ParamType::Int, .default_value = default_of(RahtmOptions{}.threads),
                        .min = 0, .max = 1024, .meaning = "worker threads (0: one per core); the mapping is the same"},
                       grid_param()}},
@@ -512,9 +526,11 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::Rahtm: {
       RahtmOptions options;
       options.beam = count(v, "beam");
+      options.search_nodes = static_cast<std::uint64_t>(v.get_int("search-nodes"));
       options.milp_iterations = count(v, "milp-iterations");
       if (v.given("milp-seconds")) options.milp_seconds = v.get_real("milp-seconds");
-      options.leaf = v.get_choice("leaf") == "greedy" ? RahtmLeafSolver::Greedy : RahtmLeafSolver::Milp;
+      for (RahtmLeafSolver leaf : {RahtmLeafSolver::Exact, RahtmLeafSolver::Milp, RahtmLeafSolver::Greedy})
+        if (v.get_choice("leaf") == leaf_name(leaf)) options.leaf = leaf;
       options.threads = count(v, "threads");
       return make_rahtm_mapper(std::move(label), options);
     }

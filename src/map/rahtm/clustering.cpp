@@ -61,6 +61,7 @@ Tiling tile_elements(const CommGraph& g, const std::vector<std::uint32_t>& grid,
           best.grid.clear();
           for (std::size_t k = 0; k < grid.size(); ++k) best.grid.push_back(grid[k] / tile[k]);
           best.shape = fmt::format("{}", fmt::join(tile, "x"));
+          best.tile = tile;
         }
         return;
       }
@@ -78,6 +79,7 @@ Tiling tile_elements(const CommGraph& g, const std::vector<std::uint32_t>& grid,
     for (std::uint32_t e = 0; e < n; ++e) best.cluster_of[e] = e / tile_size;
     best.grid = {n / tile_size};
     best.shape = "1D";
+    best.tile = {tile_size};
     best.cut = cut_of(g, best.cluster_of);
   }
   return best;

@@ -12,6 +12,9 @@ namespace taskmap::rahtm {
 struct Tiling {
   std::vector<std::uint32_t> cluster_of;  // element -> cluster (row-major over the tile grid)
   std::vector<std::uint32_t> grid;        // the clusters' grid
+  // The tile's extent per grid dimension ({tile_size} for consecutive blocks): a cluster's
+  // elements, in increasing order, run through it row-major.
+  std::vector<std::uint32_t> tile;
   std::string shape;                      // "4x2", or "1D" for consecutive blocks
   double cut = 0;                         // traffic between different clusters
 };

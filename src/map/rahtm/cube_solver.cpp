@@ -1,4 +1,5 @@
-// RAHTM's top-down sub-problem: clusters onto the corners of a 2-ary n-cube [RAHTM §III-C].
+// RAHTM's top-down sub-problem: clusters onto the corners of a 2-ary n-cube [RAHTM §III-C]:
+// the even-split model, the greedy placement and the MILP of Table II.
 #include <CbcModel.hpp>
 #include <CoinMessageHandler.hpp>
 #include <OsiClpSolverInterface.hpp>
@@ -10,31 +11,27 @@
 #include <numeric>
 
 #include "taskmap/core/error.h"
-#include "taskmap/map/rahtm/rahtm.h"
+#include "cube_model.h"
+#include "taskmap/map/rahtm/cube.h"
 
 namespace taskmap {
-namespace {
 
-struct Flow {
-  std::uint32_t src, dst;
-  double volume;
-};
+namespace rahtm {
 
-std::vector<Flow> flows_of(const CubeProblem& p) {
+std::vector<CubeFlow> cube_flows(const CubeProblem& p) {
   const std::uint32_t n = p.size();
   if (p.traffic.size() != std::size_t(n) * n || p.capacity.size() != p.dims) {
     fail("RAHTM: inconsistent cube sub-problem ({} dimensions, {} traffic entries)", p.dims, p.traffic.size());
   }
-  std::vector<Flow> flows;
+  std::vector<CubeFlow> flows;
   for (std::uint32_t a = 0; a < n; ++a)
     for (std::uint32_t b = 0; b < n; ++b)
       if (a != b && p.traffic[a * n + b] > 0) flows.push_back({a, b, p.traffic[a * n + b]});
   return flows;
 }
 
-// Adds the even split of `volume` from corner s to corner t over all minimal paths: a path
-// flips the differing bits in some order; the edge leaving s^S along bit d (S a subset of the
-// differing bits, d not in S) is used by |S|! (k-|S|-1)! of the k! orders.
+// A path flips the differing bits in some order; the edge leaving s^S along bit d (S a subset
+// of the differing bits, d not in S) is used by |S|! (k-|S|-1)! of the k! orders.
 void add_even_split(const CubeProblem& p, std::uint32_t s, std::uint32_t t, double volume, std::vector<double>& load) {
   const std::uint32_t diff = s ^ t;
   const int k = std::popcount(diff);
@@ -53,17 +50,21 @@ void add_even_split(const CubeProblem& p, std::uint32_t s, std::uint32_t t, doub
   }
 }
 
-}  // namespace
+}  // namespace rahtm
+
+using rahtm::add_even_split;
+using rahtm::cube_flows;
+using Flow = rahtm::CubeFlow;
 
 double cube_even_split_mcl(const CubeProblem& p, const std::vector<std::uint32_t>& vertex_of) {
   std::vector<double> load(std::size_t(p.size()) * p.dims, 0.0);
-  for (const Flow& f : flows_of(p)) add_even_split(p, vertex_of[f.src], vertex_of[f.dst], f.volume, load);
+  for (const Flow& f : cube_flows(p)) add_even_split(p, vertex_of[f.src], vertex_of[f.dst], f.volume, load);
   return load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
 }
 
 CubeSolution solve_cube_greedy(const CubeProblem& p) {
   const std::uint32_t n = p.size();
-  const std::vector<Flow> flows = flows_of(p);
+  const std::vector<Flow> flows = cube_flows(p);
   std::vector<double> weight(n, 0.0);
   for (const Flow& f : flows) weight[f.src] += f.volume, weight[f.dst] += f.volume;
   std::vector<std::uint32_t> order(n);
@@ -95,7 +96,16 @@ CubeSolution solve_cube_greedy(const CubeProblem& p) {
     vertex_of[a] = best;
     used[best] = true;
   }
-  // Swap descent: exchange two clusters' corners while that lowers (MCL, sum of squared loads).
+  CubeSolution s;
+  s.model_mcl = cube_swap_descent(p, vertex_of);
+  s.vertex_of = std::move(vertex_of);
+  return s;
+}
+
+double cube_swap_descent(const CubeProblem& p, std::vector<std::uint32_t>& vertex_of) {
+  const std::uint32_t n = p.size();
+  const std::vector<Flow> flows = cube_flows(p);
+  std::vector<double> load(std::size_t(n) * p.dims);
   auto score = [&](const std::vector<std::uint32_t>& at) {
     std::fill(load.begin(), load.end(), 0.0);
     for (const Flow& f : flows) add_even_split(p, at[f.src], at[f.dst], f.volume, load);
@@ -119,10 +129,7 @@ CubeSolution solve_cube_greedy(const CubeProblem& p) {
         }
       }
   }
-  CubeSolution s;
-  s.vertex_of = std::move(vertex_of);
-  s.model_mcl = current.first;
-  return s;
+  return current.first;
 }
 
 namespace {
@@ -169,23 +176,31 @@ class MilpBuilder {
 
 }  // namespace
 
-CubeSolution solve_cube_milp(const CubeProblem& p, std::uint32_t max_iterations, double seconds) {
+CubeSolution solve_cube_milp(const CubeProblem& p, std::uint32_t max_iterations, double seconds,
+                             const std::vector<std::uint32_t>* start_placement) {
   const std::uint32_t n = p.size(), m = p.dims;
   // Table II has a flow variable per flow and channel; beyond ~50 flows CBC's root LP alone
   // takes many seconds, so only the heaviest flows enter the model (the placement of the
   // light remainder matters least) and optimality is then not claimed.
   constexpr std::size_t kMaxFlows = 48;
-  std::vector<Flow> flows = flows_of(p);
+  std::vector<Flow> flows = cube_flows(p);
   const bool complete = flows.size() <= kMaxFlows;
   if (!complete) {
     std::stable_sort(flows.begin(), flows.end(), [](const Flow& a, const Flow& b) { return a.volume > b.volume; });
     flows.resize(kMaxFlows);
   }
-  CubeSolution greedy = solve_cube_greedy(p);  // the MIP start, and the answer without traffic
+  // The MIP start, and the answer without traffic or when CBC finds no integer solution.
+  CubeSolution initial;
+  if (start_placement) {
+    initial.vertex_of = *start_placement;
+    initial.model_mcl = cube_even_split_mcl(p, initial.vertex_of);
+  } else {
+    initial = solve_cube_greedy(p);
+  }
   if (flows.empty() || n <= 2) {
-    greedy.optimal = true;  // n <= 2: every placement is the same up to symmetry
-    if (!flows.empty()) greedy.model_mcl = cube_even_split_mcl(p, greedy.vertex_of);
-    return greedy;
+    initial.optimal = true;  // n <= 2: every placement is the same up to symmetry
+    if (!flows.empty()) initial.model_mcl = cube_even_split_mcl(p, initial.vertex_of);
+    return initial;
   }
   // Volumes scaled to at most 1 keep the LP well conditioned.
   double scale = 0;
@@ -250,9 +265,9 @@ CubeSolution solve_cube_milp(const CubeProblem& p, std::uint32_t max_iterations,
       }
     }
   }
-  // MIP start: the greedy placement, relabelled so the busiest cluster sits on corner 0 (XOR
+  // MIP start: the initial placement, relabelled so the busiest cluster sits on corner 0 (XOR
   // by its corner is a cube automorphism), each flow on its dimension-order path, Z its MCL.
-  std::vector<std::uint32_t> start = greedy.vertex_of;
+  std::vector<std::uint32_t> start = initial.vertex_of;
   const std::uint32_t shift = start[busiest];
   for (auto& v : start) v ^= shift;
   std::vector<double> incumbent(b.columns(), 0.0), edge_load(std::size_t(n) * m, 0.0);
@@ -311,8 +326,8 @@ CubeSolution solve_cube_milp(const CubeProblem& p, std::uint32_t max_iterations,
     if (valid) taken[s.vertex_of[a]] = true;
   }
   if (!valid) {  // no integer solution within the limit: keep the MIP start
-    greedy.optimal = false;
-    return greedy;
+    initial.optimal = false;
+    return initial;
   }
   s.model_mcl = model.getObjValue() * scale;
   s.optimal = complete && model.isProvenOptimal();

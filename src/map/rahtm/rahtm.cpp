@@ -22,16 +22,28 @@
 #include "parallel.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/map/grid_layout.h"
+#include "taskmap/topology/distance.h"
 #include "taskmap/routing/routing.h"
 
 namespace taskmap {
 
 std::string RahtmStats::summary() const {
+  std::string solvers;
+  if (search_optimal > 0 || search_nodes > 0) {
+    solvers += fmt::format("{} proven optimal by the exact search ({} nodes)", search_optimal, search_nodes);
+  }
+  if (milp_runs > 0) {
+    solvers += fmt::format("{}{} given to the MILP ({} proven optimal{})", solvers.empty() ? "" : ", ", milp_runs,
+                           optimal, greedy_kept > 0 ? fmt::format(", {} kept the greedy placement", greedy_kept) : "");
+  }
   return fmt::format(
-      "rahtm: tiles {}; {} cube sub-problems, {} solved ({} proven optimal by the MILP, {} kept the greedy "
-      "placement), {} reused; {} merge steps ({} nodes copied); merging lowered the MCL by {:.6g}{}",
-      clustering, subproblems, solved, optimal, greedy_kept, subproblems - solved, merges, merges_reused,
-      merge_improvement, kept_rank_order ? "; the rank-order placement of the clusters was better and was kept" : "");
+      "rahtm: tiles {}; {} cube sub-problems, {} distinct up to symmetry and scale{}{}; {} merge steps ({} nodes "
+      "copied); MCL {:.6g} placed top-down, {:.6g} merged; {:.6g} from the rank order{}, merged; kept: {}",
+      clustering, subproblems, solved, solvers.empty() ? "" : ": " + solvers,
+      labelling_incomplete > 0 ? fmt::format(" ({} labellings incomplete)", labelling_incomplete) : "", merges,
+      merges_reused, pinned_mcl, pinned_mcl - merge_improvement, rank_order_mcl,
+      layout_mcl > 0 ? fmt::format(", {:.6g} from the grid layout", layout_mcl) : "", kept);
 }
 
 namespace {
@@ -41,12 +53,38 @@ using rahtm::Box;
 // The torus as RAHTM sees it: parts of side k in the `cube` dimensions (every dimension of
 // size >= k), laid out on a grid of parts over the remaining extent (§III-B: "topologies that
 // do not satisfy [uniformity] may be partitioned into smaller partitions where it holds").
+// Above the parts, the torus halves level by level down to a part: each level a 2-ary cube of
+// boxes as well, so the parts are placed and merged by the same hierarchy as their insides.
 struct Decomposition {
   std::uint32_t k = 1, levels = 0;
   std::vector<std::size_t> cube;
   std::vector<std::uint32_t> part_extent, part_grid;
   std::uint32_t parts = 1;
+  struct Halving {
+    std::vector<std::uint32_t> extent;  // the boxes of this level, in routers per dimension
+    std::vector<std::size_t> split;     // the dimensions each box halves along
+  };
+  std::vector<Halving> above;  // [0]: the whole torus; the last halves into parts
 };
+
+// Capacities of the 2-ary cube of a box halved along `split`: between the halves along d run
+// as many links as the box has routers in a cross-section (the product of the other extents),
+// twice as many when the box spans a whole ring (wrapped; for a ring of 2, its two parallel
+// links), relative to the least of them. Boxes inside a part have equal cross-sections, so
+// there a capacity is 1, or 2 for a whole ring ([RAHTM §III-C]'s double-wide links).
+std::vector<double> cube_capacity(const TorusShape& t, const std::vector<std::uint32_t>& extent,
+                                  const std::vector<std::size_t>& split) {
+  std::vector<double> capacity;
+  for (std::size_t d : split) {
+    double links = extent[d] == t.sizes[d] && t.wrap[d] ? 2.0 : 1.0;
+    for (std::size_t i = 0; i < extent.size(); ++i)
+      if (i != d) links *= extent[i];
+    capacity.push_back(links);
+  }
+  const double least = capacity.empty() ? 1.0 : *std::min_element(capacity.begin(), capacity.end());
+  for (double& c : capacity) c /= least;
+  return capacity;
+}
 
 Decomposition decompose(const Machine& m) {
   const TorusShape* t = m.torus();
@@ -75,6 +113,20 @@ Decomposition decompose(const Machine& m) {
     fail("RAHTM cannot decompose '{}': {} dimensions of size {} make sub-problems of {} clusters (at most 32)",
          m.description, d.cube.size(), k, 1u << d.cube.size());
   }
+  // Halve every dimension longer than a part (the 5 longest when there are more, so that
+  // sub-problems keep at most 32 clusters) until the boxes are parts.
+  for (std::vector<std::uint32_t> box = t->sizes; box != d.part_extent;) {
+    std::vector<std::size_t> split;
+    for (std::size_t i = 0; i < box.size(); ++i)
+      if (box[i] > d.part_extent[i]) split.push_back(i);
+    if (split.size() > 5) {
+      std::stable_sort(split.begin(), split.end(), [&](auto a, auto b) { return box[a] > box[b]; });
+      split.resize(5);
+      std::sort(split.begin(), split.end());
+    }
+    d.above.push_back({box, split});
+    for (std::size_t i : split) box[i] /= 2;
+  }
   return d;
 }
 
@@ -95,9 +147,15 @@ class Rahtm {
  private:
   void cluster(const Decomposition& d);
   void place();
-  std::vector<CubeSolution> solve_all(const std::vector<CubeProblem>& problems);
+  // Solves the sub-problems; `start`: a placement every exact search starts from (the
+  // children at their tile coordinates), kept unless the search finds a lower MCL.
+  std::vector<CubeSolution> solve_all(const std::vector<CubeProblem>& problems, const std::vector<std::uint32_t>& start);
+  // The boxes of a level (1 .. levels inside a part, then the halvings above) and their split.
+  Decomposition::Halving halving(std::size_t level) const;
   void merge_all(rahtm::Merger& merger);
   double full_mcl(RouteCache& routes, const std::vector<RouterId>& router_of) const;
+  // The level-0 clusters' grid laid onto the torus (detail::grid_layouts), or empty.
+  std::vector<RouterId> layout_start() const;
   // Origin of part p, parts in row-major order over the grid of parts.
   std::vector<std::uint32_t> part_origin(std::uint32_t p) const {
     std::vector<std::uint32_t> origin(torus_.dims(), 0);
@@ -124,6 +182,8 @@ class Rahtm {
   std::vector<std::vector<std::uint32_t>> task_cluster_;     // task -> level-0 cluster
   std::vector<std::vector<std::vector<std::uint32_t>>> members_;  // [level][cluster] -> level-1 clusters
   std::vector<RouterId> router_of_cluster_;
+  std::vector<std::vector<std::uint32_t>> tile_;                 // [level]: the tile of its clustering
+  std::vector<std::uint32_t> cluster_grid_;                      // the level-0 clusters' grid (empty: none)
   std::map<std::vector<double>, CubeSolution> solved_;
 };
 
@@ -145,14 +205,20 @@ void Rahtm::cluster(const Decomposition& d) {
   rahtm::Tiling t = rahtm::tile_elements(tasks, grid, concentration_);
   shapes.push_back(t.shape);
   task_cluster_.push_back(t.cluster_of);
+  tile_.assign(1, t.tile);
+  if (t.shape != "1D") cluster_grid_ = t.grid;
   level_graph_.push_back(rahtm::cluster_graph(tasks, t.cluster_of, routers));
   grid = t.grid;
-  members_.assign(d.levels + 1, {});
-  const std::uint32_t fan_out = 1u << d.cube.size();
-  for (std::uint32_t level = 1; level <= d.levels; ++level) {
+  // Levels 1 .. levels inside the parts, then one per halving above them, bottom up.
+  const std::size_t top = d.levels + d.above.size();
+  members_.assign(top + 1, {});
+  for (std::size_t level = 1; level <= top; ++level) {
+    const std::size_t split = level <= d.levels ? d.cube.size() : d.above[top - level].split.size();
+    const std::uint32_t fan_out = 1u << split;
     const CommGraph& below = level_graph_.back();
     rahtm::Tiling up = rahtm::tile_elements(below, grid, fan_out);
     shapes.push_back(up.shape);
+    tile_.push_back(up.tile);
     const std::uint32_t count = below.num_tasks() / fan_out;
     members_[level].assign(count, {});
     for (std::uint32_t c = 0; c < below.num_tasks(); ++c) members_[level][up.cluster_of[c]].push_back(c);
@@ -162,42 +228,77 @@ void Rahtm::cluster(const Decomposition& d) {
   stats_.clustering = fmt::format("{}", fmt::join(shapes, " | "));
 }
 
-std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& problems) {
-  // Identical sub-problems (same traffic, same capacities) are solved once (symmetry reuse);
-  // the distinct new ones are independent and solved in parallel.
+std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& problems,
+                                           const std::vector<std::uint32_t>& start) {
+  // Sub-problems equal up to a relabelling of clusters, a scaling of volumes and a permutation
+  // of dimensions of equal capacity have one canonical form, solved once; the distinct new
+  // forms are independent and solved in parallel, each from its form and the first of its
+  // sub-problems in their fixed order (whose tile geometry gives the start), so the result
+  // does not depend on the threads.
+  std::vector<CanonicalCube> forms(problems.size());
+  rahtm::run_parallel(problems.size(), threads_, [&](std::size_t i, unsigned) { forms[i] = canonical_cube(problems[i]); });
   auto key_of = [](const CubeProblem& p) {
     std::vector<double> key = p.capacity;
     key.insert(key.end(), p.traffic.begin(), p.traffic.end());
     return key;
   };
   std::vector<std::vector<double>> keys;  // per problem
-  std::vector<std::size_t> todo;          // problems to solve: the first of each new key
+  std::vector<std::size_t> todo;          // problems whose form is new: the first of each
   std::set<std::vector<double>> in_batch;
   for (std::size_t i = 0; i < problems.size(); ++i) {
     ++stats_.subproblems;
-    keys.push_back(key_of(problems[i]));
+    stats_.labelling_incomplete += !forms[i].canonical;
+    keys.push_back(key_of(forms[i].problem));
     if (solved_.count(keys[i]) || !in_batch.insert(keys[i]).second) continue;
     todo.push_back(i);
   }
   struct Outcome {
     CubeSolution solution;
-    bool milp_optimal = false, greedy_kept = false;
+    bool search_optimal = false, milp_run = false, milp_optimal = false, greedy_kept = false;
+    std::uint64_t nodes = 0;
   };
   std::vector<Outcome> outcomes(todo.size());
   std::atomic<std::uint32_t> finished{0};
   rahtm::run_parallel(todo.size(), threads_, [&](std::size_t i, unsigned) {
-    const CubeProblem& p = problems[todo[i]];
+    const CubeProblem& p = forms[todo[i]].problem;
     Outcome& out = outcomes[i];
     out.solution = solve_cube_greedy(p);
-    if (options_.leaf == RahtmLeafSolver::Milp) {
-      // The MILP optimises the best split over minimal paths; the mapping is judged by the
-      // even split, so the greedy placement stays when it is better under that model.
-      CubeSolution milp = solve_cube_milp(p, options_.milp_iterations, options_.milp_seconds);
-      out.milp_optimal = milp.optimal;
-      if (cube_even_split_mcl(p, milp.vertex_of) <= cube_even_split_mcl(p, out.solution.vertex_of)) {
-        out.solution = std::move(milp);
-      } else {
-        out.greedy_kept = true;
+    switch (options_.leaf) {
+      case RahtmLeafSolver::Greedy:
+        break;
+      case RahtmLeafSolver::Milp: {
+        // The MILP optimises the best split over minimal paths; the mapping is judged by the
+        // even split, so the greedy placement stays when it is better under that model.
+        out.milp_run = true;
+        CubeSolution milp = solve_cube_milp(p, options_.milp_iterations, options_.milp_seconds);
+        out.milp_optimal = milp.optimal;
+        if (cube_even_split_mcl(p, milp.vertex_of) <= cube_even_split_mcl(p, out.solution.vertex_of)) {
+          out.solution = std::move(milp);
+        } else {
+          out.greedy_kept = true;
+        }
+        break;
+      }
+      case RahtmLeafSolver::Exact: {
+        // From the children at their tile coordinates, unless the greedy placement is better:
+        // among placements of equal MCL, the one that keeps the task grid's geometry lets the
+        // merge line blocks up with their neighbours.
+        std::vector<std::uint32_t> from = forms[todo[i]].from_original(start);
+        if (out.solution.model_mcl >= cube_even_split_mcl(p, from) * (1 - 1e-9)) out.solution.vertex_of = std::move(from);
+        CubeSearchStats search;
+        out.solution = solve_cube_exact(p, out.solution.vertex_of, options_.search_nodes, &search);
+        out.nodes = search.nodes;
+        out.search_optimal = out.solution.optimal;
+        if (!out.search_optimal && options_.milp_iterations > 0) {
+          // Out of budget: the MILP, started from the search's best, may still find better.
+          out.milp_run = true;
+          CubeSolution milp = solve_cube_milp(p, options_.milp_iterations, options_.milp_seconds, &out.solution.vertex_of);
+          out.milp_optimal = milp.optimal;
+          if (cube_even_split_mcl(p, milp.vertex_of) < cube_even_split_mcl(p, out.solution.vertex_of)) {
+            out.solution = std::move(milp);
+          }
+        }
+        break;
       }
     }
     ++finished;
@@ -206,13 +307,16 @@ std::vector<CubeSolution> Rahtm::solve_all(const std::vector<CubeProblem>& probl
                           finished.load(), todo.size()));
   });
   for (std::size_t i = 0; i < todo.size(); ++i) {
+    stats_.search_optimal += outcomes[i].search_optimal;
+    stats_.milp_runs += outcomes[i].milp_run;
     stats_.optimal += outcomes[i].milp_optimal;
     stats_.greedy_kept += outcomes[i].greedy_kept;
+    stats_.search_nodes += outcomes[i].nodes;
     ++stats_.solved;
     solved_.emplace(keys[todo[i]], std::move(outcomes[i].solution));
   }
   std::vector<CubeSolution> solutions;
-  for (const auto& key : keys) solutions.push_back(solved_.at(key));
+  for (std::size_t i = 0; i < problems.size(); ++i) solutions.push_back(forms[i].to_original(solved_.at(keys[i])));
   return solutions;
 }
 
@@ -230,115 +334,152 @@ CubeProblem sub_problem(const CommGraph& g, const std::vector<std::uint32_t>& me
 
 // Top-down: the parts, then level by level each cluster's children onto the corners of the
 // cluster's 2-ary sub-cube.
-void Rahtm::place() {
-  const std::size_t dims = torus_.dims();
-  std::vector<std::size_t> split;  // dimensions along which there are several parts
-  bool binary = true;
-  for (std::size_t i = 0; i < dims; ++i) {
-    if (d_.part_grid[i] > 1) split.push_back(i);
-    if (d_.part_grid[i] > 2) binary = false;
+Decomposition::Halving Rahtm::halving(std::size_t level) const {
+  if (level > d_.levels) return d_.above[d_.levels + d_.above.size() - level];
+  Decomposition::Halving h{d_.part_extent, d_.cube};
+  for (std::size_t dim : d_.cube) h.extent[dim] = 1u << level;
+  return h;
+}
+
+// The 2^s halves of the box at `origin` under halving h, corner i's bit j along h.split[j].
+std::vector<Box> halves(const std::vector<std::uint32_t>& origin, const Decomposition::Halving& h) {
+  std::vector<Box> children;
+  for (std::uint32_t corner = 0; corner < (1u << h.split.size()); ++corner) {
+    Box b{origin, h.extent};
+    for (std::size_t i = 0; i < h.split.size(); ++i) {
+      b.extent[h.split[i]] /= 2;
+      b.origin[h.split[i]] += (corner >> i & 1) * b.extent[h.split[i]];
+    }
+    children.push_back(std::move(b));
   }
+  return children;
+}
+
+// The corners of a tile's elements (in their row-major order) that keep the tile's geometry:
+// each coordinate in Gray code, so that neighbours along a dimension (and the ends of a
+// dimension of 4, as on a ring) are one cube edge apart; the first dimension's bits lowest.
+std::vector<std::uint32_t> tile_corners(const std::vector<std::uint32_t>& tile) {
+  const std::uint32_t n = std::accumulate(tile.begin(), tile.end(), 1u, std::multiplies<>());
+  std::vector<std::uint32_t> corner(n, 0);
+  for (std::uint32_t j = 0; j < n; ++j) {
+    std::uint32_t rest = j, shift = 0;
+    std::vector<std::uint32_t> x(tile.size());
+    for (std::size_t i = tile.size(); i-- > 0;) x[i] = rest % tile[i], rest /= tile[i];
+    for (std::size_t i = 0; i < tile.size(); ++i) {
+      corner[j] |= (x[i] ^ (x[i] >> 1)) << shift;
+      shift += static_cast<std::uint32_t>(std::countr_zero(tile[i]));
+    }
+  }
+  return corner;
+}
+
+// Top-down: from the whole torus, level by level each cluster's children onto the corners of
+// the 2-ary cube of its box's halves.
+void Rahtm::place() {
   struct Node {
     std::uint32_t cluster;
     std::vector<std::uint32_t> origin;
   };
-  std::vector<Node> nodes;
-  if (d_.parts > 1 && binary && split.size() <= 5) {
-    // The parts form a 2-ary cube as well: place them with the same solver.
-    std::vector<double> capacity;
-    for (std::size_t i : split) capacity.push_back(torus_.wrap[i] ? 2.0 : 1.0);
-    std::vector<std::uint32_t> all(d_.parts);
-    std::iota(all.begin(), all.end(), 0u);
-    const CubeSolution s = solve_all({sub_problem(level_graph_[d_.levels], all, std::move(capacity))}).front();
-    for (std::uint32_t p = 0; p < d_.parts; ++p) {
-      nodes.push_back({p, std::vector<std::uint32_t>(dims, 0)});
-      for (std::size_t i = 0; i < split.size(); ++i)
-        nodes.back().origin[split[i]] = (s.vertex_of[p] >> i & 1) * d_.part_extent[split[i]];
-    }
-  } else {
-    // Larger grids of parts: row-major order; merging may still re-orient them.
-    for (std::uint32_t p = 0; p < d_.parts; ++p) nodes.push_back({p, part_origin(p)});
-  }
-  for (std::uint32_t level = d_.levels; level >= 1; --level) {
-    const std::uint32_t side = 1u << level, half = side / 2;
-    std::vector<double> capacity;
-    for (std::size_t dim : d_.cube) capacity.push_back(side == torus_.sizes[dim] && torus_.wrap[dim] ? 2.0 : 1.0);
+  std::vector<Node> nodes{{0, std::vector<std::uint32_t>(torus_.dims(), 0)}};
+  for (std::size_t level = d_.levels + d_.above.size(); level >= 1; --level) {
+    const Decomposition::Halving h = halving(level);
+    const std::vector<double> capacity = cube_capacity(torus_, h.extent, h.split);
     std::vector<CubeProblem> problems;
     for (const Node& node : nodes) problems.push_back(sub_problem(level_graph_[level - 1], members_[level][node.cluster], capacity));
-    const std::vector<CubeSolution> solutions = solve_all(problems);
+    const std::vector<CubeSolution> solutions = solve_all(problems, tile_corners(tile_[level]));
     std::vector<Node> below;
     for (std::size_t n = 0; n < nodes.size(); ++n) {
       const auto& children = members_[level][nodes[n].cluster];
-      for (std::size_t j = 0; j < children.size(); ++j) {
-        below.push_back({children[j], nodes[n].origin});
-        for (std::size_t i = 0; i < d_.cube.size(); ++i)
-          below.back().origin[d_.cube[i]] += (solutions[n].vertex_of[j] >> i & 1) * half;
-      }
+      const std::vector<Box> boxes = halves(nodes[n].origin, h);
+      for (std::size_t j = 0; j < children.size(); ++j) below.push_back({children[j], boxes[solutions[n].vertex_of[j]].origin});
     }
     nodes = std::move(below);
   }
   for (const Node& node : nodes) router_of_cluster_[node.cluster] = router_at(node.origin);
 }
 
+// Bottom-up: every box whose halves are larger than one router merges them. Nodes of one
+// level are merged in order, each with the flows to the nodes merged before it (left in
+// place) as context; nodes whose own flows are identical reuse the orientations found for the
+// first (only the node's own flows make them identical, not their surroundings).
 void Rahtm::merge_all(rahtm::Merger& merger) {
   const std::size_t dims = torus_.dims();
-  std::map<std::pair<std::uint32_t, std::vector<double>>, std::vector<std::uint32_t>> done;
-  std::vector<std::vector<std::uint32_t>> part_origins;
-  for (std::uint32_t p = 0; p < d_.parts; ++p) part_origins.push_back(part_origin(p));
-  auto node_extent = [&](std::uint32_t side) {
-    std::vector<std::uint32_t> extent(dims, 1);
-    for (std::size_t dim : d_.cube) extent[dim] = side;
-    return extent;
-  };
-  auto children_of = [&](const std::vector<std::uint32_t>& origin, std::uint32_t child_side) {
-    std::vector<Box> children;
-    const std::uint32_t n = 1u << d_.cube.size();
-    for (std::uint32_t corner = 0; corner < n; ++corner) {
-      Box b{origin, std::vector<std::uint32_t>(dims, 1)};
-      for (std::size_t i = 0; i < d_.cube.size(); ++i) {
-        b.origin[d_.cube[i]] += (corner >> i & 1) * child_side;
-        b.extent[d_.cube[i]] = child_side;
-      }
-      children.push_back(std::move(b));
+  std::map<std::pair<std::size_t, std::vector<double>>, std::vector<std::uint32_t>> done;
+  auto merge_node = [&](std::size_t level, const Box& box, const Decomposition::Halving& h, std::uint32_t beam,
+                        bool fix_first, std::vector<Box>& merged) {
+    const std::vector<Box> children = halves(box.origin, h);
+    auto key = std::make_pair(level, merger.signature(children));
+    if (auto it = done.find(key); it != done.end()) {
+      merger.apply(children, it->second);
+      ++stats_.merges_reused;
+    } else {
+      const rahtm::MergeResult r = merger.merge(children, beam, fix_first, merged);
+      stats_.merges += r.steps;
+      done.emplace(std::move(key), r.orientation);
     }
-    return children;
+    merged.push_back(box);
   };
-  // Levels 2 .. levels: a node of side 2^level merges its 2^m children of side 2^(level-1).
-  for (std::uint32_t level = 2; level <= d_.levels; ++level) {
-    const std::uint32_t side = 1u << level;
-    std::vector<Box> merged;  // nodes of this level merged so far: context for the next ones
-    for (const auto& part : part_origins) {
-      const std::uint32_t per_dim = d_.k / side;
-      const std::uint32_t nodes = static_cast<std::uint32_t>(std::pow(per_dim, d_.cube.size()) + 0.5);
+  // Inside the parts, levels 2 .. levels, part by part.
+  for (std::size_t level = 2; level <= d_.levels; ++level) {
+    const Decomposition::Halving h = halving(level);
+    const std::uint32_t side = 1u << level, per_dim = d_.k / side;
+    const auto nodes = static_cast<std::uint32_t>(std::pow(per_dim, d_.cube.size()) + 0.5);
+    std::vector<Box> merged;
+    for (std::uint32_t p = 0; p < d_.parts; ++p) {
+      const std::vector<std::uint32_t> part = part_origin(p);
       for (std::uint32_t node = 0; node < nodes; ++node) {
-        std::vector<std::uint32_t> origin = part;
+        Box box{part, h.extent};
         std::uint32_t rest = node;
-        for (std::size_t i = 0; i < d_.cube.size(); ++i) origin[d_.cube[i]] += rest % per_dim * side, rest /= per_dim;
-        const auto children = children_of(origin, side / 2);
-        auto key = std::make_pair(level, merger.signature(children));
-        if (auto it = done.find(key); it != done.end()) {
-          merger.apply(children, it->second);
-          ++stats_.merges_reused;
-          merged.push_back({origin, node_extent(side)});
-          continue;
-        }
-        // Identical nodes (above) reuse the orientations found for the first; only the
-        // node's own flows make them identical, not their surroundings.
-        const rahtm::MergeResult r = merger.merge(children, options_.beam, false, merged);
-        merged.push_back({origin, node_extent(side)});
-        stats_.merges += r.steps;
-        done.emplace(std::move(key), r.orientation);
+        for (std::size_t i = 0; i < d_.cube.size(); ++i) box.origin[d_.cube[i]] += rest % per_dim * side, rest /= per_dim;
+        merge_node(level, box, h, options_.beam, false, merged);
       }
     }
   }
-  if (d_.parts > 1) {
-    // Parts: every candidate carries a whole part's traffic, so the beam is capped at 8; a
-    // symmetry applied to all parts at once is a machine symmetry, so the first stays fixed.
-    std::vector<Box> parts;
-    for (const auto& o : part_origins) parts.push_back({o, d_.part_extent});
-    const rahtm::MergeResult r = merger.merge(parts, std::min<std::uint32_t>(options_.beam, 8), true);
-    stats_.merges += r.steps;
+  // Above the parts, boxes in row-major order. Every candidate carries a whole part's traffic
+  // or more, so the beam is capped at 8, and the first half keeps its orientation (at the top a
+  // symmetry applied to all halves at once is a machine symmetry; below, the box is re-oriented
+  // as a whole one level up).
+  for (std::size_t j = d_.above.size(); j-- > 0;) {
+    const Decomposition::Halving& h = d_.above[j];
+    std::vector<std::uint32_t> grid(dims);
+    std::uint32_t boxes = 1;
+    for (std::size_t i = 0; i < dims; ++i) grid[i] = torus_.sizes[i] / h.extent[i], boxes *= grid[i];
+    std::vector<Box> merged;
+    for (std::uint32_t b = 0; b < boxes; ++b) {
+      Box box{std::vector<std::uint32_t>(dims, 0), h.extent};
+      for (std::size_t i = dims, rest = b; i-- > 0;) box.origin[i] = static_cast<std::uint32_t>(rest % grid[i]) * h.extent[i], rest /= grid[i];
+      merge_node(d_.levels + d_.above.size() - j, box, h, std::min<std::uint32_t>(options_.beam, 8), true, merged);
+    }
   }
+}
+
+std::vector<RouterId> Rahtm::layout_start() const {
+  std::uint64_t cells = 1;
+  for (std::uint32_t s : cluster_grid_) cells *= s;
+  if (cluster_grid_.empty() || cells != machine_.num_routers) return {};
+  // Of the layouts (at most 256), the one with the fewest hop-bytes; ties keep the first.
+  const HopDistance& distance = problem_.hop_distance();
+  const CommGraph& g = level_graph_.front();
+  std::vector<RouterId> best, at(machine_.num_routers);
+  double best_cost = INFINITY;
+  for (const detail::GridLayout& layout : detail::grid_layouts(torus_, cluster_grid_, 256)) {
+    std::vector<std::uint32_t> q(cluster_grid_.size(), 0);
+    for (std::uint32_t c = 0; c < machine_.num_routers; ++c) {  // clusters row-major over their grid
+      at[c] = detail::layout_router(torus_, layout, q);
+      for (std::size_t i = q.size(); i-- > 0;) {
+        if (++q[i] < cluster_grid_[i]) break;
+        q[i] = 0;
+      }
+    }
+    double cost = 0;
+    for (TaskId a = 0; a < g.num_tasks(); ++a) {
+      auto targets = g.targets(a);
+      auto volumes = g.volumes(a);
+      for (std::size_t i = 0; i < targets.size(); ++i) cost += volumes[i] * distance(at[a], at[targets[i]]);
+    }
+    if (cost < best_cost) best_cost = cost, best = at;
+  }
+  return best;
 }
 
 double Rahtm::full_mcl(RouteCache& routes, const std::vector<RouterId>& router_of) const {
@@ -389,11 +530,26 @@ Mapping Rahtm::run() {
     std::vector<RouterId> rank_order(machine_.num_routers);
     std::iota(rank_order.begin(), rank_order.end(), RouterId{0});
     rank_order = merged(std::move(rank_order), &unused);
-    if (full_mcl(routes, rank_order) < full_mcl(routes, router_of_cluster_)) {
-      router_of_cluster_ = std::move(rank_order);
-      stats_.kept_rank_order = true;
-    }
+    stats_.rank_order_mcl = full_mcl(routes, rank_order);
     stats_.final_mcl = full_mcl(routes, router_of_cluster_);
+    if (stats_.rank_order_mcl < stats_.final_mcl) {
+      router_of_cluster_ = std::move(rank_order);
+      stats_.final_mcl = stats_.rank_order_mcl;
+      stats_.kept = "rank order";
+    }
+    // With a grid of clusters, the grid laid onto the torus (each grid dimension on one torus
+    // dimension or snaking over several, neighbours on neighbouring routers) is merged too:
+    // a stencil's traffic is local, which no node's internal traffic tells the top-down phase.
+    std::vector<RouterId> layout = layout_start();
+    if (!layout.empty()) {
+      layout = merged(std::move(layout), &unused);
+      stats_.layout_mcl = full_mcl(routes, layout);
+      if (stats_.layout_mcl < stats_.final_mcl) {
+        router_of_cluster_ = std::move(layout);
+        stats_.final_mcl = stats_.layout_mcl;
+        stats_.kept = "grid layout";
+      }
+    }
   }
 
   const std::uint32_t per_router = machine_.nodes_per_router * machine_.slots_per_node;

@@ -8,6 +8,7 @@
 
 #include <limits>
 
+#include "taskmap/map/grid_layout.h"
 #include "taskmap/map/mapper_support.h"
 #include "taskmap/map/router_placement.h"
 #include "taskmap/map/structured/structured_mappers.h"
@@ -20,8 +21,8 @@ namespace {
 constexpr std::size_t kMaxLayouts = 256;
 
 struct Layout {
-  std::vector<std::uint32_t> block;                // per task dimension: its extent inside one router
-  std::vector<std::vector<std::size_t>> torus_dims;  // per task dimension: the torus dimensions, slowest first
+  std::vector<std::uint32_t> block;  // per task dimension: its extent inside one router
+  GridLayout grid;                   // the grid of blocks on the torus
 };
 
 // Every way to write `slots` as a product of one factor per task dimension, each dividing the
@@ -36,33 +37,6 @@ void block_shapes(const std::vector<std::uint32_t>& grid, std::size_t i, std::ui
     if (slots % b != 0 || grid[i] % b != 0) continue;
     block[i] = b;
     block_shapes(grid, i + 1, slots / b, block, out);
-  }
-}
-
-// Every assignment of the torus dimensions (of size > 1) to task dimensions whose sizes
-// multiply to the number of blocks along that task dimension.
-void assignments(const TorusShape& torus, const std::vector<std::uint32_t>& blocks_along, const Layout& base,
-                 std::vector<Layout>& out) {
-  std::vector<std::size_t> dims;
-  for (std::size_t d = 0; d < torus.dims(); ++d)
-    if (torus.sizes[d] > 1) dims.push_back(d);
-  const std::size_t k = blocks_along.size();
-  std::uint64_t combos = 1;
-  for (std::size_t i = 0; i < dims.size(); ++i) combos *= k;
-  for (std::uint64_t c = 0; c < combos && out.size() < kMaxLayouts; ++c) {
-    Layout layout = base;
-    layout.torus_dims.assign(k, {});
-    std::vector<std::uint64_t> product(k, 1);
-    std::uint64_t digits = c;
-    for (std::size_t d : dims) {
-      const std::size_t to = digits % k;
-      digits /= k;
-      layout.torus_dims[to].push_back(d);
-      product[to] *= torus.sizes[d];
-    }
-    bool fits = true;
-    for (std::size_t i = 0; i < k; ++i) fits = fits && product[i] == blocks_along[i];
-    if (fits) out.push_back(std::move(layout));
   }
 }
 
@@ -88,7 +62,9 @@ class GridBlocksMapper final : public ConfiguredMapper<> {
     for (const auto& shape : shapes) {
       std::vector<std::uint32_t> along(grid.size());
       for (std::size_t i = 0; i < grid.size(); ++i) along[i] = grid[i] / shape[i];
-      assignments(torus, along, Layout{shape, {}}, layouts);
+      for (GridLayout& layout : grid_layouts(torus, along, kMaxLayouts - layouts.size())) {
+        layouts.push_back({shape, std::move(layout)});
+      }
     }
     if (layouts.empty()) {
       refuse(label_, "the {} grid cut into blocks of {} slots does not match the torus {}", fmt::join(grid, "x"), slots,
@@ -114,25 +90,14 @@ class GridBlocksMapper final : public ConfiguredMapper<> {
     const std::size_t k = grid.size();
     Mapping map;
     map.slot_of_task.resize(m.num_slots());
-    std::vector<std::uint32_t> x(k, 0);  // the task's grid coordinates, last fastest
+    std::vector<std::uint32_t> x(k, 0), q(k);  // the task's grid coordinates (last fastest), its block's
     for (TaskId t = 0; t < map.slot_of_task.size(); ++t) {
-      std::uint64_t router = 0, inner = 0;
+      std::uint64_t inner = 0;
       for (std::size_t i = 0; i < k; ++i) {
         inner = inner * layout.block[i] + x[i] % layout.block[i];
-        // Block index q along dimension i as a snake over its torus dimensions (a reflected
-        // mixed-radix Gray code): a digit runs backwards during the odd passes of the slower
-        // digit before it, so consecutive blocks differ by one step in one dimension.
-        const std::uint64_t q = x[i] / layout.block[i];
-        std::uint64_t span = 1;
-        for (std::size_t d : layout.torus_dims[i]) span *= torus.sizes[d];
-        for (std::size_t d : layout.torus_dims[i]) {
-          span /= torus.sizes[d];
-          const std::uint64_t passes = q / span;  // steps of this digit so far, unfolded
-          std::uint64_t digit = passes % torus.sizes[d];
-          if ((passes / torus.sizes[d]) % 2 == 1) digit = torus.sizes[d] - 1 - digit;
-          router += digit * torus.strides[d];
-        }
+        q[i] = x[i] / layout.block[i];
       }
+      const std::uint64_t router = layout_router(torus, layout.grid, q);
       map.slot_of_task[t] = static_cast<SlotId>(router * slots + inner);
       for (std::size_t i = k; i-- > 0;) {  // next task: odometer over the grid
         if (++x[i] < grid[i]) break;
