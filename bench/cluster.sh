@@ -124,7 +124,7 @@ run_row() {
   fi
   echo "$((SECONDS - start)) s: $name, $kind, $nodes nodes, $patname ($ranks ranks)" > "$out.wall"
 }
-export -f run_row
+export -f run_row step
 export bin work helper
 export candidates_list="${candidates[*]}"
 started=$SECONDS
