@@ -19,10 +19,7 @@ using test::launch;
 using test::Mpi;
 using test::mpis;
 
-std::string temp(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("taskmap_dist_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
+std::string temp(const std::string& name) { return test::temp_path("dist", name); }
 
 std::size_t count_of(const std::string& text, const std::string& part) {
   std::size_t n = 0;

@@ -20,10 +20,7 @@ using test::launch;
 using test::Mpi;
 using test::mpis;
 
-std::string temp(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("taskmap_reorder_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
+std::string temp(const std::string& name) { return test::temp_path("reorder", name); }
 
 const std::string kFabric = std::string(TASKMAP_TEST_INSTANCES) + "/reorder/three_leaves.conf";
 // The mapping's time limit in these runs. The default 10 s is not what they test: auto's MCL
