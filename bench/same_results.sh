@@ -4,7 +4,7 @@
 # JSON shape is brought to today's first). For refactors that
 # must not change results: `bash bench/same_results.sh OLD/taskmap NEW/taskmap`. Every mapper's
 # result is deterministic (refine-mcl and rahtm have work budgets, not time limits). Binaries
-# from before the work budgets need REFINE='refine-mcl:seconds=600,kicks=20,regions=20' (a time
+# from before the work budgets need REFINE='refine-mcl:seconds=600,regions=20' (a time
 # budget their search never reaches) on both sides.
 # Usage: bash bench/same_results.sh OLD NEW
 set -euo pipefail
@@ -13,7 +13,7 @@ source scripts/step.sh
 old=$(realpath "$1")
 new=$(realpath "$2")
 data=../shared/data
-refine=${REFINE:-refine-mcl:kicks=20,regions=20}
+refine=${REFINE:-refine-mcl:regions=20}
 general="default,random:seed=4,cyclic,scotch,metis,metis:assign=identity,greedy,rb,rb:tries=4,refine-hb,$refine,scotch+refine-hb,scotch+timer+refine-hb,rb+refine-hb"
 # machine | pattern | routing (empty: default) | mappers
 cases=(
