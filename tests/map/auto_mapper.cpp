@@ -9,6 +9,7 @@
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/map/portfolio/auto_mapper.h"
 #include "taskmap/topology/allocation.h"
+#include "taskmap/topology/fabric.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -56,9 +57,13 @@ TEST(Auto, NeverWorseThanAnyMapperOfItsFirstRoundNorThePartitionPipelines) {
       SCOPED_TRACE(fmt::format("{}, objective {}", c.name, objective));
       const MappingProblem problem(c.machine, c.graph, c.routing);
       const Evaluator evaluator(problem);
-      const Mapping chosen = test::run_mapper_on(problem, fmt::format("auto:objective={},budget=20", objective));
+      // uplink-slack=0: MCL first, with no room for fewer leaf-uplink bytes (the default slack's
+      // bound is checked below).
+      const Mapping chosen =
+          test::run_mapper_on(problem, fmt::format("auto:objective={},budget=20,uplink-slack=0", objective));
       validate_mapping(chosen, c.machine, c.graph.num_tasks(), "auto", problem.tasks_per_slot());
       const Metrics mine = evaluator.evaluate(c.graph, chosen);
+      const Metrics slack = evaluator.evaluate(c.graph, test::run_mapper_on(problem, fmt::format("auto:objective={},budget=20", objective)));
       int compared = 0;
       std::vector<std::string> specs = auto_portfolio(problem);
       for (const char* pipeline : {"scotch+refine-hb", "rb+refine-hb"}) specs.push_back(pipeline);
@@ -71,8 +76,16 @@ TEST(Auto, NeverWorseThanAnyMapperOfItsFirstRoundNorThePartitionPipelines) {
         } catch (const Error&) {
           continue;  // e.g. a structured mapper without the task grid it needs
         }
-        EXPECT_TRUE(no_worse(mine, evaluator.evaluate(c.graph, other), objective == std::string("mcl")))
+        const Metrics theirs = evaluator.evaluate(c.graph, other);
+        EXPECT_TRUE(no_worse(mine, theirs, objective == std::string("mcl")))
             << spec << " is better than auto (" << chosen.note << ")";
+        // With the default slack: an MCL at most 5% above any other's, never above a launcher's.
+        const bool launcher = spec == "default" || spec == "hostname-order" || spec == "cyclic";
+        if (objective == std::string("mcl")) {
+          EXPECT_LE(slack.mcl, theirs.mcl * (1 + (launcher ? 0 : AutoOptions{}.uplink_slack) + 1e-9)) << spec;
+        } else {
+          EXPECT_TRUE(no_worse(slack, theirs, false)) << spec;
+        }
         ++compared;
       }
       EXPECT_GE(compared, 4);  // default, hostname-order, and at least greedy and rb
@@ -132,6 +145,61 @@ TEST(Auto, TheMclSearchShrinksWhereScoringOneTasksMovesCostsMuch) {
   EXPECT_EQ(mcl_search(many, 0, 16).budget, 0u);
   EXPECT_EQ(mcl_search(many, 1, 16).budget, 1u);
   EXPECT_EQ(mcl_search(many, 1, 16).candidates, 1u);
+}
+
+TEST(Auto, OnLeafSwitchesTheLeastUplinkVolumeWinsWithinTheMclSlack) {
+  auto with = [](double mcl, double hop_bytes, double uplink) {
+    Metrics m;
+    m.mcl = mcl, m.hop_bytes = hop_bytes, m.leaf_uplink_volume = uplink;
+    return m;
+  };
+  // Two launcher defaults (MCL 10 and 12), then four placements.
+  std::vector<Metrics> results = {with(10, 100, 50), with(12, 120, 80), with(8, 70, 40),
+                                  with(8.3, 90, 20), with(8.5, 60, 10), with(8.2, 95, 20)};
+  AutoOptions options;
+  options.uplink_slack = 0.05;  // MCL up to 8.4: results 2, 3 and 5; 3 and 5 tie on uplinks, 5 has the lower MCL
+  EXPECT_EQ(auto_choice(results, 2, options, true), 5u);
+  EXPECT_EQ(auto_choice(results, 2, options, false), 2u);  // no leaf switches: the lowest MCL
+  options.uplink_slack = 0.1;  // up to 8.8: result 4
+  EXPECT_EQ(auto_choice(results, 2, options, true), 4u);
+  options.uplink_slack = 0;
+  EXPECT_EQ(auto_choice(results, 2, options, true), 2u);
+  // Never above a launcher default's MCL, whatever the slack.
+  options.uplink_slack = 1;
+  results.push_back(with(10.5, 200, 1));
+  EXPECT_EQ(auto_choice(results, 2, options, true), 4u);
+  results.push_back(with(10, 200, 2));  // equal to hostname-order's MCL: allowed
+  EXPECT_EQ(auto_choice(results, 2, options, true), 7u);
+  options.objective = AutoObjective::HopBytes;  // the slack weighs only against the MCL
+  EXPECT_EQ(auto_choice(results, 2, options, true), 4u);
+}
+
+TEST(Auto, CutsATreeAtItsLeavesWhereTheLaunchersOrderDoesNot) {
+  // Leaves A and B under S, each with 4 parallel uplinks; hosts n1 and n3 on A, n2 and n4 on B,
+  // 8 slots each. A 5-point stencil on 8 x 4 tasks (1/4 to each neighbour, no wrap): the
+  // launchers' order puts rows 0-1, 4-5 on A and 2-3, 6-7 on B, 3 row boundaries of 4 edges
+  // across the leaves, each both ways: uplink volume 3 x 4 x 2 / 4 = 6. The least cut into two
+  // halves of 16 tasks is 4 edges (rows 0-3 against 4-7): volume 2; nodes of 4 x 2 tasks then
+  // cut 6 edges each, MCL (injection) 1.5 against the launchers' 2 (a middle pair of rows).
+  Fabric f;
+  f.source = "two leaves";
+  f.switches = {"S", "A", "B"};
+  f.hosts = {"n1", "n2", "n3", "n4"};
+  f.host_ports = {{0, 1, 0}, {1, 2, 0}, {2, 1, 0}, {3, 2, 0}};
+  for (int i = 0; i < 4; ++i) f.cables.insert(f.cables.end(), {{0, 1, 0}, {0, 2, 0}});
+  f.top_switches = {0};
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 8, .description = "two leaves"});
+  ASSERT_TRUE(has_leaf_switches(m));
+  EXPECT_FALSE(has_leaf_switches(make_machine("torus:4x4,ppn=2")));
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:8x4,periodic=false"));
+  const MappingProblem problem(m, g);
+  const Evaluator evaluator(problem);
+  const Metrics launcher = evaluator.evaluate(g, test::run_mapper_on(problem, "hostname-order"));
+  EXPECT_DOUBLE_EQ(launcher.leaf_uplink_volume, 6.0);
+  EXPECT_DOUBLE_EQ(launcher.mcl, 2.0);
+  const Metrics best = evaluator.evaluate(g, test::run_mapper_on(problem, "auto:budget=5"));
+  EXPECT_DOUBLE_EQ(best.leaf_uplink_volume, 2.0);
+  EXPECT_DOUBLE_EQ(best.mcl, 1.5);
 }
 
 TEST(Auto, DocsNameEveryMapperOfThePortfolio) {

@@ -118,7 +118,8 @@ const Catalog& mapper_catalog() {
            .summary = "the best of a portfolio chosen by machine kind, job size and task grid (the launchers' "
                       "defaults always among them); the best, Scotch's and rb's placements refined for hop-bytes, "
                       "the best then for the MCL under the run's routing; every result evaluated, the best by the "
-                      "objective kept (docs/auto.md)",
+                      "objective kept (on leaf switches the least leaf-uplink volume within uplink-slack of the "
+                      "lowest MCL; docs/auto.md)",
            .applies_to = "any machine, any task count",
            .example = "auto:objective=hop-bytes,budget=50",
            .params = {{.name = "objective", .type = ParamType::Choice, .default_value = "mcl",
@@ -131,6 +132,11 @@ const Catalog& mapper_catalog() {
                        .meaning = "millions of work units of the MCL refinement (refine-mcl's work; 0: none), "
                                   "less on jobs whose moves cost much to score (docs/auto.md); the same result on "
                                   "every run"},
+                      {.name = "uplink-slack", .type = ParamType::Real,
+                       .default_value = default_of(AutoOptions{}.uplink_slack), .min = 0, .max = 1,
+                       .meaning = "on fabrics with leaf switches (objective mcl): among the results whose MCL is at "
+                                  "most this fraction above the lowest and not above a launcher default's, the "
+                                  "least leaf-uplink volume wins (0: MCL, then hop-bytes)"},
                       seed_param(AutoOptions{}.seed, "of the refiners")}},
           {.name = "default",
            .tag = tag(MapperKind::Default),
@@ -457,6 +463,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       AutoOptions options;
       options.objective = static_cast<AutoObjective>(v.choice_index("objective"));
       options.budget = static_cast<std::uint64_t>(v.get_int("budget"));
+      options.uplink_slack = v.get_real("uplink-slack");
       options.seed = seed(v);
       MapperFactory factory{
           [](std::string_view spec) { return make_mapper(parse_mapper_spec(spec)); },

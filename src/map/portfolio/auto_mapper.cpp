@@ -23,7 +23,7 @@ namespace {
 // 6.3M-edge stencil in about 4 minutes); auto then does without it.
 constexpr std::size_t kScotchMaxEdges = std::size_t{1} << 21;
 constexpr std::size_t kPartitionerMaxEdges = std::size_t{1} << 22;  // greedy, rb
-constexpr const char* kRbManyTries = "rb:tries=16";  // with more tasks than slots
+constexpr const char* kRbManyTries = "rb:tries=16";  // with more tasks than slots, or on leaf switches
 constexpr std::size_t kRefineHbMaxEdges = std::size_t{1} << 23;
 constexpr std::size_t kRefineMclMaxEdges = std::size_t{1} << 22;
 // ml, with many tasks per slot: it runs Scotch's mapping among its own, so Scotch's limit, and
@@ -47,6 +47,9 @@ constexpr std::uint64_t kSearchSteps = 8;
 constexpr std::uint32_t kSlotsTriedPerRouter = 8;  // refine-mcl's descent: up to 8 slots per router
 constexpr std::uint64_t kWorkPerRoute = 4;         // refine-mcl's work unit: 4 per flow re-routed
 constexpr std::uint64_t kWorkUnitsPerMillion = 1'000'000;
+
+// Step 1: the launchers' orders, the results auto never does worse than.
+constexpr std::array<const char*, 3> kLauncherDefaults = {"default", "hostname-order", "cyclic"};
 
 struct Result {
   std::string spec;
@@ -138,18 +141,38 @@ class AutoMapper final : public Mapper {
       const Result start = results[i];
       consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
     }
-    // The MCL search under the run's routing, from the best so far.
+    // The MCL search under the run's routing, from the best so far; on leaf switches also from
+    // the result auto would keep (the least leaf-uplink volume within the MCL slack), so that
+    // the placement with the fewest uplink bytes gets its MCL lowered too.
+    const std::size_t launchers = static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [](const Result& r) {
+      return std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), r.spec) != kLauncherDefaults.end();
+    }));
+    const bool leaf_switches = has_leaf_switches(problem.machine());
+    auto choice = [&] {
+      std::vector<Metrics> metrics;
+      metrics.reserve(results.size());
+      for (const Result& r : results) metrics.push_back(r.metrics);
+      return auto_choice(metrics, launchers, options_, leaf_switches);
+    };
     if (refine_mcl) {
-      const Result start = results[best_indices(results, results.size(), 1).front()];
       const std::uint32_t candidates = RefineOptions{}.candidates;
       const MclSearch search = mcl_search(problem, options_.budget, candidates);
       const std::string refiner =
           fmt::format("refine-mcl:work={},seed={}{}", search.budget, options_.seed,
                       search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "");
-      consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
+      auto search_from = [&](std::size_t i) {
+        const Result start = results[i];
+        consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
+      };
+      search_from(best_indices(results, results.size(), 1).front());
+      const std::size_t searched = results.size() - 1;
+      if (const std::size_t kept = choice(); kept != searched) {
+        progress.set_total(portfolio.size() + starts.size() + 2);
+        search_from(kept);
+      }
     }
 
-    Result chosen = std::move(results[best_indices(results, results.size(), 1).front()]);
+    Result chosen = std::move(results[choice()]);
     // A launcher order that wins keeps its nodes; its tasks may still sit better inside them.
     Mapping ordered = chosen.mapping;
     order_within_nodes(problem, ordered);
@@ -187,6 +210,32 @@ class AutoMapper final : public Mapper {
 
 }  // namespace
 
+bool has_leaf_switches(const Machine& machine) {
+  const auto* fabric = std::get_if<FabricShape>(&machine.shape);
+  return fabric != nullptr && fabric->first_switch > 0;
+}
+
+std::size_t auto_choice(const std::vector<Metrics>& results, std::size_t launchers, const AutoOptions& options,
+                        bool leaf_switches) {
+  if (results.empty()) fail("auto: no result to choose from");
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    if (better(results[i], results[best], options.objective)) best = i;
+  }
+  if (!leaf_switches || options.objective != AutoObjective::Mcl || options.uplink_slack <= 0) return best;
+  // The MCL allowed: the slack above the lowest, never above a launcher default's (equal
+  // within rounding counts as not above).
+  double ceiling = results[best].mcl * (1 + options.uplink_slack);
+  for (std::size_t i = 0; i < std::min(launchers, results.size()); ++i) ceiling = std::min(ceiling, results[i].mcl);
+  std::size_t chosen = best;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (i == chosen || compare_values(results[i].mcl, ceiling) > 0) continue;
+    const int uplink = compare_values(results[i].leaf_uplink_volume, results[chosen].leaf_uplink_volume);
+    if (uplink < 0 || (uplink == 0 && better(results[i], results[chosen], options.objective))) chosen = i;
+  }
+  return chosen;
+}
+
 std::uint64_t move_work(const MappingProblem& problem) {
   const Machine& m = problem.machine();
   std::uint64_t tries = 0;
@@ -217,7 +266,7 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
   const Machine& m = problem.machine();
   const CommGraph& g = problem.graph();
   const bool has_grid = !g.grid().empty();
-  std::vector<std::string> specs = {"default", "hostname-order", "cyclic"};
+  std::vector<std::string> specs(kLauncherDefaults.begin(), kLauncherDefaults.end());
   if (const TorusShape* torus = m.torus()) {
     if (has_grid) specs.push_back("blocks");
     specs.push_back("hilbert");
@@ -243,9 +292,10 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
   if (edges <= kPartitionerMaxEdges) {
     specs.push_back("greedy");
     specs.push_back("rb");
-    // Graph partitioning proper (many tasks per slot): the bisections' cuts matter most, and
-    // the lowest of 16 METIS cuts per split often leads the refined pipelines.
-    if (g.num_tasks() > m.num_slots()) specs.push_back(kRbManyTries);
+    // Graph partitioning proper (many tasks per slot), or a tree of leaf switches, whose cuts
+    // are the traffic over the leaves' uplinks: the bisections' cuts matter most, and the
+    // lowest of 16 METIS cuts per split often leads the refined pipelines.
+    if (g.num_tasks() > m.num_slots() || has_leaf_switches(m)) specs.push_back(kRbManyTries);
   }
   if (edges <= kScotchMaxEdges) specs.push_back("scotch");
   // ml with more tasks than slots, or on a small job of one task per slot, where it costs well

@@ -2,7 +2,8 @@
 // auto: the mapper a user gets without naming one. It runs a portfolio of mappers chosen by the
 // machine's kind, the job's size and structure (task grid known or not, tasks vs slots),
 // refines the best of them under the run's routing, evaluates every result with the
-// Evaluator and returns the best by the objective. The launchers' defaults (default,
+// Evaluator and returns the best by the objective (on leaf switches, the least leaf-uplink
+// volume within a slack of the lowest MCL: auto_choice). The launchers' defaults (default,
 // hostname-order, cyclic) are always in the portfolio, so auto is never worse than them.
 // Every step is deterministic for a given budget and seed. The portfolio is documented as a
 // table in docs/mappers.md ("How auto chooses"); auto_portfolio() is that table in code.
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "taskmap/eval/evaluator.h"
 #include "taskmap/map/mapper.h"
 
 namespace taskmap {
@@ -29,6 +31,10 @@ struct AutoOptions {
   // re-routed, 1 per channel whose load changes); 0 leaves refine-mcl out.
   std::uint64_t budget = 100;
   std::uint64_t seed = 1;  // of the refiners
+  // On fabrics with leaf switches, objective mcl: the results whose MCL is at most this much
+  // above the lowest (and never above a launcher default's) are ordered by leaf-uplink volume
+  // first (auto_choice). 0: MCL, then hop-bytes, as on every other machine.
+  double uplink_slack = 0.05;
 };
 
 // How auto reaches the other mappers without depending on the catalog that holds it: a mapper
@@ -58,6 +64,19 @@ struct MclSearch {
   std::uint32_t candidates = 0;
 };
 MclSearch mcl_search(const MappingProblem& problem, std::uint64_t budget, std::uint32_t candidates);
+
+// True on a fabric whose hosts hang on switches of their own (a tree read from Slurm or
+// ibnetdiscover files): there the traffic leaving the leaf switches (Metrics::leaf_uplink_volume)
+// is what the job shares with the rest of the cluster, and auto weighs it (auto_choice).
+bool has_leaf_switches(const Machine& machine);
+
+// The result auto keeps, an index into `results` (evaluated placements in the order they ran;
+// the first `launchers` are the launcher defaults). By the objective, ties to the earlier;
+// with `leaf_switches`, objective mcl and uplink_slack > 0: among the results whose MCL is at
+// most (1 + uplink_slack) x the lowest and at most every launcher default's, the one with the
+// least leaf-uplink volume, ties by the objective.
+std::size_t auto_choice(const std::vector<Metrics>& results, std::size_t launchers, const AutoOptions& options,
+                        bool leaf_switches);
 
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory);
 
