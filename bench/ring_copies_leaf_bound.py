@@ -2,32 +2,31 @@
 """A lower bound on the leaf-uplink volume of bench/cluster.sh's "x K ring" patterns (python3
 standard library only).
 
-  ring_copies_leaf_bound.py INFO.json NODEFILE MATRIX.csv K
+  ring_copies_leaf_bound.py INFO.json NODEFILE MATRIX.csv K [HOSTNAME_ORDER_VOLUME]
 
 INFO.json is `taskmap info --format json` of the fabric, NODEFILE the allocation
-(cluster_allocations.py alloc), MATRIX.csv the n x n trace, K the copies (n*K = the job's slots).
-The pattern is K copies of the trace's graph H joined by 64 rings (rank i of copy k <-> rank i
-of copy k+1, the median flow volume m each way), as cluster_allocations.py replicate writes it.
+(cluster_allocations.py alloc), MATRIX.csv the n x n trace, K the copies (n K = the job's slots,
+every slot filled). The pattern is K copies of the trace's graph H joined by n rings (rank i of
+copy k <-> rank i of copy k+1, the median flow volume m each way), as cluster_allocations.py
+replicate writes it. With HOSTNAME_ORDER_VOLUME (hostname-order's leaf-uplink volume, from
+`taskmap compare`), the bound is also printed as a ratio to it.
 
-Any placement of the tasks on the leaves (every slot filled: tasks = slots) pays:
-  - per copy split over several leaves, its cut: at least lambda(H), H's global minimum cut
-    (Stoer-Wagner, both directions' volumes), and a copy in j pieces at least j/2 x lambda(H)
-    (each piece's boundary is at least lambda, every cut edge counted by two pieces); a leaf
-    whose slots are not a multiple of n holds at least one piece of a split copy, so r such
-    leaves force split cost >= max(s x lambda, r/2 x lambda) with s >= 1 split copies;
-  - per place on the cycle of copies where two consecutive whole copies (split ones skipped)
-    sit on different leaves, each of the n rings crosses a leaf boundary between them: 2 n m.
-    The whole copies fill at least as many leaves as the fewest leaves holding K - s copies
-    (floor(slots / n) copies each); when that is 2 or more, the cycle changes leaf at least
-    that many times.
-The bound is the minimum over s of the two sums. It is weak where lambda(H) is small (a copy
-split by cutting off one light rank costs little, and the bound does not charge that copy's
-rings): on the measured CG it is about a quarter of hostname-order's volume, so it settles
-nothing about 0.7x. It also prints the volume of one placement, "whole copies in consecutive
-runs, one run per leaf", where every leaf's slots are a multiple of n: an upper bound of the
-optimum (reached on avakas best-fit by rb:tries=16+refine-hb).
+The leaf-uplink volume of a placement is the traffic leaving each leaf, summed over the leaves:
+half the sum over leaves L of cut(S_L), S_L the tasks on leaf L and cut() counting both
+directions. So it is at least half the sum over leaves of B(|S_L|), B(C) a lower bound of
+cut(S) over the task sets S of size C, computed here. Split S by copies, s_k = |S in copy k|:
+  - copy k's own edges cut: at least F(s_k), F(0) = F(n) = 0, else the larger of lambda (H's
+    global minimum cut, Stoer-Wagner) and a2 s (n - s) / n (a2: the second smallest eigenvalue
+    of H's Laplacian, Fiedler's bound);
+  - the rings between copies k and k+1 cut: 2 m |S_k xor S_k+1| >= 2 m |s_k - s_k+1|; round
+    the cycle of copies that is at least 4 m (max s - min s).
+If some copy holds none of S (min s = 0), cut(S) >= 4 m h + the least sum of F(s_k) over parts
+s_k <= h adding up to C (a knapsack, for every h); else all K copies hold some of S and at most
+floor(C / n) of them whole: cut(S) >= (K - floor(C / n)) lambda. B(C) is the smaller.
+The bound ignores that leaves share copies; it is not reached in general.
 """
 import json
+import math
 import statistics
 import sys
 
@@ -36,29 +35,66 @@ def stoer_wagner(w):
     n = len(w)
     w = [row[:] for row in w]
     alive = list(range(n))
-    best = float("inf")
+    best = math.inf
     while len(alive) > 1:
-        added = [alive[0]]
+        order = [alive[0]]
         conn = {v: w[alive[0]][v] for v in alive[1:]}
-        prev = alive[0]
+        last = 0.0
         while conn:
             v = max(conn, key=lambda x: (conn[x], -x))
-            last_weight = conn.pop(v)
+            last = conn.pop(v)
             for u in conn:
                 conn[u] += w[v][u]
-            prev, added = added[-1], added + [v]
-        s, t = added[-2], added[-1]
-        best = min(best, last_weight)
-        for u in alive:  # merge t into s
+            order.append(v)
+        s, t = order[-2], order[-1]
+        best = min(best, last)
+        for u in alive:  # t merged into s
             w[s][u] += w[t][u]
             w[u][s] = w[s][u]
-        w[s][s] = 0
+        w[s][s] = 0.0
         alive.remove(t)
     return best
 
 
+def eigenvalues(a, sweeps=60):
+    """Cyclic Jacobi: the eigenvalues of a symmetric matrix, ascending."""
+    n = len(a)
+    a = [row[:] for row in a]
+    for _ in range(sweeps):
+        off = sum(a[i][j] ** 2 for i in range(n) for j in range(n) if i != j)
+        if off < 1e-22 * max(1.0, sum(a[i][i] ** 2 for i in range(n))):
+            break
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                if abs(a[p][q]) < 1e-300:
+                    continue
+                theta = (a[q][q] - a[p][p]) / (2 * a[p][q])
+                t = (1 if theta >= 0 else -1) / (abs(theta) + math.sqrt(theta * theta + 1))
+                c = 1 / math.sqrt(t * t + 1)
+                s = t * c
+                for k in range(n):  # columns p, q
+                    akp, akq = a[k][p], a[k][q]
+                    a[k][p], a[k][q] = c * akp - s * akq, s * akp + c * akq
+                for k in range(n):  # rows p, q
+                    apk, aqk = a[p][k], a[q][k]
+                    a[p][k], a[q][k] = c * apk - s * aqk, s * apk + c * aqk
+    return sorted(a[i][i] for i in range(n))
+
+
+def leaf_bound(size, n, copies, m, f):
+    whole = size // n
+    spread = (copies - whole) * f[1] if copies > whole else math.inf  # every copy holds some
+    best = spread
+    for h in range(1, n + 1):
+        knap = [0.0] + [math.inf] * size
+        for c in range(1, size + 1):
+            knap[c] = min(knap[c - s] + f[s] for s in range(1, min(h, c) + 1))
+        best = min(best, 4 * m * h + knap[size])
+    return best
+
+
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) not in (4, 5):
         sys.exit(__doc__)
     info_path, node_path, matrix_path, copies = argv[0], argv[1], argv[2], int(argv[3])
     hosts = {h["name"]: h for h in json.load(open(info_path))["hosts"]}
@@ -71,31 +107,21 @@ def main(argv):
     with open(matrix_path) as f:
         rows = [[float(v) for v in line.split(",")] for line in f if line.strip()]
     n = len(rows)
+    if sum(slots_of_leaf.values()) != n * copies:
+        sys.exit(f"{node_path}: {sum(slots_of_leaf.values())} slots, not {n} x {copies}")
     sym = [[(rows[i][j] + rows[j][i]) if i != j else 0.0 for j in range(n)] for i in range(n)]
     m = statistics.median(v for i, row in enumerate(rows) for j, v in enumerate(row) if i != j and v > 0)
     lam = stoer_wagner(sym)
-    caps = sorted((s // n for s in slots_of_leaf.values()), reverse=True)
-    r = sum(1 for s in slots_of_leaf.values() if s % n)
-    if sum(slots_of_leaf.values()) != n * copies:
-        sys.exit(f"{node_path}: {sum(slots_of_leaf.values())} slots, not {n} x {copies}")
-    best = None
-    for s in range(1 if r else 0, copies + 1):
-        split = max(s * lam, r / 2 * lam)
-        need, held, leaves = copies - s, 0, 0
-        if sum(caps) < need:
-            continue  # too few whole copies fit: more must be split
-        while held < need:
-            held += caps[leaves]
-            leaves += 1
-        ring = 2 * n * m * (leaves if leaves >= 2 else 0)
-        if best is None or split + ring < best[0]:
-            best = (split + ring, s, leaves)
-    print(f"leaves {len(slots_of_leaf)} (slots {sorted(slots_of_leaf.values(), reverse=True)}); "
-          f"{r} not a multiple of {n}")
-    print(f"lambda(H) {lam:.6g}; ring volume per leaf change 2 x {n} x {m:.6g} = {2 * n * m:.6g}")
-    print(f"lower bound {best[0]:.6g} ({best[1]} split copies, whole copies on >= {best[2]} leaves)")
-    if r == 0:
-        print(f"whole copies in consecutive runs per leaf: {2 * n * m * len(slots_of_leaf):.6g}")
+    laplacian = [[(sum(sym[i]) if i == j else -sym[i][j]) for j in range(n)] for i in range(n)]
+    a2 = eigenvalues(laplacian)[1]
+    f = [0.0] + [max(lam, a2 * s * (n - s) / n) for s in range(1, n)] + [0.0]
+    total = 0.0
+    for size in slots_of_leaf.values():
+        total += leaf_bound(size, n, copies, m, f) / 2
+    print(f"leaves {len(slots_of_leaf)}, slots {sorted(slots_of_leaf.values(), reverse=True)}")
+    print(f"H: {n} ranks, min cut {lam:.6g}, Fiedler a2 {a2:.6g}; ring volume m {m:.6g}")
+    ratio = f" = {total / float(argv[4]):.3f} x hostname-order's {float(argv[4]):.6g}" if len(argv) == 5 else ""
+    print(f"leaf-uplink volume >= {total:.6g}{ratio}")
 
 
 if __name__ == "__main__":
