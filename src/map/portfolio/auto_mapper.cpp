@@ -141,7 +141,9 @@ class AutoMapper final : public Mapper {
       const Result start = results[i];
       consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
     }
-    // The MCL search under the run's routing, from the best so far; on leaf switches also from
+    // The MCL search under the run's routing, from the best so far. On leaf switches, where
+    // the portfolio holds several placements of nearly the same MCL, also from the best of
+    // another mapper family (a search can stall from one start and not from another) and from
     // the result auto would keep (the least leaf-uplink volume within the MCL slack), so that
     // the placement with the fewest uplink bytes gets its MCL lowered too.
     const std::size_t launchers = static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [](const Result& r) {
@@ -160,15 +162,27 @@ class AutoMapper final : public Mapper {
       const std::string refiner =
           fmt::format("refine-mcl:work={},seed={}{}", search.budget, options_.seed,
                       search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "");
+      const std::size_t unsearched = results.size();  // the results a search may start from
+      std::vector<std::size_t> searched;
+      std::size_t total = portfolio.size() + starts.size();
       auto search_from = [&](std::size_t i) {
+        if (std::find(searched.begin(), searched.end(), i) != searched.end()) return;
+        searched.push_back(i);
+        progress.set_total(++total);
         const Result start = results[i];
         consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
       };
-      search_from(best_indices(results, results.size(), 1).front());
-      const std::size_t searched = results.size() - 1;
-      if (const std::size_t kept = choice(); kept != searched) {
-        progress.set_total(portfolio.size() + starts.size() + 2);
-        search_from(kept);
+      const std::vector<std::size_t> order = best_indices(results, unsearched, unsearched);
+      search_from(order.front());
+      if (leaf_switches) {
+        auto family = [&](std::size_t i) { return results[i].spec.substr(0, results[i].spec.find_first_of(":+")); };
+        for (std::size_t i : order) {
+          if (family(i) != family(order.front())) {
+            search_from(i);
+            break;
+          }
+        }
+        if (const std::size_t kept = choice(); kept < unsearched) search_from(kept);
       }
     }
 
