@@ -24,6 +24,17 @@ Machine four_named_nodes(std::uint32_t ppn) {
   return build_fabric_machine(f, {.slots_per_node = ppn, .description = "four"});
 }
 
+Machine two_leaves_alternating(std::uint32_t ppn) {
+  Fabric f;
+  f.source = "two leaves";
+  f.switches = {"S", "A", "B"};
+  f.hosts = {"n1", "n2", "n3", "n4"};
+  f.host_ports = {{0, 1, 0}, {1, 2, 0}, {2, 1, 0}, {3, 2, 0}};
+  for (int i = 0; i < 4; ++i) f.cables.insert(f.cables.end(), {{0, 1, 0}, {0, 2, 0}});
+  f.top_switches = {0};
+  return build_fabric_machine(f, {.slots_per_node = ppn, .description = "two leaves"});
+}
+
 
 Image read_png(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -109,6 +109,9 @@ std::string error_message(F&& f) {
 
 // A small fabric with named nodes: leaves l0 (cn10, cn2) and l1 (cn01, gpu1) under one spine.
 Machine four_named_nodes(std::uint32_t ppn);
+// Leaves A and B under S, each with 4 parallel uplinks (as much as its two hosts inject); hosts
+// n1 and n3 on A, n2 and n4 on B, `ppn` slots each: the launchers' order alternates leaves.
+Machine two_leaves_alternating(std::uint32_t ppn);
 
 struct CommandResult {
   int exit_code = 0;

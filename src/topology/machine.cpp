@@ -1,6 +1,7 @@
 #include "taskmap/topology/machine.h"
 
 #include <algorithm>
+#include <map>
 #include <string_view>
 
 #include "taskmap/core/error.h"
@@ -8,6 +9,28 @@
 #include "taskmap/topology/node_model.h"
 
 namespace taskmap {
+
+bool has_leaf_switches(const Machine& machine) {
+  const auto* fabric = std::get_if<FabricShape>(&machine.shape);
+  return fabric != nullptr && fabric->first_switch > 0;
+}
+
+std::vector<std::uint32_t> leaf_groups(const Machine& machine) {
+  if (!has_leaf_switches(machine)) return {};
+  const RouterId first_switch = std::get<FabricShape>(machine.shape).first_switch;
+  std::vector<std::vector<RouterId>> switches(first_switch);
+  for (const Channel& c : machine.channels) {
+    if (c.src < first_switch && c.dst >= first_switch) switches[c.src].push_back(c.dst);
+  }
+  std::vector<std::uint32_t> group(machine.num_routers, UINT32_MAX);
+  std::map<std::vector<RouterId>, std::uint32_t> index;
+  for (RouterId r = 0; r < first_switch; ++r) {
+    std::sort(switches[r].begin(), switches[r].end());
+    switches[r].erase(std::unique(switches[r].begin(), switches[r].end()), switches[r].end());
+    group[r] = index.try_emplace(std::move(switches[r]), static_cast<std::uint32_t>(index.size())).first->second;
+  }
+  return group;
+}
 
 std::string Machine::kind_name() const {
   struct Visitor {

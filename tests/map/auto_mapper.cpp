@@ -9,7 +9,6 @@
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/map/portfolio/auto_mapper.h"
 #include "taskmap/topology/allocation.h"
-#include "taskmap/topology/fabric.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -176,19 +175,12 @@ TEST(Auto, OnLeafSwitchesTheLeastUplinkVolumeWinsWithinTheMclSlack) {
 
 TEST(Auto, CutsATreeAtItsLeavesWhereTheLaunchersOrderDoesNot) {
   // Leaves A and B under S, each with 4 parallel uplinks; hosts n1 and n3 on A, n2 and n4 on B,
-  // 8 slots each. A 5-point stencil on 8 x 4 tasks (1/4 to each neighbour, no wrap): the
+  // 8 slots each (test::two_leaves_alternating). A 5-point stencil on 8 x 4 tasks (1/4 to each neighbour, no wrap): the
   // launchers' order puts rows 0-1, 4-5 on A and 2-3, 6-7 on B, 3 row boundaries of 4 edges
   // across the leaves, each both ways: uplink volume 3 x 4 x 2 / 4 = 6. The least cut into two
   // halves of 16 tasks is 4 edges (rows 0-3 against 4-7): volume 2. The launchers' MCL is 2
   // (injection of a middle pair of rows: 8 edges x 1/4).
-  Fabric f;
-  f.source = "two leaves";
-  f.switches = {"S", "A", "B"};
-  f.hosts = {"n1", "n2", "n3", "n4"};
-  f.host_ports = {{0, 1, 0}, {1, 2, 0}, {2, 1, 0}, {3, 2, 0}};
-  for (int i = 0; i < 4; ++i) f.cables.insert(f.cables.end(), {{0, 1, 0}, {0, 2, 0}});
-  f.top_switches = {0};
-  const Machine m = build_fabric_machine(f, {.slots_per_node = 8, .description = "two leaves"});
+  const Machine m = test::two_leaves_alternating(8);
   ASSERT_TRUE(has_leaf_switches(m));
   EXPECT_FALSE(has_leaf_switches(make_machine("torus:4x4,ppn=2")));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:8x4,periodic=false"));

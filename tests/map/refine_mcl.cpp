@@ -270,5 +270,41 @@ TEST(RefineMcl, TheWorkBudgetEndsTheSearchAtTheSamePointEveryRun) {
   EXPECT_FALSE(a.after.better_than(c.after));
 }
 
+TEST(RefineMcl, WithinLeafMovesTasksOnlyUnderTheirOwnLeafSwitches) {
+  // The launchers' order of a 5-point stencil on 8 x 4 tasks (1/4 to each neighbour, no wrap)
+  // over two leaves whose hosts alternate: rows 0-1 and 4-5 on leaf A, 2-3 and 6-7 on B, 12
+  // edges across, uplink volume 12 x 2 / 4 = 6 (hand-derived). Within leaves that stays, and
+  // every task keeps its leaf; anywhere, the search moves tasks across.
+  const Machine m = test::two_leaves_alternating(8);
+  const std::vector<std::uint32_t> leaf = leaf_groups(m);
+  ASSERT_EQ(leaf.size(), m.num_routers);
+  EXPECT_EQ(leaf[0], leaf[2]);  // n1, n3
+  EXPECT_EQ(leaf[1], leaf[3]);  // n2, n4
+  EXPECT_NE(leaf[0], leaf[1]);
+  EXPECT_TRUE(leaf_groups(make_machine("torus:4x4")).empty());
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:8x4,periodic=false"));
+  const MappingProblem problem(m, g);
+  const Evaluator evaluator(problem);
+  const Mapping start = test::run_mapper_on(problem, "hostname-order");
+  const Metrics before = evaluator.evaluate(g, start);
+  ASSERT_DOUBLE_EQ(before.leaf_uplink_volume, 6.0);
+  auto leaf_of_task = [&](const Mapping& x, TaskId t) { return leaf[m.router_of_slot(x.slot_of_task[t])]; };
+  const Mapping within = test::run_mapper_on(problem, "hostname-order+refine-mcl:within=leaf,work=5");
+  const Metrics after = evaluator.evaluate(g, within);
+  EXPECT_DOUBLE_EQ(after.leaf_uplink_volume, 6.0);
+  EXPECT_LE(after.mcl, before.mcl);
+  for (TaskId t = 0; t < g.num_tasks(); ++t) EXPECT_EQ(leaf_of_task(within, t), leaf_of_task(start, t)) << t;
+  const Mapping anywhere = test::run_mapper_on(problem, "hostname-order+refine-mcl:work=5");
+  EXPECT_LT(evaluator.evaluate(g, anywhere).leaf_uplink_volume, 6.0);
+  // On a machine without leaf switches: one clear line.
+  const Machine torus = make_machine("torus:4x4,ppn=2");
+  try {
+    test::run_mapper("refine-mcl:within=leaf", torus, g);
+    ADD_FAILURE() << "within=leaf ran on a torus";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("within=leaf needs a fabric with leaf switches"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace taskmap

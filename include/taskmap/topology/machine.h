@@ -279,6 +279,15 @@ class Machine {
   std::vector<SlotId> router_first_slot_;  // with a NodeTable: per router, then the total
 };
 
+// True on a fabric whose hosts hang on switches of their own (FabricShape, first_switch > 0: a
+// tree read from Slurm or ibnetdiscover files); there the traffic leaving the leaf switches
+// (Metrics::leaf_uplink_volume) is what a job shares with the rest of the cluster.
+bool has_leaf_switches(const Machine& machine);
+// Per router: for a host router of such a fabric, the index of the set of switches it is
+// cabled to (hosts under the same leaf, or the same leaves for multi-rail hosts, share it),
+// numbered in router order; UINT32_MAX for the switches. Empty on other machines.
+std::vector<std::uint32_t> leaf_groups(const Machine& machine);
+
 // The nodes sorted by host name as Slurm and the launchers sort hosts: runs of digits compare
 // as numbers ("cn2" < "cn10"), the rest as text. Unnamed nodes: node order.
 std::vector<NodeId> nodes_in_name_order(const Machine& machine);

@@ -391,6 +391,10 @@ const Catalog& mapper_catalog() {
                       {.name = "regions", .type = ParamType::Int,
                        .default_value = default_of(RefineOptions{}.region_steps), .min = 0, .max = 1 << 24,
                        .meaning = "region phase: steps without a new best before it ends (0: no region phase)"},
+                      {.name = "within", .type = ParamType::Choice, .default_value = "machine",
+                       .choices = {"machine", "leaf"},
+                       .meaning = "where a task may move: to any slot, or (leaf: fabrics with leaf switches only) "
+                                  "to the nodes under its own leaf switches, so that the leaf-uplink volume stays"},
                       seed_param(RefineOptions{}.seed, "of the annealing and the region phase's samples")}},
           {.name = "rahtm",
            .tag = tag(MapperKind::Rahtm),
@@ -527,6 +531,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       options.candidates = count(v, "candidates");
       options.anneal = v.get_bool("anneal");
       options.region_steps = count(v, "regions");
+      options.within_leaf = v.choice_index("within") == 1;  // machine, leaf
       options.seed = seed(v);
       return make_refine_mcl_mapper(std::move(label), options, make_default_mapper());
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <variant>
 
@@ -143,19 +144,20 @@ class AutoMapper final : public Mapper {
     }
     // The MCL search under the run's routing, from the best so far. On leaf switches, where
     // the portfolio holds several placements of nearly the same MCL, also from the best of
-    // another mapper family (a search can stall from one start and not from another) and from
-    // the result auto would keep (the least leaf-uplink volume within the MCL slack), so that
-    // the placement with the fewest uplink bytes gets its MCL lowered too.
+    // another mapper family (a search can stall from one start and not from another), and,
+    // moving tasks only under their own leaf switches, from the result of the least leaf-uplink
+    // volume (whatever its MCL): its MCL lowered, its uplink bytes kept.
     const std::size_t launchers = static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [](const Result& r) {
       return std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), r.spec) != kLauncherDefaults.end();
     }));
     const bool leaf_switches = has_leaf_switches(problem.machine());
-    auto choice = [&] {
+    auto metrics_of = [&](std::size_t end) {  // of results[0, end)
       std::vector<Metrics> metrics;
-      metrics.reserve(results.size());
-      for (const Result& r : results) metrics.push_back(r.metrics);
-      return auto_choice(metrics, launchers, options_, leaf_switches);
+      metrics.reserve(end);
+      for (std::size_t i = 0; i < end; ++i) metrics.push_back(results[i].metrics);
+      return metrics;
     };
+    auto choice = [&] { return auto_choice(metrics_of(results.size()), launchers, options_, leaf_switches); };
     if (refine_mcl) {
       const std::uint32_t candidates = RefineOptions{}.candidates;
       const MclSearch search = mcl_search(problem, options_.budget, candidates);
@@ -163,26 +165,29 @@ class AutoMapper final : public Mapper {
           fmt::format("refine-mcl:work={},seed={}{}", search.budget, options_.seed,
                       search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "");
       const std::size_t unsearched = results.size();  // the results a search may start from
-      std::vector<std::size_t> searched;
+      std::vector<std::size_t> searched;  // start index x 2 + within_leaf
       std::size_t total = portfolio.size() + starts.size();
-      auto search_from = [&](std::size_t i) {
-        if (std::find(searched.begin(), searched.end(), i) != searched.end()) return;
-        searched.push_back(i);
+      auto search_from = [&](std::size_t i, bool within_leaf) {
+        if (std::find(searched.begin(), searched.end(), 2 * i + within_leaf) != searched.end()) return;
+        searched.push_back(2 * i + within_leaf);
         progress.set_total(++total);
         const Result start = results[i];
-        consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
+        const std::string spec = refiner + (within_leaf ? ",within=leaf" : "");
+        consider(start.spec + "+" + spec, [&] { return factory_.make(spec)->improve(problem, start.mapping); });
       };
       const std::vector<std::size_t> order = best_indices(results, unsearched, unsearched);
-      search_from(order.front());
+      search_from(order.front(), false);
       if (leaf_switches) {
         auto family = [&](std::size_t i) { return results[i].spec.substr(0, results[i].spec.find_first_of(":+")); };
         for (std::size_t i : order) {
           if (family(i) != family(order.front())) {
-            search_from(i);
+            search_from(i, false);
             break;
           }
         }
-        if (const std::size_t kept = choice(); kept < unsearched) search_from(kept);
+        AutoOptions fewest_bytes = options_;  // any MCL: the least leaf-uplink volume, ties by MCL
+        fewest_bytes.uplink_slack = std::numeric_limits<double>::max();
+        search_from(auto_choice(metrics_of(unsearched), 0, fewest_bytes, true), true);
       }
     }
 
@@ -223,11 +228,6 @@ class AutoMapper final : public Mapper {
 };
 
 }  // namespace
-
-bool has_leaf_switches(const Machine& machine) {
-  const auto* fabric = std::get_if<FabricShape>(&machine.shape);
-  return fabric != nullptr && fabric->first_switch > 0;
-}
 
 std::size_t auto_choice(const std::vector<Metrics>& results, std::size_t launchers, const AutoOptions& options,
                         bool leaf_switches) {

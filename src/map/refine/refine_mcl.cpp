@@ -168,6 +168,14 @@ class Search {
         loads_(problem, std::move(start), options.per_slot, IncrementalEvaluator::Track::Loads, budget_.counter()),
         journal_(loads_), destinations_(machine_, loads_), rng_(options.seed) {
     journal_.set_per_slot(options.per_slot);
+    if (options.within_leaf) {
+      leaf_ = leaf_groups(machine_);
+      for (RouterId r = 0; r < machine_.num_host_routers(); ++r) {
+        if (leaf_[r] == UINT32_MAX || machine_.slots_of_router(r) == 0) continue;
+        if (leaf_[r] >= leaf_routers_.size()) leaf_routers_.resize(leaf_[r] + 1);
+        leaf_routers_[leaf_[r]].push_back(r);
+      }
+    }
   }
 
   Mapping run(RefineStats& s) {
@@ -229,6 +237,7 @@ class Search {
       SlotId best_slot = 0;
       for (TaskId t : tasks) {
         for (RouterId r : destinations_.of(t)) {
+          if (!allowed(t, r)) continue;
           const std::uint32_t per_router = machine_.slots_of_router(r);
           const std::uint32_t step = std::max(1u, per_router / kPartners);
           for (std::uint32_t k = 0; k < per_router; k += step) {
@@ -276,7 +285,11 @@ class Search {
         if (rng_() % 2 == 0 && !crossing.empty()) t = crossing[rng_() % crossing.size()];
       }
       SlotId slot;
-      if (destinations_.whole_machine()) {
+      if (!leaf_.empty()) {  // a router of t's leaf, a slot of it
+        const std::vector<RouterId>& routers = leaf_routers_[leaf_[loads_.router_of(t)]];
+        const RouterId r = routers[rng_() % routers.size()];
+        slot = machine_.first_slot_of_router(r) + SlotId(rng_() % machine_.slots_of_router(r));
+      } else if (destinations_.whole_machine()) {
         slot = SlotId(rng_() % slots);
       } else {
         const std::vector<RouterId>& near = destinations_.of(t);
@@ -345,6 +358,7 @@ class Search {
       moves.clear();
       if (!region.get(index, pairs)) return false;
       for (auto [from, to] : pairs) {
+        if (!leaf_.empty() && leaf_[from] != leaf_[to]) return false;
         // Router contents move as a whole: only between routers of as many slots.
         const std::uint32_t per_router = machine_.slots_of_router(from);
         if (machine_.slots_of_router(to) != per_router) return false;
@@ -389,9 +403,14 @@ class Search {
     journal_.undo_to(0);
   }
 
+  // Whether task t may move to router r (within_leaf: only under its own leaf switches).
+  bool allowed(TaskId t, RouterId r) const { return leaf_.empty() || leaf_[r] == leaf_[loads_.router_of(t)]; }
+
   const Machine& machine_;
   const RefineOptions& options_;
   bool anneal_;
+  std::vector<std::uint32_t> leaf_;                 // within_leaf: leaf_groups(machine)
+  std::vector<std::vector<RouterId>> leaf_routers_;  // per leaf group, its routers with slots
   Budget budget_;
   IncrementalEvaluator loads_;
   Journal journal_;

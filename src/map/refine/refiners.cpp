@@ -41,6 +41,10 @@ class RefineMclMapper final : public Refiner<RefineOptions> {
   Mapping improve(const MappingProblem& problem, Mapping start) const override {
     RefineOptions options = options_;
     options.per_slot = problem.tasks_per_slot();
+    if (options.within_leaf && !has_leaf_switches(problem.machine())) {
+      refuse(label_, "within=leaf needs a fabric with leaf switches (a Slurm or ibnetdiscover tree), not {}",
+             problem.machine().kind_name());
+    }
     RefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_mcl(problem, std::move(start), options, &stats);

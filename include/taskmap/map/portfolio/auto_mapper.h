@@ -65,11 +65,6 @@ struct MclSearch {
 };
 MclSearch mcl_search(const MappingProblem& problem, std::uint64_t budget, std::uint32_t candidates);
 
-// True on a fabric whose hosts hang on switches of their own (a tree read from Slurm or
-// ibnetdiscover files): there the traffic leaving the leaf switches (Metrics::leaf_uplink_volume)
-// is what the job shares with the rest of the cluster, and auto weighs it (auto_choice).
-bool has_leaf_switches(const Machine& machine);
-
 // The result auto keeps, an index into `results` (evaluated placements in the order they ran;
 // the first `launchers` are the launcher defaults). By the objective, ties to the earlier;
 // with `leaf_switches`, objective mcl and uplink_slack > 0: among the results whose MCL is at

@@ -23,6 +23,9 @@ struct RefineOptions {
   bool anneal = true;            // the two annealing phases (false: descents and region phase only)
   std::uint32_t region_steps = 200;  // region phase: steps without a new best before it ends (0: off)
   std::uint64_t seed = 1;        // of the annealing and the region phase's samples
+  // Tasks move only among the hosts under their own leaf switches (leaf_groups): the
+  // leaf-uplink volume stays as it was. Only on fabrics with leaf switches.
+  bool within_leaf = false;
 };
 
 struct RefineStats {
