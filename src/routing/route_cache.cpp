@@ -1,6 +1,7 @@
 #include "taskmap/routing/route_cache.h"
 
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -52,6 +53,9 @@ BasicRouteCache<Load>::BasicRouteCache(const Machine& machine, const Routing& ro
       constexpr std::uint64_t kBytesPerKey = sizeof(std::atomic<const Share*>) + sizeof(const std::int32_t*) + 4;
       if (saturating_mul(offsets, kBytesPerKey) <= memory_limit() / 8) {
         keys_ = Keys::Offsets;
+        // With every size a power of two, a router id is its coordinates as bit fields.
+        packed_ = std::all_of(torus->sizes.begin(), torus->sizes.end(), [](std::uint32_t k) { return std::has_single_bit(k); });
+        for (std::size_t d = 0; packed_ && d < torus->dims(); ++d) high_bits_ |= torus->sizes[d] / 2 * torus->strides[d];
         keys = offsets;
         what = fmt::format("routes of {} offsets between routers", offsets);
       }
@@ -62,7 +66,7 @@ BasicRouteCache<Load>::BasicRouteCache(const Machine& machine, const Routing& ro
   check_memory(fmt::format("the route cache of '{}'", machine.description),
                saturating_mul(keys, sizeof(std::atomic<const Share*>) + sizeof(const std::int32_t*) + sizeof(std::uint32_t)),
                what);
-  const std::size_t share_bytes = sizeof(Share) + (keys_ == Keys::Offsets ? sizeof(std::int32_t) * radix_.size() : 0);
+  const std::size_t share_bytes = sizeof(Share) + (keys_ == Keys::Offsets ? sizeof(std::int32_t) * position_size() : 0);
   max_pooled_ = std::min<std::size_t>(kMaxPooledShares, memory_limit() / 4 / share_bytes);
   begin_ = std::make_unique<std::atomic<const Share*>[]>(keys);
   for (std::size_t i = 0; i < keys; ++i) begin_[i].store(nullptr, std::memory_order_relaxed);
@@ -102,10 +106,13 @@ void BasicRouteCache<Load>::compute(RouterId u, RouterId v, std::vector<Share>& 
     std::uint32_t move = 0;
     while (t.channel_of[from * moves + move] != s.channel) ++move;
     shares.push_back({move, static_cast<Load>(s.fraction * inv_bandwidth_[s.channel])});
+    std::uint32_t packed = 0;  // the offset modulo the sizes, as bit fields
     for (std::size_t d = 0; d < dims; ++d) {
       const std::int64_t k = t.sizes[d], offset = std::int64_t(t.coord(from, d)) - t.coord(u, d);
-      positions.push_back(static_cast<std::int32_t>(t.wrap[d] ? (offset + k) % k : offset));
+      if (packed_) packed += static_cast<std::uint32_t>((offset + k) % k) * t.strides[d];
+      else positions.push_back(static_cast<std::int32_t>(t.wrap[d] ? (offset + k) % k : offset));
     }
+    if (packed_) positions.push_back(static_cast<std::int32_t>(packed));
   }
 }
 
@@ -119,6 +126,17 @@ auto BasicRouteCache<Load>::moved(RouterId u, const Share* first, const std::int
   at.resize(dims);
   for (std::size_t d = 0; d < dims; ++d) at[d] = t.coord(u, d);
   out.resize(count);
+  if (packed_) {
+    // Field-wise addition modulo each size: the top bit of every field is added apart, so no
+    // carry crosses into the next field (on a mesh the route stays inside, so none wraps).
+    const std::uint32_t high = high_bits_, from = u;
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto p = static_cast<std::uint32_t>(position[i]);
+      const std::uint32_t router = ((from & ~high) + (p & ~high)) ^ ((from ^ p) & high);
+      out[i] = {t.channel_of[std::size_t(router) * 2 * dims + first[i].channel], first[i].load};
+    }
+    return {out.data(), out.data() + count};
+  }
   for (std::size_t i = 0; i < count; ++i, position += dims) {
     std::uint64_t router = 0;
     for (std::size_t d = 0; d < dims; ++d) {

@@ -40,10 +40,12 @@ TEST(RouteCache, UpToThePairTableRoutesAreKeptPerPair) {
 }
 
 TEST(RouteCache, BeyondPairsTorusRoutesAreKeptByOffset) {
-  // Over 4,096 routers the pair table gives way: routes of tori and meshes are kept once per
-  // offset and moved to each pair (wrap-around, mesh borders, 2-wide rings, k/2 ties).
+  // Over 2,048 routers the pair table gives way: routes of tori and meshes are kept once per
+  // offset and moved to each pair (wrap-around, mesh borders, 2-wide rings, k/2 ties); sizes
+  // all powers of two take the bit-field translation, the others the per-dimension one.
   std::minstd_rand random(11);
-  for (const char* spec : {"torus:17x17x17", "torus:20x16x16,mesh=A", "torus:2x48x48", "mesh:70x70"}) {
+  for (const char* spec : {"torus:17x17x17", "torus:20x16x16,mesh=A", "torus:2x48x48", "mesh:70x70", "torus:16x2x8x16",
+                           "torus:8x32x16,mesh=B", "mesh:64x64", "torus:4x4x8x16x2"}) {
     const Machine m = make_machine(spec);
     ASSERT_GT(m.num_routers, ExactRouteCache::kMaxPairRouters);
     for (const char* name : {"minimal", "dor"}) {

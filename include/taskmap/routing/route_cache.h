@@ -14,7 +14,7 @@ namespace taskmap {
 
 // Routes of router pairs under the machine's routing, each share divided by the channel's
 // bandwidth, computed on first use and kept. How routes are keyed:
-// - per pair of routers holding slots, up to 4,096 such routers (a table of pairs);
+// - per pair of routers holding slots, up to 2,048 such routers (a table of pairs);
 // - beyond, under a translation-invariant routing (Routing::translation_invariant: tori and
 //   meshes under dimension order or the minimal split), per offset between the routers: the
 //   route of an offset is kept once, its channels relative to the source, and moved to each
@@ -33,7 +33,7 @@ class BasicRouteCache {
     Load load;  // fraction / bandwidth
   };
   // Routers holding slots up to which routes are kept per pair.
-  static constexpr std::uint32_t kMaxPairRouters = 4096;
+  static constexpr std::uint32_t kMaxPairRouters = 2048;
 
   BasicRouteCache(const Machine& machine, const Routing& routing);
   std::pair<const Share*, const Share*> route(RouterId u, RouterId v);
@@ -54,6 +54,11 @@ class BasicRouteCache {
   const Machine& machine_;
   const Routing& routing_;
   Keys keys_ = Keys::Pairs;
+  // Offsets on a torus whose sizes are all powers of two keep one position per share, the
+  // offset as bit fields (packed_), and translate it by a field-wise addition.
+  bool packed_ = false;
+  std::uint32_t high_bits_ = 0;  // the top bit of every coordinate field
+  std::size_t position_size() const { return packed_ ? 1 : radix_.size(); }
   std::vector<std::uint32_t> index_;  // Pairs: router -> its index among the routers with slots
   std::uint32_t routers_ = 0;
   std::vector<std::uint32_t> radix_;  // Offsets: per dimension, the offsets it has (k, or 2k - 1 on a mesh)

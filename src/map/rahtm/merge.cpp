@@ -60,7 +60,8 @@ struct Merger::Block {
     bool outgoing;  // this block's cluster sends
   };
   std::vector<Internal> internal;
-  std::vector<Cross> cross;
+  std::vector<Cross> cross;             // grouped by the other block, in collection order
+  std::vector<std::uint32_t> cross_at;  // [y] .. [y + 1]: the flows with block y
 };
 
 struct Merger::State {
@@ -160,6 +161,12 @@ std::vector<Merger::Block> Merger::collect(const std::vector<Box>& children, con
       }
     }
   }
+  for (Block& block : blocks) {
+    std::stable_sort(block.cross.begin(), block.cross.end(), [](auto& a, auto& b) { return a.other < b.other; });
+    block.cross_at.assign(children.size() + 2, 0);  // partners: the children, then the context
+    for (const auto& f : block.cross) ++block.cross_at[f.other + 1];
+    std::partial_sum(block.cross_at.begin(), block.cross_at.end(), block.cross_at.begin());
+  }
   return blocks;
 }
 
@@ -207,6 +214,7 @@ namespace {
 struct Scratch {
   std::vector<double> delta;
   std::vector<ChannelId> touched;
+  std::vector<std::int32_t> cross;  // try_add: the cross loads of the candidate, by cache slot
 };
 
 struct Bound {  // a candidate is only kept if it beats this (MCL, then sum of squares)
@@ -224,6 +232,9 @@ struct Candidate {
   }
 };
 
+// Shares of a static load put first in try_add's order; the rest follow unordered.
+constexpr std::size_t kOrderedShares = 256;
+
 }  // namespace
 
 // One node's merge: the children's blocks, their loads per orientation, and the beam search.
@@ -235,8 +246,10 @@ class Merger::NodeMerge {
         q_(static_cast<std::uint32_t>(children.size())),
         orientations_(static_cast<std::uint32_t>(blocks_.front().pos.size())),
         static_(blocks_.size(), std::vector<StaticLoad>(orientations_)),
-        scratch_(m.threads_) {
+        scratch_(m.threads_),
+        caches_(m.threads_) {
     for (Scratch& s : scratch_) s.delta.assign(m.routes_.num_channels(), 0.0);
+    for (CrossCache& c : caches_) c.slot.assign(std::size_t(q_) * orientations_, -1);
   }
 
   MergeResult run(std::uint32_t beam_width, bool fix_first);
@@ -245,9 +258,17 @@ class Merger::NodeMerge {
   // Loads of a block's internal flows and of its flows with the context at one orientation:
   // the same in every beam state, so they are summed per channel once.
   struct StaticLoad {
-    std::vector<ChannelShare> shares;  // by decreasing load
+    std::vector<ChannelShare> shares;  // try_add's order: those likely to exceed a bound first
     double max = 0, sumsq = 0;
     bool known = false;
+  };
+  // Per worker: the loads of the flows between block x at orientation o and each placed block
+  // y at orientation oy, summed once per (y, oy) and shared by the beam entries that place y so.
+  struct CrossCache {
+    std::uint32_t x = kUnset, o = kUnset;
+    std::vector<std::int32_t> slot;     // [y * orientations + oy]: index into loads, -1 = none yet
+    std::vector<std::size_t> filled;    // the slots set for (x, o)
+    std::vector<std::vector<ChannelShare>> loads;
   };
 
   State empty_state() const {
@@ -264,26 +285,19 @@ class Merger::NodeMerge {
       w.delta[p->channel] += volume * p->load;
     }
   }
+  // Moves the scratch's delta into `out`, channels in the order they were first touched.
+  static void drain(Scratch& w, std::vector<ChannelShare>& out) {
+    out.clear();
+    for (ChannelId ch : w.touched) out.push_back({ch, w.delta[ch]}), w.delta[ch] = 0;
+    w.touched.clear();
+  }
   const StaticLoad& static_load(std::uint32_t x, std::uint32_t o, Scratch& w);
-  // Computes block x's static loads for every orientation, in parallel.
-  void prepare(std::uint32_t x) {
-    run_parallel(orientations_, m_.threads_, [&](std::size_t o, unsigned worker) {
-      static_load(x, static_cast<std::uint32_t>(o), scratch_[worker]);
-    });
-  }
-  // Calls add(u, v, volume) for every flow between block x at orientation o and the other
-  // children state s has placed; stops when add returns false.
-  template <typename Add>
-  void for_each_cross_flow(const State& s, std::uint32_t x, std::uint32_t o, Add&& add) const {
-    const Block& X = blocks_[x];
-    for (const auto& f : X.cross) {
-      if (f.other == q_ || s.orient[f.other] < 0) continue;
-      const RouterId here = X.pos[o][f.i], there = blocks_[f.other].pos[s.orient[f.other]][f.j];
-      if (!(f.outgoing ? add(here, there, f.volume) : add(there, here, f.volume))) return;
-    }
-  }
-  bool try_add(const State& s, std::uint32_t x, std::uint32_t o, Bound worst, Scratch& w, double& mcl,
-               double& sumsq);
+  // Computes block x's static loads for every orientation, in parallel, each ordered for
+  // try_add against `reference` (a state like those the block will be added to), if any.
+  void prepare(std::uint32_t x, const State* reference = nullptr);
+  std::int32_t cross_slot(CrossCache& c, Scratch& w, std::uint32_t x, std::uint32_t o, std::uint32_t y, std::uint32_t oy);
+  bool try_add(const State& s, std::uint32_t x, std::uint32_t o, Bound worst, Scratch& w, CrossCache& cache,
+               double& mcl, double& sumsq, State* into = nullptr);
   void commit(State& s, std::uint32_t x, std::uint32_t o);
   std::vector<std::uint32_t> merge_order();
 
@@ -291,7 +305,8 @@ class Merger::NodeMerge {
   const std::vector<Block> blocks_;  // blocks_[q_], if present: the context, in place
   const std::uint32_t q_, orientations_;
   std::vector<std::vector<StaticLoad>> static_;
-  std::vector<Scratch> scratch_;  // one per worker thread
+  std::vector<Scratch> scratch_;    // one per worker thread
+  std::vector<CrossCache> caches_;  // one per worker thread
 };
 
 const Merger::NodeMerge::StaticLoad& Merger::NodeMerge::static_load(std::uint32_t x, std::uint32_t o, Scratch& w) {
@@ -299,33 +314,70 @@ const Merger::NodeMerge::StaticLoad& Merger::NodeMerge::static_load(std::uint32_
   if (sum.known) return sum;
   const Block& X = blocks_[x];
   for (const auto& f : X.internal) accumulate(w, X.pos[o][f.i], X.pos[o][f.j], f.volume);
-  for (const auto& f : X.cross) {
-    if (f.other != q_) continue;
+  for (std::uint32_t k = X.cross_at[q_]; k < X.cross_at[q_ + 1]; ++k) {  // with the context
+    const auto& f = X.cross[k];
     const RouterId here = X.pos[o][f.i], there = blocks_[q_].pos[0][f.j];
     f.outgoing ? accumulate(w, here, there, f.volume) : accumulate(w, there, here, f.volume);
   }
-  for (ChannelId ch : w.touched) {
-    sum.shares.push_back({ch, w.delta[ch]});
-    sum.max = std::max(sum.max, w.delta[ch]);
-    sum.sumsq += w.delta[ch] * w.delta[ch];
-    w.delta[ch] = 0;
-  }
-  std::sort(sum.shares.begin(), sum.shares.end(), [](auto& a, auto& b) { return a.fraction > b.fraction; });
-  w.touched.clear();
+  drain(w, sum.shares);
+  for (const ChannelShare& c : sum.shares) sum.max = std::max(sum.max, c.fraction), sum.sumsq += c.fraction * c.fraction;
   sum.known = true;
   return sum;
 }
 
-// Loads block x adds to state s at orientation o. Gives up (false) as soon as the result
-// cannot beat `worst` (MCL, then sum of squares: both only grow as flows are added). On
-// success mcl/sumsq describe the state with the block added. A candidate is only given up
-// when it is certainly worse than `worst`, so which candidates survive does not depend on the
-// bound a thread happens to hold: the partial MCL is computed as the final one is (load plus
-// increment so far; floating-point addition of non-negative terms never decreases), so it
-// never exceeds it, and the sum of squares, a lower bound up to rounding, gives up only at
-// an MCL equal to the worst's and beyond a relative margin.
+void Merger::NodeMerge::prepare(std::uint32_t x, const State* reference) {
+  run_parallel(orientations_, m_.threads_, [&](std::size_t o, unsigned worker) {
+    StaticLoad& sum = static_[x][o];
+    static_load(x, static_cast<std::uint32_t>(o), scratch_[worker]);
+    // Largest resulting load first: a candidate fails its bound on one of these soonest. Only
+    // the head is sorted. The order is part of the method: sums of squares add up in it.
+    auto level = [&](const ChannelShare& c) { return c.fraction + (reference ? reference->load[c.channel] : 0.0); };
+    auto before = [&](const ChannelShare& a, const ChannelShare& b) {
+      const double la = level(a), lb = level(b);
+      return la != lb ? la > lb : a.channel < b.channel;
+    };
+    const auto head = sum.shares.begin() + std::min(kOrderedShares, sum.shares.size());
+    std::nth_element(sum.shares.begin(), head, sum.shares.end(), before);
+    std::sort(sum.shares.begin(), head, before);
+  });
+}
+
+std::int32_t Merger::NodeMerge::cross_slot(CrossCache& c, Scratch& w, std::uint32_t x, std::uint32_t o, std::uint32_t y,
+                                           std::uint32_t oy) {
+  if (c.x != x || c.o != o) {
+    for (std::size_t k : c.filled) c.slot[k] = -1;
+    c.filled.clear();
+    c.x = x, c.o = o;
+  }
+  const std::size_t k = std::size_t(y) * orientations_ + oy;
+  if (c.slot[k] >= 0) return c.slot[k];
+  c.slot[k] = static_cast<std::int32_t>(c.filled.size());
+  c.filled.push_back(k);
+  if (c.loads.size() < c.filled.size()) c.loads.emplace_back();
+  const Block& X = blocks_[x];
+  for (std::uint32_t i = X.cross_at[y]; i < X.cross_at[y + 1]; ++i) {
+    const auto& f = X.cross[i];
+    const RouterId here = X.pos[o][f.i], there = blocks_[y].pos[oy][f.j];
+    f.outgoing ? accumulate(w, here, there, f.volume) : accumulate(w, there, here, f.volume);
+  }
+  drain(w, c.loads[c.slot[k]]);
+  return c.slot[k];
+}
+
+// Loads block x adds to state s at orientation o: its static load, then its cross loads with
+// the placed blocks in block order. Gives up (false) as soon as the result cannot beat
+// `worst` (MCL, then sum of squares: both only grow as loads are added). On success mcl/sumsq
+// describe the state with the block added, and `into` (if given) receives its loads. A
+// candidate is only given up when it is certainly worse than `worst`, so which candidates
+// survive does not depend on the bound a thread happens to hold: the partial MCL is computed
+// as the final one is (load plus increment so far; floating-point addition of non-negative
+// terms never decreases), so it never exceeds it, and the sum of squares, a lower bound up to
+// rounding, gives up only at an MCL equal to the worst's and beyond a relative margin. Every
+// channel's increment is summed in the same order (static, then block by block), so the
+// loads, and the MCL, do not depend on the order of the shares; the sum of squares does, up
+// to rounding.
 bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o, Bound worst, Scratch& w,
-                                double& mcl, double& sumsq) {
+                                CrossCache& cache, double& mcl, double& sumsq, State* into) {
   constexpr double kMargin = 1e-9;
   const double prune_sumsq = worst.sumsq * (1 + kMargin);
   auto hopeful = [&](double mcl_low, double sumsq_low) {
@@ -334,50 +386,48 @@ bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o
   double mcl_so_far = s.mcl, sumsq_so_far = s.sumsq;
   auto increase = [&](ChannelId ch, double by) {
     const double before = s.load[ch] + w.delta[ch];
+    if (w.delta[ch] == 0) w.touched.push_back(ch);
     w.delta[ch] += by;
     const double after = s.load[ch] + w.delta[ch];
     mcl_so_far = std::max(mcl_so_far, after);
     sumsq_so_far += (after - before) * (before + after);
     return hopeful(mcl_so_far, sumsq_so_far);
   };
+  // The cross loads first: computing them uses the scratch.
+  w.cross.clear();
+  const Block& X = blocks_[x];
+  for (std::uint32_t y = 0; y < q_; ++y)
+    if (s.orient[y] >= 0 && X.cross_at[y] < X.cross_at[y + 1])
+      w.cross.push_back(cross_slot(cache, w, x, o, y, static_cast<std::uint32_t>(s.orient[y])));
   const StaticLoad& fixed = static_load(x, o, w);
   // Quick bounds first: loads are never negative, so the largest fixed share and the sum of
   // their squares bound the result from below.
   bool within = hopeful(std::max(s.mcl, fixed.max), s.sumsq + fixed.sumsq);
-  for (std::size_t k = 0; within && k < fixed.shares.size(); ++k) {  // largest first
-    w.touched.push_back(fixed.shares[k].channel);
+  for (std::size_t k = 0; within && k < fixed.shares.size(); ++k)
     within = increase(fixed.shares[k].channel, fixed.shares[k].fraction);
-  }
-  if (within) {
-    for_each_cross_flow(s, x, o, [&](RouterId u, RouterId v, double volume) {
-      auto [first, last] = m_.routes_.route(u, v);
-      for (auto* p = first; p != last; ++p) {
-        if (w.delta[p->channel] == 0) w.touched.push_back(p->channel);
-        within = increase(p->channel, volume * p->load) && within;
-      }
-      return within;
-    });
+  for (std::size_t b = 0; within && b < w.cross.size(); ++b)
+    for (const ChannelShare& c : cache.loads[w.cross[b]])
+      if (!(within = increase(c.channel, c.fraction))) break;
+  if (!within) {
+    for (ChannelId ch : w.touched) w.delta[ch] = 0;
+    w.touched.clear();
+    return false;
   }
   mcl = s.mcl, sumsq = s.sumsq;
   for (ChannelId ch : w.touched) {
     const double before = s.load[ch], after = before + w.delta[ch];
     mcl = std::max(mcl, after);
     sumsq += after * after - before * before;
+    if (into) into->load[ch] = after;
     w.delta[ch] = 0;
   }
   w.touched.clear();
-  return within;
+  return true;
 }
 
 void Merger::NodeMerge::commit(State& s, std::uint32_t x, std::uint32_t o) {
-  double mcl, sumsq;
-  try_add(s, x, o, Bound{}, scratch_.front(), mcl, sumsq);  // leaves s untouched
-  for (const ChannelShare& c : static_load(x, o, scratch_.front()).shares) s.load[c.channel] += c.fraction;
-  for_each_cross_flow(s, x, o, [&](RouterId u, RouterId v, double volume) {
-    auto [first, last] = m_.routes_.route(u, v);
-    for (auto* p = first; p != last; ++p) s.load[p->channel] += volume * p->load;
-    return true;
-  });
+  double mcl = 0, sumsq = 0;  // with no bound, try_add always succeeds
+  try_add(s, x, o, Bound{}, scratch_.front(), caches_.front(), mcl, sumsq, &s);
   s.orient[x] = static_cast<std::int32_t>(o);
   s.mcl = mcl, s.sumsq = sumsq;
 }
@@ -403,7 +453,9 @@ std::vector<std::uint32_t> Merger::NodeMerge::merge_order() {
       double best = INFINITY;
       for (std::uint32_t o = 0; o < orientations_; ++o) {
         double mcl, sumsq;
-        if (try_add(single[x], y, o, Bound{best, INFINITY}, scratch_[worker], mcl, sumsq)) best = std::min(best, mcl);
+        if (try_add(single[x], y, o, Bound{best, INFINITY}, scratch_[worker], caches_[worker], mcl, sumsq)) {
+          best = std::min(best, mcl);
+        }
       }
       pair[x][y] = best;
     }
@@ -440,22 +492,19 @@ MergeResult Merger::NodeMerge::run(std::uint32_t beam_width, bool fix_first) {
   for (std::uint32_t step = 1; step < q_; ++step) {
     const std::uint32_t x = order[step];
     m_.progress_(fmt::format("merging {} blocks: step {}/{}, beam {}", q_, step, q_ - 1, beam.size()));
-    prepare(x);
+    prepare(x, &beam.front());
     // Each worker keeps its own best beam_width candidates (a max-heap); the union holds the
-    // overall best beam_width.
-    // Work items: a beam entry and a run of orientations (a beam of one entry still splits).
-    constexpr std::uint32_t kRun = 32;
-    const std::uint32_t runs = (orientations_ + kRun - 1) / kRun;
+    // overall best beam_width. A work item is one orientation of the block against every
+    // beam entry, best entry first, so that the entries share the block's cross loads.
     std::vector<std::vector<Candidate>> heaps(m_.threads_);
-    run_parallel(beam.size() * runs, m_.threads_, [&](std::size_t item, unsigned worker) {
+    run_parallel(orientations_, m_.threads_, [&](std::size_t item, unsigned worker) {
       std::vector<Candidate>& heap = heaps[worker];
-      const std::size_t e = item / runs;
-      const std::uint32_t first = static_cast<std::uint32_t>(item % runs) * kRun;
-      for (std::uint32_t o = first; o < std::min(first + kRun, orientations_); ++o) {
+      const auto o = static_cast<std::uint32_t>(item);
+      for (std::uint32_t e = 0; e < beam.size(); ++e) {
         const bool full = heap.size() >= beam_width;
         const Bound bound = full ? Bound{heap.front().mcl, heap.front().sumsq} : Bound{};
-        Candidate c{0, 0, static_cast<std::uint32_t>(e), o};
-        if (!try_add(beam[e], x, o, bound, scratch_[worker], c.mcl, c.sumsq)) continue;
+        Candidate c{0, 0, e, o};
+        if (!try_add(beam[e], x, o, bound, scratch_[worker], caches_[worker], c.mcl, c.sumsq)) continue;
         if (!full) {
           heap.push_back(c);
           std::push_heap(heap.begin(), heap.end());
