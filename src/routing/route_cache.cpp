@@ -123,8 +123,6 @@ auto BasicRouteCache<Load>::moved(RouterId u, const Share* first, const std::int
   thread_local std::vector<std::int64_t> at;
   const TorusShape& t = *machine_.torus();
   const std::size_t dims = t.dims();
-  at.resize(dims);
-  for (std::size_t d = 0; d < dims; ++d) at[d] = t.coord(u, d);
   out.resize(count);
   if (packed_) {
     // Field-wise addition modulo each size: the top bit of every field is added apart, so no
@@ -137,6 +135,8 @@ auto BasicRouteCache<Load>::moved(RouterId u, const Share* first, const std::int
     }
     return {out.data(), out.data() + count};
   }
+  at.resize(dims);
+  for (std::size_t d = 0; d < dims; ++d) at[d] = t.coord(u, d);
   for (std::size_t i = 0; i < count; ++i, position += dims) {
     std::uint64_t router = 0;
     for (std::size_t d = 0; d < dims; ++d) {

@@ -285,6 +285,15 @@ class Merger::NodeMerge {
       w.delta[p->channel] += volume * p->load;
     }
   }
+  // Adds the flows between block x at orientation o and block y at orientation oy.
+  void accumulate_between(Scratch& w, std::uint32_t x, std::uint32_t o, std::uint32_t y, std::uint32_t oy) {
+    const Block& X = blocks_[x];
+    for (std::uint32_t k = X.cross_at[y]; k < X.cross_at[y + 1]; ++k) {
+      const auto& f = X.cross[k];
+      const RouterId here = X.pos[o][f.i], there = blocks_[y].pos[oy][f.j];
+      f.outgoing ? accumulate(w, here, there, f.volume) : accumulate(w, there, here, f.volume);
+    }
+  }
   // Moves the scratch's delta into `out`, channels in the order they were first touched.
   static void drain(Scratch& w, std::vector<ChannelShare>& out) {
     out.clear();
@@ -314,11 +323,7 @@ const Merger::NodeMerge::StaticLoad& Merger::NodeMerge::static_load(std::uint32_
   if (sum.known) return sum;
   const Block& X = blocks_[x];
   for (const auto& f : X.internal) accumulate(w, X.pos[o][f.i], X.pos[o][f.j], f.volume);
-  for (std::uint32_t k = X.cross_at[q_]; k < X.cross_at[q_ + 1]; ++k) {  // with the context
-    const auto& f = X.cross[k];
-    const RouterId here = X.pos[o][f.i], there = blocks_[q_].pos[0][f.j];
-    f.outgoing ? accumulate(w, here, there, f.volume) : accumulate(w, there, here, f.volume);
-  }
+  accumulate_between(w, x, o, q_, 0);  // with the context
   drain(w, sum.shares);
   for (const ChannelShare& c : sum.shares) sum.max = std::max(sum.max, c.fraction), sum.sumsq += c.fraction * c.fraction;
   sum.known = true;
@@ -354,12 +359,7 @@ std::int32_t Merger::NodeMerge::cross_slot(CrossCache& c, Scratch& w, std::uint3
   c.slot[k] = static_cast<std::int32_t>(c.filled.size());
   c.filled.push_back(k);
   if (c.loads.size() < c.filled.size()) c.loads.emplace_back();
-  const Block& X = blocks_[x];
-  for (std::uint32_t i = X.cross_at[y]; i < X.cross_at[y + 1]; ++i) {
-    const auto& f = X.cross[i];
-    const RouterId here = X.pos[o][f.i], there = blocks_[y].pos[oy][f.j];
-    f.outgoing ? accumulate(w, here, there, f.volume) : accumulate(w, there, here, f.volume);
-  }
+  accumulate_between(w, x, o, y, oy);
   drain(w, c.loads[c.slot[k]]);
   return c.slot[k];
 }
