@@ -2,6 +2,7 @@
 // tiling).
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 
 #include "taskmap/core/error.h"
@@ -10,6 +11,7 @@
 #include "taskmap/topology/distance.h"
 #include "taskmap/workload/generators.h"
 #include "taskmap/workload/readers.h"
+#include "merge.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -134,6 +136,59 @@ TEST(Rahtm, AGridOfClustersIsAlsoLaidOntoTheTorus) {
   const double mcl = evaluate_mapping(m, g, map).mcl;
   EXPECT_NEAR(mcl, stats.final_mcl, 1e-6);  // the merge's loads are floats
   EXPECT_LE(mcl, evaluate_mapping(m, g, run_mapper("blocks", m, g)).mcl * (1 + 1e-12));
+}
+
+// 32 clusters on torus:4x4x2 with seeded random flows. The half z = 0 is merged first; the
+// half z = 1 then merges its four 2x2 blocks (8 orientations each) with the flows to z = 0 as
+// context. A beam of 8^3 keeps every partial state up to the last block, whose 4,096
+// candidates are then pruned against the best 512: pruning only drops candidates proven
+// worse, so the merge must reach the least MCL over all 4,096 combinations, found here by
+// trying each with an exact route cache.
+void expect_merge_reaches_the_best_combination(unsigned seed) {
+  SCOPED_TRACE(seed);
+  const Machine m = make_machine("torus:4x4x2,ppn=1");
+  std::mt19937 rng(seed);
+  std::vector<CommEdge> edges;
+  for (int k = 0; k < 96; ++k) {
+    const auto a = static_cast<TaskId>(rng() % 32), b = static_cast<TaskId>(rng() % 32);
+    if (a != b) edges.push_back({a, b, double(1 + rng() % 9)});
+  }
+  const CommGraph g = CommGraph::from_edges(32, edges);
+  const MappingProblem problem(m, g);
+  std::vector<RouterId> placement(32);
+  std::iota(placement.begin(), placement.end(), RouterId{0});
+  std::shuffle(placement.begin(), placement.end(), rng);
+  auto quarter = [](std::uint32_t x, std::uint32_t y, std::uint32_t z) { return rahtm::Box{{x, y, z}, {2, 2, 1}}; };
+  const std::vector<rahtm::Box> lower{quarter(0, 0, 0), quarter(2, 0, 0), quarter(0, 2, 0), quarter(2, 2, 0)};
+  const std::vector<rahtm::Box> upper{quarter(0, 0, 1), quarter(2, 0, 1), quarter(0, 2, 1), quarter(2, 2, 1)};
+  rahtm::Merger merger(m, problem.route_cache(), g, placement, 2, [](const std::string&) {});
+  merger.merge(lower, 4096, false);
+  const std::vector<RouterId> before = placement;
+
+  auto z_of = [&](RouterId r) { return r / m.torus()->strides[2] % 2; };
+  auto upper_mcl = [&](const std::vector<RouterId>& at) {  // of the flows with an end in z = 1
+    std::vector<double> load(problem.exact_route_cache().num_channels(), 0.0);
+    for (const CommEdge& e : edges) {
+      if (z_of(at[e.src]) == 0 && z_of(at[e.dst]) == 0) continue;
+      auto [first, last] = problem.exact_route_cache().route(at[e.src], at[e.dst]);
+      for (auto* p = first; p != last; ++p) load[p->channel] += e.volume * p->load;
+    }
+    return *std::max_element(load.begin(), load.end());
+  };
+  double best = INFINITY;
+  for (std::uint32_t combo = 0; combo < 4096; ++combo) {
+    std::vector<RouterId> at = before;
+    rahtm::Merger(m, problem.route_cache(), g, at, 1, [](const std::string&) {})
+        .apply(upper, {combo & 7, combo >> 3 & 7, combo >> 6 & 7, combo >> 9 & 7});
+    best = std::min(best, upper_mcl(at));
+  }
+  const rahtm::MergeResult r = merger.merge(upper, 512, false, {rahtm::Box{{0, 0, 0}, {4, 4, 1}}});
+  EXPECT_NEAR(upper_mcl(placement), best, 1e-9 * best);
+  EXPECT_NEAR(r.mcl, best, 1e-5 * best);  // the merge's loads are floats
+}
+
+TEST(Rahtm, TheMergeDropsOnlyCandidatesProvenWorse) {
+  for (unsigned seed = 1; seed <= 8; ++seed) expect_merge_reaches_the_best_combination(seed);
 }
 
 TEST(Rahtm, RefusesMachinesItCannotDecompose) {

@@ -399,6 +399,12 @@ bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o
   for (std::uint32_t y = 0; y < q_; ++y)
     if (s.orient[y] >= 0 && X.cross_at[y] < X.cross_at[y + 1])
       w.cross.push_back(cross_slot(cache, w, x, o, y, static_cast<std::uint32_t>(s.orient[y])));
+  // A cross share alone on top of the state's load already bounds that channel's final load
+  // from below (floating-point addition of non-negative terms is monotone): the flows with the
+  // placed blocks decide most rejections, and they are few, so they are read first.
+  for (std::int32_t slot : w.cross)
+    for (const ChannelShare& c : cache.loads[slot])
+      if (s.load[c.channel] + c.fraction > worst.mcl) return false;
   const StaticLoad& fixed = static_load(x, o, w);
   // Quick bounds first: loads are never negative, so the largest fixed share and the sum of
   // their squares bound the result from below.
