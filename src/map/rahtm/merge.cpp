@@ -215,6 +215,7 @@ struct Scratch {
   std::vector<double> delta;
   std::vector<ChannelId> touched;
   std::vector<std::int32_t> cross;  // try_add: the cross loads of the candidate, by cache slot
+  std::vector<double> fixed;        // the static load of the block being tried, per channel
 };
 
 struct Bound {  // a candidate is only kept if it beats this (MCL, then sum of squares)
@@ -248,7 +249,7 @@ class Merger::NodeMerge {
         static_(blocks_.size(), std::vector<StaticLoad>(orientations_)),
         scratch_(m.threads_),
         caches_(m.threads_) {
-    for (Scratch& s : scratch_) s.delta.assign(m.routes_.num_channels(), 0.0);
+    for (Scratch& s : scratch_) s.delta.assign(m.routes_.num_channels(), 0.0), s.fixed.assign(s.delta.size(), 0.0);
     for (CrossCache& c : caches_) c.slot.assign(std::size_t(q_) * orientations_, -1);
   }
 
@@ -404,11 +405,22 @@ bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o
   // placed blocks decide most rejections, and they are few, so they are read first.
   for (std::int32_t slot : w.cross)
     for (const ChannelShare& c : cache.loads[slot])
-      if (s.load[c.channel] + c.fraction > worst.mcl) return false;
+      if (s.load[c.channel] + (w.fixed[c.channel] + c.fraction) > worst.mcl) return false;
   const StaticLoad& fixed = static_load(x, o, w);
   // Quick bounds first: loads are never negative, so the largest fixed share and the sum of
   // their squares bound the result from below.
   bool within = hopeful(std::max(s.mcl, fixed.max), s.sumsq + fixed.sumsq);
+  // The static shares are on distinct channels and come first, so their part of the result
+  // is known without touching the scratch: a reading pass rejects most candidates that fail
+  // there, and the writing pass below repeats the same sums for those that do not.
+  for (std::size_t k = 0; within && k < fixed.shares.size(); ++k) {
+    const double before = s.load[fixed.shares[k].channel], after = before + fixed.shares[k].fraction;
+    mcl_so_far = std::max(mcl_so_far, after);
+    sumsq_so_far += (after - before) * (before + after);
+    within = hopeful(mcl_so_far, sumsq_so_far);
+  }
+  if (!within) return false;
+  mcl_so_far = s.mcl, sumsq_so_far = s.sumsq;
   for (std::size_t k = 0; within && k < fixed.shares.size(); ++k)
     within = increase(fixed.shares[k].channel, fixed.shares[k].fraction);
   for (std::size_t b = 0; within && b < w.cross.size(); ++b)
@@ -506,6 +518,8 @@ MergeResult Merger::NodeMerge::run(std::uint32_t beam_width, bool fix_first) {
     run_parallel(orientations_, m_.threads_, [&](std::size_t item, unsigned worker) {
       std::vector<Candidate>& heap = heaps[worker];
       const auto o = static_cast<std::uint32_t>(item);
+      Scratch& w = scratch_[worker];
+      for (const ChannelShare& c : static_[x][o].shares) w.fixed[c.channel] = c.fraction;
       for (std::uint32_t e = 0; e < beam.size(); ++e) {
         const bool full = heap.size() >= beam_width;
         const Bound bound = full ? Bound{heap.front().mcl, heap.front().sumsq} : Bound{};
@@ -520,6 +534,7 @@ MergeResult Merger::NodeMerge::run(std::uint32_t beam_width, bool fix_first) {
           std::push_heap(heap.begin(), heap.end());
         }
       }
+      for (const ChannelShare& c : static_[x][o].shares) w.fixed[c.channel] = 0;
     });
     std::vector<Candidate> kept;
     for (const auto& heap : heaps) kept.insert(kept.end(), heap.begin(), heap.end());
