@@ -105,6 +105,37 @@ TEST(ClusterMappers, UpDownRoutesTurnOnlyAtTheTop) {
   EXPECT_THROW(make_routing(make_machine("torus:4"), parse_routing_spec("updn")), Error);
 }
 
+TEST(ClusterMappers, RbIntoAllLeavesAtOnceReachesTheLeastUplinkVolume) {
+  // Leaves of 4, 2, 4 and 2 slots under one top switch: A (n1, n2), B (n3), C (n4, n5), D (n6),
+  // two slots per node. Two rings of 6 tasks (4 units each way per edge) joined by one light
+  // edge (1 each way). No leaf holds a ring, so each ring is cut at least twice (2 x 2 x 4 =
+  // 16), and a leaf holding tasks of both rings cuts one of them more than that: the least
+  // uplink volume is 16 + 16 + 2 = 34, each ring on a leaf of 4 and a leaf of 2 as two arcs.
+  Fabric f;
+  f.source = "four leaves";
+  f.switches = {"S", "A", "B", "C", "D"};
+  f.hosts = {"n1", "n2", "n3", "n4", "n5", "n6"};
+  f.host_ports = {{0, 1, 0}, {1, 1, 0}, {2, 2, 0}, {3, 3, 0}, {4, 3, 0}, {5, 4, 0}};
+  f.cables = {{0, 1, 0}, {0, 2, 0}, {0, 3, 0}, {0, 4, 0}};
+  f.top_switches = {0};
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 2, .description = "four leaves"});
+  std::vector<CommEdge> edges;
+  for (TaskId ring : {0u, 6u}) {
+    for (TaskId i = 0; i < 6; ++i) {
+      edges.push_back({ring + i, ring + (i + 1) % 6, 4});
+      edges.push_back({ring + (i + 1) % 6, ring + i, 4});
+    }
+  }
+  edges.push_back({5, 6, 1});
+  edges.push_back({6, 5, 1});
+  const CommGraph g = CommGraph::from_edges(12, edges);
+  const MappingProblem problem(m, g);
+  const Mapping leaves = run_mapper_on(problem, "rb:split=leaves");
+  validate_mapping(leaves, m, g.num_tasks(), "rb:split=leaves");
+  EXPECT_DOUBLE_EQ(Evaluator(problem).evaluate(g, leaves).leaf_uplink_volume, 34.0);
+  EXPECT_THROW(run_mapper_on(problem, "rb:split=pods"), Error);
+}
+
 TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {
   const Machine m = allocate(test::four_named_nodes(2), parse_nodes_argument("cn2,gpu1"));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x2"));

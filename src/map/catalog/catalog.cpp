@@ -323,7 +323,13 @@ const Catalog& mapper_catalog() {
            .applies_to = "any machine and allocation; any task count",
            .example = "rb:tries=16",
            .params = {{.name = "tries", .type = ParamType::Int, .default_value = "1", .min = 1, .max = 1024,
-                       .meaning = "METIS bisections per split, the lowest cut kept"}}},
+                       .meaning = "METIS bisections per split, the lowest cut kept"},
+                      {.name = "split", .type = ParamType::Choice, .default_value = "halves",
+                       .choices = {"halves", "leaves"},
+                       .meaning = "the machine halved along its structure from the top; or, on fabrics with leaf "
+                                  "switches, the tasks first into all the job's leaves at once (METIS recursive "
+                                  "k-way, each leaf its share of the slots: the cut is the traffic leaving the "
+                                  "leaves), then halved inside each leaf"}}},
           {.name = "ml",
            .tag = tag(MapperKind::Multilevel),
            .summary = "multilevel mapping: the task graph coarsened by size-constrained label propagation, the "
@@ -507,7 +513,8 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::PtScotch: return make_ptscotch_mapper(std::move(label));
     case MapperKind::Metis: return make_metis_mapper(std::move(label), v.get_choice("assign") == "greedy");
     case MapperKind::Greedy: return make_greedy_mapper(std::move(label));
-    case MapperKind::RecursiveBisection: return make_rb_mapper(std::move(label), count(v, "tries"));
+    case MapperKind::RecursiveBisection:
+      return make_rb_mapper(std::move(label), {.tries = count(v, "tries"), .leaves_first = v.get_choice("split") == "leaves"});
     case MapperKind::Multilevel:
       return make_multilevel_mapper(std::move(label), {.seeds = count(v, "seeds"),
                                                        .vcycles = count(v, "vcycles"),

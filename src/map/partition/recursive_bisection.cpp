@@ -26,8 +26,8 @@ std::uint64_t slots_of(const Machine& machine, const std::vector<RouterId>& rout
 }  // namespace
 
 RecursiveBisection::RecursiveBisection(const Machine& machine, double imbalance, std::uint32_t tries, std::int32_t seed,
-                                       bool orient)
-    : machine_(machine), imbalance_(imbalance), tries_(tries), seed_(seed), orient_(orient) {
+                                       bool orient, bool leaves_first)
+    : machine_(machine), imbalance_(imbalance), tries_(tries), seed_(seed), orient_(orient), leaves_first_(leaves_first) {
   if (!machine.torus() && !routers_alike(machine)) hierarchy_.emplace(machine);
 }
 
@@ -47,10 +47,16 @@ std::vector<RouterId> RecursiveBisection::run(const IntegerGraph& g, const std::
     const std::vector<RouterId> holding = with_slots(machine_, routers);
     return holding.empty() ? routers.front() : holding[holding.size() / 2];
   };
+  if (leaves_first_) {
+    if (std::vector<Piece> leaves = leaf_pieces(g, vertex_weights); !leaves.empty()) pieces = std::move(leaves);
+  }
   if (orient_) {
     hops.emplace(machine_);
     piece_of.assign(g.vertices(), 0);
-    representative.push_back(middle(pieces[0].routers));
+    for (std::uint32_t p = 0; p < pieces.size(); ++p) {
+      for (TaskId t : pieces[p].tasks) piece_of[t] = p;
+      representative.push_back(middle(pieces[p].routers));
+    }
   }
   for (std::uint32_t p = 0; p < pieces.size(); ++p) {
     if (pieces[p].tasks.empty()) continue;
@@ -86,6 +92,44 @@ std::vector<RouterId> RecursiveBisection::run(const IntegerGraph& g, const std::
     pieces[p] = Piece{};
   }
   return router_of;
+}
+
+std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
+    const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights) const {
+  const std::vector<std::uint32_t> group = leaf_groups(machine_);
+  std::vector<Piece> leaves;
+  std::vector<std::int32_t> leaf_of_group;
+  for (RouterId r = 0; r < group.size(); ++r) {
+    if (group[r] == UINT32_MAX || machine_.slots_of_router(r) == 0) continue;
+    if (group[r] >= leaf_of_group.size()) leaf_of_group.resize(group[r] + 1, -1);
+    if (leaf_of_group[group[r]] < 0) {
+      leaf_of_group[group[r]] = static_cast<std::int32_t>(leaves.size());
+      leaves.emplace_back();
+    }
+    leaves[static_cast<std::size_t>(leaf_of_group[group[r]])].routers.push_back(r);
+  }
+  const std::uint32_t n = g.vertices();
+  if (leaves.size() < 2 || leaves.size() > n || g.targets.empty()) return {};
+  std::vector<real_t> share;
+  const double total = double(slots_of(machine_, routers_with_slots(machine_)));
+  for (const Piece& leaf : leaves) share.push_back(static_cast<real_t>(double(slots_of(machine_, leaf.routers)) / total));
+  idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = static_cast<idx_t>(leaves.size()), cut = 0;
+  real_t balance = static_cast<real_t>(1 + std::max(imbalance_, 0.001));
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = seed_;
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_NCUTS] = static_cast<idx_t>(tries_);
+  std::vector<idx_t> part(n, 0);
+  IntegerGraph copy = g;  // METIS takes non-const arrays
+  std::vector<std::int32_t> weights = vertex_weights;
+  if (METIS_PartGraphRecursive(&vertices, &constraints, copy.offsets.data(), copy.targets.data(),
+                               weights.empty() ? nullptr : weights.data(), nullptr, copy.weights.data(), &parts,
+                               share.data(), &balance, options, &cut, part.data()) != METIS_OK) {
+    return {};
+  }
+  for (TaskId t = 0; t < n; ++t) leaves[static_cast<std::size_t>(part[t])].tasks.push_back(t);
+  return leaves;
 }
 
 bool RecursiveBisection::swapped_is_nearer(const IntegerGraph& g, const std::vector<TaskId>& a,

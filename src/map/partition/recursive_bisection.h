@@ -23,8 +23,12 @@ class RecursiveBisection {
   // tries: METIS bisections computed per split, the lowest cut kept; seed: METIS's. orient: each
   // split's two task halves go to the router halves that put them nearer to the tasks they talk
   // to outside the split (where those sit so far), instead of the first half to the first.
+  // leaves_first: on a fabric with leaf switches, the first split puts the tasks into every
+  // leaf at once (METIS's recursive k-way, each leaf its share of the slots), and the halving
+  // starts inside the leaves: the cut it minimizes is then exactly the traffic leaving the
+  // leaves, where halving whole leaves to a side fixes a grouping of the leaves first.
   RecursiveBisection(const Machine& machine, double imbalance, std::uint32_t tries, std::int32_t seed = 1,
-                     bool orient = false);
+                     bool orient = false, bool leaves_first = false);
 
   // The router of each vertex of `g`. `vertex_weights` (tasks per vertex; empty: one each)
   // are what the two sides of a split share in proportion to their slots.
@@ -47,12 +51,15 @@ class RecursiveBisection {
   std::vector<bool> bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
                            const std::vector<TaskId>& tasks, double share) const;
   std::vector<bool> bisect_graph(IntegerGraph& g, double share, std::vector<std::int32_t> vertex_weights) const;
+  // leaves_first: one piece per leaf holding slots, the tasks shared out by METIS; empty when
+  // the machine has no leaf switches, the job spans one leaf, or METIS refuses.
+  std::vector<Piece> leaf_pieces(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights) const;
 
   const Machine& machine_;
   double imbalance_;
   std::uint32_t tries_;
   std::int32_t seed_;
-  bool orient_;
+  bool orient_, leaves_first_;
   std::optional<DistanceSplit> hierarchy_;  // machines whose routers differ
 };
 

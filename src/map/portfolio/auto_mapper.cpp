@@ -25,6 +25,7 @@ namespace {
 constexpr std::size_t kScotchMaxEdges = std::size_t{1} << 21;
 constexpr std::size_t kPartitionerMaxEdges = std::size_t{1} << 22;  // greedy, rb
 constexpr const char* kRbManyTries = "rb:tries=16";  // with more tasks than slots, or on leaf switches
+constexpr const char* kRbLeavesFirst = "rb:tries=16,split=leaves";  // on leaf switches
 constexpr std::size_t kRefineHbMaxEdges = std::size_t{1} << 23;
 constexpr std::size_t kRefineMclMaxEdges = std::size_t{1} << 22;
 // ml, with many tasks per slot: it runs Scotch's mapping among its own, so Scotch's limit, and
@@ -132,7 +133,8 @@ class AutoMapper final : public Mapper {
       starts = best_indices(results, first_round, kRefinedStarts);
       for (std::size_t i = 0; i < first_round; ++i) {
         const bool partitioner =
-            results[i].spec == "scotch" || results[i].spec == "rb" || results[i].spec == kRbManyTries;
+            results[i].spec == "scotch" || results[i].spec == "rb" || results[i].spec == kRbManyTries ||
+            results[i].spec == kRbLeavesFirst;
         if (partitioner && std::find(starts.begin(), starts.end(), i) == starts.end()) starts.push_back(i);
       }
     }
@@ -310,6 +312,10 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
     // are the traffic over the leaves' uplinks: the bisections' cuts matter most, and the
     // lowest of 16 METIS cuts per split often leads the refined pipelines.
     if (g.num_tasks() > m.num_slots() || has_leaf_switches(m)) specs.push_back(kRbManyTries);
+    // On leaf switches also all the leaves at once: halving whole leaves to a side first fixes
+    // a grouping of the leaves that the traffic may not follow (a leaf of one node pairs best
+    // with whichever leaf shares its tasks' partners).
+    if (has_leaf_switches(m)) specs.push_back(kRbLeavesFirst);
   }
   if (edges <= kScotchMaxEdges) specs.push_back("scotch");
   // ml with more tasks than slots, or on a small job of one task per slot, where it costs well

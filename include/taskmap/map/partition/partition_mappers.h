@@ -22,8 +22,11 @@ std::unique_ptr<Mapper> make_ptscotch_mapper(MapperLabel label);
 // greedy_assignment: METIS's parts onto routers greedily by traffic (else part i on router i).
 std::unique_ptr<Mapper> make_metis_mapper(MapperLabel label, bool greedy_assignment);
 std::unique_ptr<Mapper> make_greedy_mapper(MapperLabel label);
-// tries: METIS bisections computed per split, the lowest cut kept.
-std::unique_ptr<Mapper> make_rb_mapper(MapperLabel label, std::uint32_t tries);
+struct RbOptions {
+  std::uint32_t tries = 1;    // METIS bisections computed per split, the lowest cut kept
+  bool leaves_first = false;  // on leaf-switch fabrics: the tasks into all leaves at once first
+};
+std::unique_ptr<Mapper> make_rb_mapper(MapperLabel label, RbOptions options);
 
 // ml: the multilevel mapper (src/map/partition/multilevel_mapper.cpp). A run coarsens the task
 // graph (label propagation within a cluster weight limit), places the coarsest graph by
