@@ -114,12 +114,9 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
   const double total = double(slots_of(machine_, routers_with_slots(machine_)));
   for (const Piece& leaf : leaves) share.push_back(static_cast<real_t>(double(slots_of(machine_, leaf.routers)) / total));
   idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = static_cast<idx_t>(leaves.size()), cut = 0;
-  real_t balance = static_cast<real_t>(1 + std::max(imbalance_, 0.001));
+  real_t balance = metis_balance();
   idx_t options[METIS_NOPTIONS];
-  METIS_SetDefaultOptions(options);
-  options[METIS_OPTION_SEED] = seed_;
-  options[METIS_OPTION_NUMBERING] = 0;
-  options[METIS_OPTION_NCUTS] = static_cast<idx_t>(tries_);
+  set_metis_options(options);
   std::vector<idx_t> part(n, 0);
   IntegerGraph copy = g;  // METIS takes non-const arrays
   std::vector<std::int32_t> weights = vertex_weights;
@@ -187,6 +184,17 @@ std::pair<std::vector<RouterId>, std::vector<RouterId>> RecursiveBisection::halv
   return {first, second};
 }
 
+// The run's METIS settings: its seed, its tries per split, and the --imbalance tolerance (at
+// least 0.1%, below which METIS's own rounding leaves it no room).
+void RecursiveBisection::set_metis_options(idx_t* options) const {
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = seed_;
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_NCUTS] = static_cast<idx_t>(tries_);
+}
+
+real_t RecursiveBisection::metis_balance() const { return static_cast<real_t>(1 + std::max(imbalance_, 0.001)); }
+
 // Bisects the tasks' induced subgraph; `share` of the tasks (by weight) go to the first side.
 std::vector<bool> RecursiveBisection::bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
                                              const std::vector<TaskId>& tasks, double share) const {
@@ -215,12 +223,9 @@ std::vector<bool> RecursiveBisection::bisect_graph(IntegerGraph& g, double share
   if (n >= 2 && !g.targets.empty()) {
     idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = 2, cut = 0;
     real_t targets[2] = {static_cast<real_t>(share), static_cast<real_t>(1 - share)};
-    real_t balance = static_cast<real_t>(1 + std::max(imbalance_, 0.001));
+    real_t balance = metis_balance();
     idx_t options[METIS_NOPTIONS];
-    METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_SEED] = seed_;
-    options[METIS_OPTION_NUMBERING] = 0;
-    options[METIS_OPTION_NCUTS] = static_cast<idx_t>(tries_);
+    set_metis_options(options);
     std::vector<idx_t> part(n, 0);
     idx_t* vwgt = vertex_weights.empty() ? nullptr : vertex_weights.data();
     if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), vwgt, nullptr,

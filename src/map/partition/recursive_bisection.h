@@ -6,6 +6,8 @@
 // (DistanceSplit); other machines: a METIS bisection of their router graph); the tasks are
 // bisected by METIS in proportion to the two halves' slots, and each task half recurses into
 // its router half down to single routers.
+#include <metis.h>
+
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -54,6 +56,8 @@ class RecursiveBisection {
   // leaves_first: one piece per leaf holding slots, the tasks shared out by METIS; empty when
   // the machine has no leaf switches, the job spans one leaf, or METIS refuses.
   std::vector<Piece> leaf_pieces(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights) const;
+  void set_metis_options(idx_t* options) const;
+  real_t metis_balance() const;
 
   const Machine& machine_;
   double imbalance_;
