@@ -400,9 +400,11 @@ bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o
   for (std::uint32_t y = 0; y < q_; ++y)
     if (s.orient[y] >= 0 && X.cross_at[y] < X.cross_at[y + 1])
       w.cross.push_back(cross_slot(cache, w, x, o, y, static_cast<std::uint32_t>(s.orient[y])));
-  // A cross share alone on top of the state's load already bounds that channel's final load
-  // from below (floating-point addition of non-negative terms is monotone): the flows with the
-  // placed blocks decide most rejections, and they are few, so they are read first.
+  // A cross share alone, added to the block's static load on its channel (w.fixed: set by
+  // run() for the orientation being tried, zero elsewhere) and then to the state's load, bounds
+  // that channel's final load from below: the final sum adds the same terms and more, in the
+  // same grouping, and floating-point addition of non-negative terms is monotone. The flows
+  // with the placed blocks decide most rejections, and they are few, so they are read first.
   for (std::int32_t slot : w.cross)
     for (const ChannelShare& c : cache.loads[slot])
       if (s.load[c.channel] + (w.fixed[c.channel] + c.fraction) > worst.mcl) return false;
