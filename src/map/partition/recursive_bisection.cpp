@@ -110,9 +110,11 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
   }
   const std::uint32_t n = g.vertices();
   if (leaves.size() < 2 || leaves.size() > n || g.targets.empty()) return {};
+  std::vector<double> slots;
+  for (const Piece& leaf : leaves) slots.push_back(double(slots_of(machine_, leaf.routers)));
+  const double total = std::accumulate(slots.begin(), slots.end(), 0.0);
   std::vector<real_t> share;
-  const double total = double(slots_of(machine_, routers_with_slots(machine_)));
-  for (const Piece& leaf : leaves) share.push_back(static_cast<real_t>(double(slots_of(machine_, leaf.routers)) / total));
+  for (double s : slots) share.push_back(static_cast<real_t>(s / total));
   idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = static_cast<idx_t>(leaves.size()), cut = 0;
   real_t balance = metis_balance();
   idx_t options[METIS_NOPTIONS];

@@ -414,7 +414,7 @@ bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o
   bool within = hopeful(std::max(s.mcl, fixed.max), s.sumsq + fixed.sumsq);
   // The static shares are on distinct channels and come first, so their part of the result
   // is known without touching the scratch: a reading pass rejects most candidates that fail
-  // there, and the writing pass below repeats the same sums for those that do not.
+  // there; for the others they are then written as they are, and the cross shares added.
   for (std::size_t k = 0; within && k < fixed.shares.size(); ++k) {
     const double before = s.load[fixed.shares[k].channel], after = before + fixed.shares[k].fraction;
     mcl_so_far = std::max(mcl_so_far, after);
@@ -422,9 +422,7 @@ bool Merger::NodeMerge::try_add(const State& s, std::uint32_t x, std::uint32_t o
     within = hopeful(mcl_so_far, sumsq_so_far);
   }
   if (!within) return false;
-  mcl_so_far = s.mcl, sumsq_so_far = s.sumsq;
-  for (std::size_t k = 0; within && k < fixed.shares.size(); ++k)
-    within = increase(fixed.shares[k].channel, fixed.shares[k].fraction);
+  for (const ChannelShare& c : fixed.shares) w.delta[c.channel] = c.fraction, w.touched.push_back(c.channel);
   for (std::size_t b = 0; within && b < w.cross.size(); ++b)
     for (const ChannelShare& c : cache.loads[w.cross[b]])
       if (!(within = increase(c.channel, c.fraction))) break;
