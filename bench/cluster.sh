@@ -2,7 +2,7 @@
 # Mappers on real cluster fabrics (../shared/data/topologies) inside jobs drawn as a scheduler
 # would: every fabric of 64 nodes or more that loads, allocations of 25% and 50% of its nodes
 # drawn three ways by bench/cluster_allocations.py (contiguous in natural host-name order;
-# Slurm topology/tree-like best fit by leaf switch; seeded random scatter, seed 1), ppn=32 on
+# Slurm topology/tree-like best fit by leaf switch; seeded random scatter, seed $SEED or 1), ppn=32 on
 # the InfiniBand/Slurm trees and 16 on the Aries dragonflies. Patterns per allocation:
 #   halo3d 27-point on the near-cubic X*Y*Z grid nearest below the job's slots (largest/smallest
 #     dimension <= 2);
@@ -18,7 +18,8 @@
 # nodes, ppn=1). Rows run JOBS (default 2) at a time; a taskmap failure is listed with its command.
 # The Aries machines have no injection/ejection channels: both MCL columns agree there, and the
 # leaf-uplink volume is the volume leaving the routers that hold the job's nodes.
-# Usage: bash bench/cluster.sh [TASKMAP_BINARY]   (env: JOBS, REFINE_MCL_WORK default 60, about 1 s, FABRICS regex)
+# Usage: bash bench/cluster.sh [TASKMAP_BINARY]   (env: JOBS, REFINE_MCL_WORK default 60, about 1 s, FABRICS regex,
+#   SEED of the random allocations, default 1; PPN: slots per node on every fabric instead of 32 and 16)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/step.sh
@@ -28,7 +29,7 @@ topo=$data/topologies
 apps=$data/apps/maplib-64
 jobs=${JOBS:-2}
 refine_work=${REFINE_MCL_WORK:-60}
-seed=1
+seed=${SEED:-1}
 only=${FABRICS:-.}  # a regular expression on the fabric names: run only those
 helper=$(realpath bench/cluster_allocations.py)
 work=$(mktemp -d)
@@ -60,7 +61,7 @@ row=0
 for entry in "${fabrics[@]}"; do
   IFS='|' read -r name machine ppn tree <<< "$entry"
   [[ "$name" =~ $only ]] || continue
-  machine="$machine,ppn=$ppn"
+  machine="$machine,ppn=${PPN:-$ppn}"
   info=$work/info$row.json
   if ! "$bin" info --machine "$machine" --format json > "$info" 2> "$work/info.err"; then
     echo "skipped $name: taskmap info failed: $(tail -1 "$work/info.err")" >> "$work/skipped"
