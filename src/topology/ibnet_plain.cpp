@@ -68,7 +68,7 @@ class PlainParser final {
   Dump run() {
     while (auto raw = cur_.next_content_line("#")) {
       const auto line = trim(*raw);
-      if (line.starts_with('[')) {
+      if (is_port_line(line)) {
         if (!block_) cur_.fail_here("a port line outside any Switch, Ca or Rt block");
         read_port_line(line);
         continue;
@@ -92,6 +92,13 @@ class PlainParser final {
   }
 
  private:
+  // "[12]..." or "[12](guid)...": a bracket with a port number. A shell prompt pasted above the
+  // dump ("[root@head ~]# ibnetdiscover") also starts with '[' and is left to the filler check.
+  static bool is_port_line(std::string_view line) {
+    const auto close = line.find(']');
+    return line.starts_with('[') && close != std::string_view::npos && close > 1 &&
+           line.substr(1, close - 1).find_first_not_of("0123456789") == std::string_view::npos;
+  }
   static bool is_header(std::string_view line) {
     const auto f = io::split_fields(line);
     return !f.empty() && (f[0] == "Switch" || f[0] == "Ca" || f[0] == "Rt");

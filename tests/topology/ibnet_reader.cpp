@@ -330,6 +330,18 @@ TEST(IbnetReader, ByteOrderMarkAndCrlf) {
   EXPECT_TRUE(r.warnings.empty());
 }
 
+// A dump saved with the shell prompt of its run as line 1 ("[root@...]# ibnetdiscover", as in a
+// DGX SuperPOD dump): the prompt is not a port line.
+TEST(IbnetReader, ShellPromptAboveTheDump) {
+  const auto file = test::instance("ibnet/prompt.topo");
+  const auto r = read_file(file);
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"leaf"}));
+  EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"cn01"}));
+  EXPECT_EQ(r.warnings, (std::vector<std::string>{
+                            file + ": 1 lines of no ibnetdiscover form ignored (first: line 1: '[root@head01 ~]# "
+                                   "ibnetdiscover')"}));
+}
+
 TEST(IbnetReader, MapMatchesPortGuids) {
   const auto r = read_file(test::instance("ibnet/oddities.topo"), test::instance("ibnet/oddities.map"));
   EXPECT_EQ(r.fabric.hosts[2], "gpu07");
