@@ -31,6 +31,10 @@ Job validate(const RunConfig& c, bool needs_pattern, const dist::Processes& proc
   job.processes = &processes;
   job.format = parse_format(c.format);
   job.machine_spec = parse_machine_spec(c.machine);
+  if (!c.node_topology.empty() && !job.machine_spec.node_topology.empty()) {
+    fail("--node-topology {} and --machine's node={}: two node topologies; give one", c.node_topology,
+         job.machine_spec.node_topology);
+  }
   if (!c.nodes.empty()) job.allocation = parse_nodes_argument(c.nodes);
   if (needs_pattern) job.pattern_spec = parse_pattern_spec(c.pattern);
   if (!c.routing.empty()) job.routing_spec = parse_routing_spec(c.routing);
@@ -69,7 +73,7 @@ Machine job_machine(Job& job, const RunConfig& c) {
     if (speaks) std::cerr << "taskmap: warning: " << line << "\n";
   };
   Machine machine = build_machine(job.machine_spec, warn);
-  if (!c.node_topology.empty()) machine = with_node_model(std::move(machine), read_node_topology(c.node_topology, SlotUnit::Core));
+  if (!c.node_topology.empty()) machine = apply_node_topology(std::move(machine), job.machine_spec, c.node_topology, warn);
   // Synthetic machines have no host names: the scheduler's environment is not theirs.
   if (!job.allocation && machine.named_nodes()) job.allocation = allocation_from_environment();
   if (!job.allocation) return machine;

@@ -104,6 +104,7 @@ MachineSpec parse_machine_spec(std::string_view text) {
       break;
   }
   spec.slots_per_node = spec.kind == MachineKind::Hier ? 1 : count(v, "ppn");
+  spec.ppn_given = spec.kind != MachineKind::Hier && v.given("ppn");
   spec.hier.slots_per_node = spec.slots_per_node;
   spec.torus.nodes_per_router = spec.nodes_per_router;
   spec.torus.slots_per_node = spec.slots_per_node;
@@ -119,6 +120,16 @@ std::shared_ptr<const NodeModel> read_node_topology(std::string_view spec, SlotU
   return std::make_shared<const NodeModel>(read_hwloc_node(std::string(spec.substr(kHwloc.size())), unit));
 }
 
+Machine apply_node_topology(Machine machine, const MachineSpec& spec, std::string_view node_spec,
+                            const WarningSink& warn) {
+  auto model = read_node_topology(node_spec, spec.slot_unit);
+  if (spec.ppn_given && model->num_slots() != spec.slots_per_node && warn) {
+    warn(fmt::format("{} gives {} slots per node ({}): they replace ppn={}", node_spec, model->num_slots(),
+                     spec.slot_unit == SlotUnit::Pu ? "hardware threads" : "cores", spec.slots_per_node));
+  }
+  return with_node_model(std::move(machine), std::move(model));
+}
+
 namespace {
 
 Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
@@ -132,7 +143,7 @@ Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
   }
   Machine m = build_fabric_machine(fabric, FabricOptions{.slots_per_node = spec.slots_per_node, .description = spec.text});
   std::get<FabricShape>(m.shape).format = format;
-  if (!spec.node_topology.empty()) m = with_node_model(std::move(m), read_node_topology(spec.node_topology, spec.slot_unit));
+  if (!spec.node_topology.empty()) m = apply_node_topology(std::move(m), spec, spec.node_topology, sink);
   return m;
 }
 

@@ -144,5 +144,25 @@ TEST(ClusterCommands, ANodeTopologyFixesTheSlotsPerNode) {
       << bad.err;
 }
 
+// partly-allowed.xml allows 2 cores: a ppn= that disagrees is replaced, and said so once; two
+// node topologies (machine key and option) are refused.
+TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) {
+  const std::string xml = test::instance("hwloc/partly-allowed.xml");
+  const std::string conf = test::instance("cluster/two-leaves.conf");
+  const auto r = test::run_taskmap("info --machine 'slurm:" + conf + ",ppn=4' --node-topology 'hwloc:" + xml +
+                                   "' --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "taskmap: warning: hwloc:" + xml + " gives 2 slots per node (cores): they replace ppn=4\n");
+  EXPECT_NE(r.out.find("\"slots_per_node\": 2"), std::string::npos) << r.out;
+  const auto agreeing = test::run_taskmap("info --machine 'slurm:" + conf + ",ppn=2,node=hwloc:" + xml + "'");
+  ASSERT_EQ(agreeing.exit_code, 0) << agreeing.err;
+  EXPECT_EQ(agreeing.err.find("warning"), std::string::npos) << agreeing.err;
+  const auto both = test::run_taskmap("info --machine 'slurm:" + conf + ",node=hwloc:" + xml +
+                                      "' --node-topology 'hwloc:" + xml + "'");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(both.err, "taskmap: error: --node-topology hwloc:" + xml + " and --machine's node=hwloc:" + xml +
+                          ": two node topologies; give one\n");
+}
+
 }  // namespace
 }  // namespace taskmap

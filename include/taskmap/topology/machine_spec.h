@@ -34,6 +34,7 @@ struct MachineSpec {
   SlotUnit slot_unit = SlotUnit::Core;
   std::uint32_t nodes_per_router = 1;
   std::uint32_t slots_per_node = 1;
+  bool ppn_given = false;  // ppn= written in the spec, not its default
 };
 
 MachineSpec parse_machine_spec(std::string_view text);
@@ -47,5 +48,9 @@ inline Machine make_machine(std::string_view text, const WarningSink& warn = {})
 
 // "hwloc:FILE" -> the node model (--node-topology, or a fabric machine's node= key).
 std::shared_ptr<const NodeModel> read_node_topology(std::string_view spec, SlotUnit unit);
+// `machine` with the node model of `node_spec` ("hwloc:FILE"), slots counted in `spec`'s unit;
+// a ppn= in `spec` that disagrees with the model's slots per node is replaced, with a warning.
+Machine apply_node_topology(Machine machine, const MachineSpec& spec, std::string_view node_spec,
+                            const WarningSink& warn);
 
 }  // namespace taskmap
