@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/ranges.h>
@@ -155,21 +156,36 @@ std::vector<std::string> switches_of_node(const Machine& machine, const FabricSh
   return out;
 }
 
+// The nodes that have slots (all of them, or the job's), and their fewest and most slots.
+struct SlotSpread {
+  std::uint32_t nodes = 0, fewest = UINT32_MAX, most = 0;
+};
+SlotSpread slot_spread(const Machine& machine) {
+  SlotSpread s;
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    const std::uint32_t k = machine.slots_of_node(n);
+    if (k == 0) continue;
+    ++s.nodes, s.fewest = std::min(s.fewest, k), s.most = std::max(s.most, k);
+  }
+  return s;
+}
+
 std::string node_counts(const Machine& machine) {
   if (machine.uniform()) {
     return fmt::format("{:<22}{} ({} per router)\n{:<22}{} ({} per node)\n", "nodes", machine.num_nodes(),
                        machine.nodes_per_router, "slots", machine.num_slots(), machine.slots_per_node);
   }
-  std::uint32_t with_slots = 0, fewest = UINT32_MAX, most = 0;
-  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
-    const std::uint32_t k = machine.slots_of_node(n);
-    if (k == 0) continue;
-    ++with_slots, fewest = std::min(fewest, k), most = std::max(most, k);
-  }
+  const SlotSpread s = slot_spread(machine);
   std::string out = fmt::format("{:<22}{}{}\n", "nodes", machine.num_nodes(), machine.named_nodes() ? ", named" : "");
-  out += fmt::format("{:<22}{} on {} nodes ({} per node)\n", "slots", machine.num_slots(), with_slots,
-                     fewest == most ? fmt::format("{}", most) : fmt::format("{} to {}", fewest, most));
+  out += fmt::format("{:<22}{} on {} nodes ({} per node)\n", "slots", machine.num_slots(), s.nodes,
+                     s.fewest == s.most ? fmt::format("{}", s.most) : fmt::format("{} to {}", s.fewest, s.most));
   return out;
+}
+
+std::vector<std::string> top_switch_names(const FabricShape& fabric) {
+  std::vector<std::string> top;
+  for (RouterId r : fabric.top_switches) top.push_back(fabric.switch_names[r - fabric.first_switch]);
+  return top;
 }
 
 }  // namespace
@@ -181,13 +197,9 @@ std::string machine_info_table(const Machine& machine, const MachineInfo& info) 
   out += fmt::format("{:<22}{}\n", "routers", machine.num_routers);
   out += node_counts(machine);
   if (const auto* fabric = std::get_if<FabricShape>(&machine.shape)) {
-    std::vector<std::string> top;
-    for (RouterId r : fabric->top_switches) {
-      if (top.size() == 8) break;  // a Dragonfly's routers are all at the top
-      top.push_back(fabric->switch_names[r - fabric->first_switch]);
-    }
-    const std::string more = fabric->top_switches.size() > top.size()
-                                 ? fmt::format(", ... {} in all", fabric->top_switches.size()) : "";
+    std::vector<std::string> top = top_switch_names(*fabric);
+    const std::string more = top.size() > 8 ? fmt::format(", ... {} in all", top.size()) : "";
+    top.resize(std::min<std::size_t>(top.size(), 8));  // a Dragonfly's routers are all at the top
     out += fmt::format("{:<22}{} (top: {}{})\n", "switches", fabric->switch_names.size(), fmt::join(top, ", "), more);
   }
   if (machine.node_model) {
@@ -232,10 +244,39 @@ nlohmann::json hosts_json(const Machine& machine) {
   const auto* fabric = std::get_if<FabricShape>(&machine.shape);
   for (NodeId n = 0; n < machine.num_nodes(); ++n) {
     nlohmann::json h = {{"name", machine.node_name(n)}, {"slots", machine.slots_of_node(n)}};
-    if (fabric) h["switches"] = switches_of_node(machine, *fabric, n);
+    if (fabric) {
+      // One entry per switch; "links" counts the node's links to them (several HCAs, or rails).
+      std::vector<std::string> switches = switches_of_node(machine, *fabric, n);
+      h["links"] = switches.size();
+      std::vector<std::string> distinct;
+      for (auto& s : switches)
+        if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(std::move(s));
+      h["switches"] = std::move(distinct);
+    }
     hosts.push_back(std::move(h));
   }
   return hosts;
+}
+
+// A fabric's switch count and top switches; null on the other machines.
+nlohmann::json switches_json(const Machine& machine) {
+  const auto* fabric = std::get_if<FabricShape>(&machine.shape);
+  if (!fabric) return nullptr;
+  return {{"count", fabric->switch_names.size()}, {"top", top_switch_names(*fabric)}};
+}
+
+nlohmann::json node_model_json(const Machine& machine) {
+  if (!machine.node_model) return nullptr;
+  return {{"slots", machine.node_model->num_slots()},
+          {"levels", machine.node_model->levels},
+          {"source", machine.node_model->source}};
+}
+
+// The slots every node with slots has, or null when they differ.
+nlohmann::json slots_per_node_json(const Machine& machine) {
+  if (machine.uniform()) return machine.slots_per_node;
+  const SlotSpread s = slot_spread(machine);
+  return s.nodes > 0 && s.fewest == s.most ? nlohmann::json(s.most) : nlohmann::json();
 }
 }  // namespace
 
@@ -254,9 +295,12 @@ nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info
           {"routers", machine.num_routers},
           {"nodes", machine.num_nodes()},
           {"slots", machine.num_slots()},
-          // Per router and per node counts hold on uniform machines only; a fabric's vary (hosts).
+          // Nodes per router hold on uniform machines only; slots per node wherever all nodes
+          // with slots have as many (a fabric's hosts, a job's allocation).
           {"nodes_per_router", machine.uniform() ? nlohmann::json(machine.nodes_per_router) : nlohmann::json()},
-          {"slots_per_node", machine.uniform() ? nlohmann::json(machine.slots_per_node) : nlohmann::json()},
+          {"slots_per_node", slots_per_node_json(machine)},
+          {"switches", switches_json(machine)},
+          {"node_model", node_model_json(machine)},
           {"channels", channels},
           {"classes", classes},
           {"diameter", stats.diameter},
