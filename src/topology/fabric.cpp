@@ -119,16 +119,31 @@ void check_connected(const Machine& m, const Fabric& f, RouterId first_switch) {
        f.source, name, f.switches[0]);
 }
 
-// Switches farthest (in switch hops) from the switches that hold hosts: the tree's top.
-std::vector<RouterId> derived_top(const Machine& m, const std::vector<RouterId>& leaves, RouterId first_switch) {
+// The tree's top: the switches farthest (in switch hops) from the nearest leaf. Leaves are the
+// switches with hosts, except one that sits above a leaf: cabled to a switch that has other
+// switches too and whose ports go to hosts in a share more than twice its own. So a spine
+// that carries a few login, management or storage hosts stays a spine (else the switches
+// above it would count as a level lower than their peers), while leaves cabled to each other,
+// or a leaf with a small switch hanging below it, stay leaves. Where every switch holds hosts
+// (a direct network such as a Dragonfly) there is no hierarchy: all switches are roots.
+std::vector<RouterId> derived_top(const Machine& m, const std::vector<RouterId>& host_ports, RouterId first_switch) {
   std::vector<std::vector<RouterId>> adjacent(m.num_routers);
   for (const Channel& c : m.channels) {
     if (c.src >= first_switch && c.dst >= first_switch) adjacent[c.src].push_back(c.dst);
   }
+  std::vector<double> hosts(m.num_routers, 0);
+  for (RouterId s : host_ports) ++hosts[s];
+  auto host_share = [&](RouterId s) { return hosts[s] / (hosts[s] + double(adjacent[s].size())); };
   std::vector<std::uint32_t> level(m.num_routers, UINT32_MAX);
   std::deque<RouterId> queue;
-  for (RouterId l : leaves) {
-    if (level[l] == UINT32_MAX) level[l] = 0, queue.push_back(l);
+  for (RouterId s = first_switch; s < m.num_routers; ++s) {
+    auto has_other_switches = [&](RouterId x) {
+      return std::any_of(adjacent[x].begin(), adjacent[x].end(), [&](RouterId y) { return y != s; });
+    };
+    const bool above_a_leaf = std::any_of(adjacent[s].begin(), adjacent[s].end(), [&](RouterId x) {
+      return 2 * host_share(s) < host_share(x) && has_other_switches(x);
+    });
+    if (hosts[s] > 0 && !above_a_leaf) level[s] = 0, queue.push_back(s);
   }
   std::uint32_t top_level = 0;
   while (!queue.empty()) {
@@ -203,9 +218,9 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
   shape.first_switch = first_switch;
   for (std::uint32_t s : f.top_switches) shape.top_switches.push_back(first_switch + s);
   if (shape.top_switches.empty()) {
-    std::vector<RouterId> leaves;
-    for (const auto& p : f.host_ports) leaves.push_back(first_switch + p.sw);
-    shape.top_switches = derived_top(m, leaves, first_switch);
+    std::vector<RouterId> host_ports;  // the switch of each host port
+    for (const auto& p : f.host_ports) host_ports.push_back(first_switch + p.sw);
+    shape.top_switches = derived_top(m, host_ports, first_switch);
   }
   m.shape = std::move(shape);
   if (!f.switch_group.empty()) {  // hosts on switches: router = switch

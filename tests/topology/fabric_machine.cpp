@@ -112,12 +112,41 @@ TEST(FabricMachine, RefusesWhatHasNoMeaning) {
   }
 }
 
-TEST(FabricMachine, TopSwitchesAreDeclaredOrFarthestFromTheHosts) {
+TEST(FabricMachine, TopSwitchesAreDeclaredOrFarthestFromTheLeaves) {
   const Machine m = build_fabric_machine(two_leaves(), {});
   EXPECT_EQ(std::get<FabricShape>(m.shape).top_switches, std::vector<RouterId>{5});  // s2
   Fabric f = two_leaves();
   f.top_switches = {0};
   EXPECT_EQ(std::get<FabricShape>(build_fabric_machine(f, {}).shape).top_switches, std::vector<RouterId>{3});
+}
+
+// Three levels: leaves l0, l1 under spines p0, q0; l2, l3 under p1, q1; the four spines under
+// s0 and s1; two hosts per leaf (half their ports) and a login host on p0 (a fifth of its). Counted up from every switch with hosts, s0 and s1 (one
+// above p0) would share the top level with q0, p1 and q1 (one above a leaf); p0 is above a
+// leaf that has another switch (q0), so it is no leaf.
+TEST(FabricMachine, AHostOnASpineLeavesTheTopAtTheTop) {
+  Fabric f;
+  f.source = "three-levels";
+  f.switches = {"l0", "l1", "l2", "l3", "p0", "q0", "p1", "q1", "s0", "s1"};
+  f.hosts = {"cn0", "cn1", "cn2", "cn3", "cn4", "cn5", "cn6", "cn7", "login"};
+  for (std::uint32_t h = 0; h < 8; ++h) f.host_ports.push_back({h, h / 2, 100});  // two per leaf
+  f.host_ports.push_back({8, 4, 100});  // login on p0
+  for (std::uint32_t leaf = 0; leaf < 4; ++leaf) {
+    const std::uint32_t spine = leaf < 2 ? 4 : 6;
+    f.cables.push_back({leaf, spine, 100});
+    f.cables.push_back({leaf, spine + 1, 100});
+  }
+  for (std::uint32_t spine = 4; spine < 8; ++spine) f.cables.push_back({spine, 8, 100}), f.cables.push_back({spine, 9, 100});
+  const Machine m = build_fabric_machine(f, {});
+  const RouterId first_switch = 9;  // after the 9 hosts' own routers
+  EXPECT_EQ(std::get<FabricShape>(m.shape).top_switches, (std::vector<RouterId>{first_switch + 8, first_switch + 9}));
+  // The login host moved to a small switch cabled below l0 alone: that switch and l0 are leaves.
+  f.switches.push_back("sub");
+  f.host_ports.back().sw = 10;
+  f.cables.push_back({0, 10, 100});
+  const Machine cascade = build_fabric_machine(f, {});
+  EXPECT_EQ(std::get<FabricShape>(cascade.shape).top_switches,
+            (std::vector<RouterId>{first_switch + 8, first_switch + 9}));
 }
 
 TEST(FabricMachine, HostsOnSwitchRoutersHaveNoInjectionChannels) {
