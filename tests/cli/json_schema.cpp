@@ -56,7 +56,10 @@ TEST(JsonSchema, EveryCommandsOutputIsValid) {
     std::vector<std::string> commands;
   };
   const std::vector<Case> cases = {
-      {"info", {"info --machine torus:4x4 --format json", "info --machine " + kFabric + " --format json"}},
+      {"info",
+       {"info --machine torus:4x4 --format json", "info --machine " + kFabric + " --format json",
+        "info --machine " + kFabric + " --node-topology hwloc:" + test::instance("hwloc/partly-allowed.xml") +
+            " --format json"}},
       {"eval",
        {"eval " + torus + " --mapper default --format json",
         "eval " + fabric + " --mapper random:seed=1 --bytes-per-unit 1e6 --format json",
