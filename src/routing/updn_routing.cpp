@@ -5,6 +5,7 @@
 // paths. Searches run over states (router, gone down yet) and are cached per router.
 #include <deque>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "routing_impl.h"
@@ -40,7 +41,11 @@ class UpDownRouting final : public Routing {
     const StateRow& from = row(src, false);
     const StateRow& to = row(dst, true);
     const std::uint32_t total = std::min(from.dist[dst * 2], from.dist[dst * 2 + 1]);
-    if (total == UINT32_MAX) fail("{}: router {} cannot reach router {} up, then down", m_.description, src, dst);
+    if (total == UINT32_MAX) {
+      fail("{}: up*/down* from the {} top switches has no route from {} to {} (no top switch is above both); use "
+           "ecmp, or a job without one of them (--nodes)",
+           m_.description, std::get<FabricShape>(m_.shape).top_switches.size(), name(src), name(dst));
+    }
     double all = 0;
     for (int phase = 0; phase < 2; ++phase)
       if (from.dist[dst * 2 + phase] == total) all += from.paths[dst * 2 + phase];
@@ -63,6 +68,17 @@ class UpDownRouting final : public Routing {
   }
 
  private:
+  // A router's host or switch name, for messages.
+  std::string name(RouterId r) const {
+    const auto& fabric = std::get<FabricShape>(m_.shape);
+    if (r >= fabric.first_switch && r - fabric.first_switch < fabric.switch_names.size()) {
+      return "switch '" + fabric.switch_names[r - fabric.first_switch] + "'";
+    }
+    for (NodeId n = 0; n < m_.num_nodes(); ++n) {
+      if (m_.router_of_node(n) == r && m_.named_nodes()) return "host '" + m_.node_name(n) + "'";
+    }
+    return "router " + std::to_string(r);
+  }
   bool up(RouterId u, RouterId v) const { return level_[v] < level_[u] || (level_[v] == level_[u] && v < u); }
   // The phase after crossing u -> v in phase p (0: may still go up, 1: going down); -1 if illegal.
   int next_phase(RouterId u, RouterId v, int p) const {

@@ -105,6 +105,29 @@ TEST(ClusterMappers, UpDownRoutesTurnOnlyAtTheTop) {
   EXPECT_THROW(make_routing(make_machine("torus:4"), parse_routing_spec("updn")), Error);
 }
 
+// Two top switches S1 over A and S2 over B, and C below A and B: no top switch is above both x
+// (on A) and y (on B), and A -> C -> B goes down, then up. up*/down* has no route; it says
+// which hosts and what to do.
+TEST(ClusterMappers, UpDownWithoutACommonTopNamesTheHosts) {
+  Fabric f;
+  f.source = "split";
+  f.switches = {"S1", "S2", "A", "B", "C"};
+  f.hosts = {"x", "y"};
+  f.host_ports = {{0, 2, 0}, {1, 3, 0}};
+  f.cables = {{0, 2, 0}, {1, 3, 0}, {2, 4, 0}, {3, 4, 0}};
+  f.top_switches = {0, 1};
+  const Machine m = build_fabric_machine(f, {.description = "split"});
+  try {
+    test::route_loads(*make_routing(m, parse_routing_spec("updn")), 0, 1);
+    FAIL() << "a route without a common top switch";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "split: up*/down* from the 2 top switches has no route from host 'x' to host 'y' (no top switch is "
+                 "above both); use ecmp, or a job without one of them (--nodes)");
+  }
+  EXPECT_NO_THROW(test::route_loads(*make_routing(m, parse_routing_spec("ecmp")), 0, 1));
+}
+
 TEST(ClusterMappers, RbIntoAllLeavesAtOnceReachesTheLeastUplinkVolume) {
   // Leaves of 4, 2, 4 and 2 slots under one top switch: A (n1, n2), B (n3), C (n4, n5), D (n6),
   // two slots per node. Two rings of 6 tasks (4 units each way per edge) joined by one light
