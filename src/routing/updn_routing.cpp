@@ -74,8 +74,8 @@ class UpDownRouting final : public Routing {
     if (r >= fabric.first_switch && r - fabric.first_switch < fabric.switch_names.size()) {
       return "switch '" + fabric.switch_names[r - fabric.first_switch] + "'";
     }
-    for (NodeId n = 0; n < m_.num_nodes(); ++n) {
-      if (m_.router_of_node(n) == r && m_.named_nodes()) return "host '" + m_.node_name(n) + "'";
+    for (NodeId n = 0; m_.named_nodes() && n < m_.num_nodes(); ++n) {
+      if (m_.router_of_node(n) == r) return "host '" + m_.node_name(n) + "'";
     }
     return "router " + std::to_string(r);
   }

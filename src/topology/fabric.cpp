@@ -120,30 +120,43 @@ void check_connected(const Machine& m, const Fabric& f, RouterId first_switch) {
 }
 
 // The tree's top: the switches farthest (in switch hops) from the nearest leaf. Leaves are the
-// switches with hosts, except one that sits above a leaf: cabled to a switch that has other
-// switches too and whose ports go to hosts in a share more than twice its own. So a spine
-// that carries a few login, management or storage hosts stays a spine (else the switches
-// above it would count as a level lower than their peers), while leaves cabled to each other,
-// or a leaf with a small switch hanging below it, stay leaves. Where every switch holds hosts
-// (a direct network such as a Dragonfly) there is no hierarchy: all switches are roots.
-std::vector<RouterId> derived_top(const Machine& m, const std::vector<RouterId>& host_ports, RouterId first_switch) {
+// switches with hosts, except a spine that carries a few (login, management, storage nodes):
+// a switch cabled to a leaf that has other switches too, that shares no neighbour with that
+// leaf (a peer leaf would share its spines) and whose share of ports going to hosts is less
+// than half the leaf's. Without that exception the switches above such a spine would count
+// as a level lower than their peers. A direct network (hosts on every router, a Dragonfly)
+// has no hierarchy: all its switches are roots.
+std::vector<RouterId> derived_top(const Machine& m, const std::vector<RouterId>& host_ports, RouterId first_switch,
+                                  bool direct) {
+  std::vector<RouterId> top;
+  if (direct) {
+    for (RouterId r = first_switch; r < m.num_routers; ++r) top.push_back(r);
+    return top;
+  }
   std::vector<std::vector<RouterId>> adjacent(m.num_routers);
   for (const Channel& c : m.channels) {
     if (c.src >= first_switch && c.dst >= first_switch) adjacent[c.src].push_back(c.dst);
   }
+  for (auto& a : adjacent) std::sort(a.begin(), a.end());
   std::vector<double> hosts(m.num_routers, 0);
   for (RouterId s : host_ports) ++hosts[s];
   auto host_share = [&](RouterId s) { return hosts[s] / (hosts[s] + double(adjacent[s].size())); };
+  auto share_a_neighbour = [&](RouterId a, RouterId b) {
+    for (RouterId x : adjacent[a]) {
+      if (x != b && std::binary_search(adjacent[b].begin(), adjacent[b].end(), x)) return true;
+    }
+    return false;
+  };
   std::vector<std::uint32_t> level(m.num_routers, UINT32_MAX);
   std::deque<RouterId> queue;
   for (RouterId s = first_switch; s < m.num_routers; ++s) {
-    auto has_other_switches = [&](RouterId x) {
-      return std::any_of(adjacent[x].begin(), adjacent[x].end(), [&](RouterId y) { return y != s; });
-    };
-    const bool above_a_leaf = std::any_of(adjacent[s].begin(), adjacent[s].end(), [&](RouterId x) {
-      return 2 * host_share(s) < host_share(x) && has_other_switches(x);
+    if (hosts[s] == 0) continue;
+    const bool above_a_leaf = std::any_of(adjacent[s].begin(), adjacent[s].end(), [&](RouterId leaf) {
+      const bool has_other_switches =
+          std::any_of(adjacent[leaf].begin(), adjacent[leaf].end(), [&](RouterId y) { return y != s; });
+      return 2 * host_share(s) < host_share(leaf) && has_other_switches && !share_a_neighbour(s, leaf);
     });
-    if (hosts[s] > 0 && !above_a_leaf) level[s] = 0, queue.push_back(s);
+    if (!above_a_leaf) level[s] = 0, queue.push_back(s);
   }
   std::uint32_t top_level = 0;
   while (!queue.empty()) {
@@ -154,7 +167,6 @@ std::vector<RouterId> derived_top(const Machine& m, const std::vector<RouterId>&
       if (level[x] == UINT32_MAX) level[x] = level[r] + 1, queue.push_back(x);
     }
   }
-  std::vector<RouterId> top;
   for (RouterId r = first_switch; r < m.num_routers; ++r) {
     if (level[r] == top_level) top.push_back(r);
   }
@@ -220,7 +232,7 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
   if (shape.top_switches.empty()) {
     std::vector<RouterId> host_ports;  // the switch of each host port
     for (const auto& p : f.host_ports) host_ports.push_back(first_switch + p.sw);
-    shape.top_switches = derived_top(m, host_ports, first_switch);
+    shape.top_switches = derived_top(m, host_ports, first_switch, f.hosts_on_switches);
   }
   m.shape = std::move(shape);
   if (!f.switch_group.empty()) {  // hosts on switches: router = switch

@@ -68,7 +68,7 @@ class PlainParser final {
   Dump run() {
     while (auto raw = cur_.next_content_line("#")) {
       const auto line = trim(*raw);
-      if (is_port_line(line)) {
+      if (line.starts_with('[') && (block_ || is_port_line(line))) {  // a bad one inside a block is an error
         if (!block_) cur_.fail_here("a port line outside any Switch, Ca or Rt block");
         read_port_line(line);
         continue;
@@ -92,8 +92,8 @@ class PlainParser final {
   }
 
  private:
-  // "[12]..." or "[12](guid)...": a bracket with a port number. A shell prompt pasted above the
-  // dump ("[root@head ~]# ibnetdiscover") also starts with '[' and is left to the filler check.
+  // "[12]..." or "[12](guid)...": a bracket with a port number. Outside a block, a shell prompt
+  // pasted above the dump ("[root@head ~]# ibnetdiscover") also starts with '[': it is filler.
   static bool is_port_line(std::string_view line) {
     const auto close = line.find(']');
     return line.starts_with('[') && close != std::string_view::npos && close > 1 &&

@@ -162,6 +162,15 @@ TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) 
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_EQ(both.err, "taskmap: error: --node-topology hwloc:" + xml + " and --machine's node=hwloc:" + xml +
                           ": two node topologies; give one\n");
+  // smt.xml: the same 3 cores of 2 hardware threads, all allowed; the option counts in the
+  // machine's slots= unit.
+  const std::string smt = test::instance("hwloc/smt.xml");
+  for (const auto& [unit, slots] : {std::pair{"", 3}, std::pair{",slots=pu", 6}}) {
+    const auto counted = test::run_taskmap("info --machine 'slurm:" + conf + unit + "' --node-topology 'hwloc:" + smt +
+                                           "' --format json");
+    ASSERT_EQ(counted.exit_code, 0) << counted.err;
+    EXPECT_NE(counted.out.find(fmt::format("\"slots_per_node\": {}", slots)), std::string::npos) << unit;
+  }
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "taskmap/core/error.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/topology/allocation.h"
@@ -121,9 +123,10 @@ TEST(FabricMachine, TopSwitchesAreDeclaredOrFarthestFromTheLeaves) {
 }
 
 // Three levels: leaves l0, l1 under spines p0, q0; l2, l3 under p1, q1; the four spines under
-// s0 and s1; two hosts per leaf (half their ports) and a login host on p0 (a fifth of its). Counted up from every switch with hosts, s0 and s1 (one
-// above p0) would share the top level with q0, p1 and q1 (one above a leaf); p0 is above a
-// leaf that has another switch (q0), so it is no leaf.
+// s0 and s1; two hosts per leaf (half their ports) and a login host on p0 (a fifth of its).
+// Counted up from every switch with hosts, s0 and s1 (one above p0) would share the top level
+// with q0, p1 and q1 (one above a leaf); p0 is above leaves that have another spine (q0) and
+// share no neighbour with it, so it is no leaf.
 TEST(FabricMachine, AHostOnASpineLeavesTheTopAtTheTop) {
   Fabric f;
   f.source = "three-levels";
@@ -136,17 +139,53 @@ TEST(FabricMachine, AHostOnASpineLeavesTheTopAtTheTop) {
     f.cables.push_back({leaf, spine, 100});
     f.cables.push_back({leaf, spine + 1, 100});
   }
-  for (std::uint32_t spine = 4; spine < 8; ++spine) f.cables.push_back({spine, 8, 100}), f.cables.push_back({spine, 9, 100});
+  for (std::uint32_t spine = 4; spine < 8; ++spine) {
+    f.cables.push_back({spine, 8, 100});
+    f.cables.push_back({spine, 9, 100});
+  }
   const Machine m = build_fabric_machine(f, {});
   const RouterId first_switch = 9;  // after the 9 hosts' own routers
-  EXPECT_EQ(std::get<FabricShape>(m.shape).top_switches, (std::vector<RouterId>{first_switch + 8, first_switch + 9}));
-  // The login host moved to a small switch cabled below l0 alone: that switch and l0 are leaves.
-  f.switches.push_back("sub");
-  f.host_ports.back().sw = 10;
-  f.cables.push_back({0, 10, 100});
-  const Machine cascade = build_fabric_machine(f, {});
-  EXPECT_EQ(std::get<FabricShape>(cascade.shape).top_switches,
+  EXPECT_EQ(std::get<FabricShape>(m.shape).top_switches,
             (std::vector<RouterId>{first_switch + 8, first_switch + 9}));
+}
+
+// Leaves A (4 hosts) and B (1 host) under spines S1 and S2, and a cable A-B: B's share of host
+// ports (1 of 4) is less than half A's (4 of 7), but B shares A's spines: a peer, still a leaf
+// (else B would sit a level up, beside the spines, at the top).
+TEST(FabricMachine, LeavesCabledToEachOtherStayLeaves) {
+  Fabric f;
+  f.source = "paired";
+  f.switches = {"A", "B", "S1", "S2"};
+  f.hosts = {"a1", "a2", "a3", "a4", "b1"};
+  f.host_ports = {{0, 0, 100}, {1, 0, 100}, {2, 0, 100}, {3, 0, 100}, {4, 1, 100}};
+  f.cables = {{0, 2, 100}, {0, 3, 100}, {1, 2, 100}, {1, 3, 100}, {0, 1, 100}};
+  const Machine m = build_fabric_machine(f, {});
+  EXPECT_EQ(std::get<FabricShape>(m.shape).top_switches, (std::vector<RouterId>{5 + 2, 5 + 3}));
+  // A small switch C with 5 hosts cabled below leaf L alone (1 host, under S1 and S2 beside A):
+  // C's share (5 of 6) is more than twice L's (1 of 4), yet L is no spine: C has no other switch.
+  Fabric c;
+  c.source = "cascade";
+  c.switches = {"A", "L", "S1", "S2", "C"};
+  c.hosts = {"a1", "a2", "a3", "a4", "l1", "c1", "c2", "c3", "c4", "c5"};
+  for (std::uint32_t h = 0; h < 10; ++h) c.host_ports.push_back({h, h < 4 ? 0u : h == 4 ? 1u : 4u, 100});
+  c.cables = {{0, 2, 100}, {0, 3, 100}, {1, 2, 100}, {1, 3, 100}, {1, 4, 100}};
+  const Machine cascade = build_fabric_machine(c, {});
+  EXPECT_EQ(std::get<FabricShape>(cascade.shape).top_switches, (std::vector<RouterId>{10 + 2, 10 + 3}));
+}
+
+// A Dragonfly-like fabric, nodes on the routers, 4, 4, 4 and 1 of them: every router is a root.
+TEST(FabricMachine, ADirectNetworkHasEveryRouterAtTheTop) {
+  Fabric f;
+  f.source = "dragonfly-like";
+  f.switches = {"r0", "r1", "r2", "r3"};
+  for (std::uint32_t h = 0; h < 13; ++h) {
+    f.hosts.push_back(fmt::format("n{}", h));
+    f.host_ports.push_back({h, h / 4, 0});
+  }
+  f.cables = {{0, 1, 0}, {0, 1, 0}, {1, 2, 0}, {1, 2, 0}, {2, 3, 0}, {2, 3, 0}, {3, 0, 0}, {3, 0, 0}};
+  f.hosts_on_switches = true;
+  const Machine m = build_fabric_machine(f, {});
+  EXPECT_EQ(std::get<FabricShape>(m.shape).top_switches, (std::vector<RouterId>{0, 1, 2, 3}));
 }
 
 TEST(FabricMachine, HostsOnSwitchRoutersHaveNoInjectionChannels) {

@@ -372,6 +372,10 @@ TEST(IbnetReader, RefusesWhatHasNoMeaning) {
       error_of(bad("no_block.topo")),
       bad("no_block.topo") + ":2: no Switch, Ca or Rt block and no port-list line: is it an ibnetdiscover output?");
   EXPECT_EQ(error_of(bad("bad_lid.txt")), bad("bad_lid.txt") + ":1: LID 99999: LIDs are 0 to 65535");
+  // Inside a block, a '[' line that is no port line is refused where it is (a prompt is
+  // forgiven only above the first block).
+  EXPECT_EQ(error_of(bad("bad_port_number.topo")),
+            bad("bad_port_number.topo") + ":3: expected a port line '[PORT] \"GUID\"[PORT] # ...'");
   EXPECT_EQ(error_of(bad("missing.topo")).find("cannot open"), 0u);
 }
 
