@@ -115,19 +115,11 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
   const double total = std::accumulate(slots.begin(), slots.end(), 0.0);
   std::vector<real_t> share;
   for (double s : slots) share.push_back(static_cast<real_t>(s / total));
-  idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = static_cast<idx_t>(leaves.size()), cut = 0;
-  real_t balance = metis_balance();
-  idx_t options[METIS_NOPTIONS];
-  set_metis_options(options);
-  std::vector<idx_t> part(n, 0);
   IntegerGraph copy = g;  // METIS takes non-const arrays
   std::vector<std::int32_t> weights = vertex_weights;
-  if (METIS_PartGraphRecursive(&vertices, &constraints, copy.offsets.data(), copy.targets.data(),
-                               weights.empty() ? nullptr : weights.data(), nullptr, copy.weights.data(), &parts,
-                               share.data(), &balance, options, &cut, part.data()) != METIS_OK) {
-    return {};
-  }
-  for (TaskId t = 0; t < n; ++t) leaves[static_cast<std::size_t>(part[t])].tasks.push_back(t);
+  const std::optional<std::vector<idx_t>> part = metis_parts(copy, std::move(share), weights);
+  if (!part) return {};
+  for (TaskId t = 0; t < n; ++t) leaves[static_cast<std::size_t>((*part)[t])].tasks.push_back(t);
   return leaves;
 }
 
@@ -188,14 +180,23 @@ std::pair<std::vector<RouterId>, std::vector<RouterId>> RecursiveBisection::halv
 
 // The run's METIS settings: its seed, its tries per split, and the --imbalance tolerance (at
 // least 0.1%, below which METIS's own rounding leaves it no room).
-void RecursiveBisection::set_metis_options(idx_t* options) const {
+std::optional<std::vector<idx_t>> RecursiveBisection::metis_parts(IntegerGraph& g, std::vector<real_t> shares,
+                                                                  std::vector<std::int32_t>& vertex_weights) const {
+  idx_t vertices = static_cast<idx_t>(g.vertices()), constraints = 1, parts = static_cast<idx_t>(shares.size()), cut = 0;
+  real_t balance = static_cast<real_t>(1 + std::max(imbalance_, 0.001));
+  idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = seed_;
   options[METIS_OPTION_NUMBERING] = 0;
   options[METIS_OPTION_NCUTS] = static_cast<idx_t>(tries_);
+  std::vector<idx_t> part(g.vertices(), 0);
+  idx_t* vwgt = vertex_weights.empty() ? nullptr : vertex_weights.data();
+  if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), vwgt, nullptr,
+                               g.weights.data(), &parts, shares.data(), &balance, options, &cut, part.data()) != METIS_OK) {
+    return std::nullopt;
+  }
+  return part;
 }
-
-real_t RecursiveBisection::metis_balance() const { return static_cast<real_t>(1 + std::max(imbalance_, 0.001)); }
 
 // Bisects the tasks' induced subgraph; `share` of the tasks (by weight) go to the first side.
 std::vector<bool> RecursiveBisection::bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
@@ -223,16 +224,9 @@ std::vector<bool> RecursiveBisection::bisect_graph(IntegerGraph& g, double share
   const std::uint32_t n = g.vertices();
   std::vector<bool> first(n, false);
   if (n >= 2 && !g.targets.empty()) {
-    idx_t vertices = static_cast<idx_t>(n), constraints = 1, parts = 2, cut = 0;
-    real_t targets[2] = {static_cast<real_t>(share), static_cast<real_t>(1 - share)};
-    real_t balance = metis_balance();
-    idx_t options[METIS_NOPTIONS];
-    set_metis_options(options);
-    std::vector<idx_t> part(n, 0);
-    idx_t* vwgt = vertex_weights.empty() ? nullptr : vertex_weights.data();
-    if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), vwgt, nullptr,
-                                 g.weights.data(), &parts, targets, &balance, options, &cut, part.data()) == METIS_OK) {
-      for (std::uint32_t i = 0; i < n; ++i) first[i] = part[i] == 0;
+    const std::vector<real_t> shares = {static_cast<real_t>(share), static_cast<real_t>(1 - share)};
+    if (const auto part = metis_parts(g, shares, vertex_weights)) {
+      for (std::uint32_t i = 0; i < n; ++i) first[i] = (*part)[i] == 0;
       return first;
     }
   }

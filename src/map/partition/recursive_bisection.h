@@ -56,8 +56,12 @@ class RecursiveBisection {
   // leaves_first: one piece per leaf holding slots, the tasks shared out by METIS; empty when
   // the machine has no leaf switches, the job spans one leaf, or METIS refuses.
   std::vector<Piece> leaf_pieces(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights) const;
-  void set_metis_options(idx_t* options) const;
-  real_t metis_balance() const;
+  // METIS's recursive k-way with the target shares of the vertex weight, under the run's seed,
+  // tries and --imbalance (at least 0.1%, below which METIS's own rounding leaves it no room);
+  // nothing when METIS refuses.
+  // (g and vertex_weights are not changed; METIS takes non-const arrays.)
+  std::optional<std::vector<idx_t>> metis_parts(IntegerGraph& g, std::vector<real_t> shares,
+                                                std::vector<std::int32_t>& vertex_weights) const;
 
   const Machine& machine_;
   double imbalance_;
