@@ -144,14 +144,17 @@ std::string channel_loads_csv(const Machine& machine, const std::vector<double>&
 }
 
 namespace {
-// The switches a fabric node hangs on: its router's neighbours among the switches (hosts with
-// injection links), or its own router (hosts on switch routers).
-std::vector<std::string> switches_of_node(const Machine& machine, const FabricShape& fabric, NodeId n) {
-  const RouterId r = machine.router_of_node(n);
-  if (r >= fabric.first_switch) return {fabric.switch_names[r - fabric.first_switch]};
-  std::vector<std::string> out;
+// Per router of a fabric, the switches its nodes hang on: for a host's own router, the switch
+// of each of its links (injection channels); for a switch router holding nodes, itself.
+std::vector<std::vector<std::string>> switches_of_routers(const Machine& machine, const FabricShape& fabric) {
+  std::vector<std::vector<std::string>> out(machine.num_routers);
+  for (RouterId r = fabric.first_switch; r < machine.num_routers; ++r) {
+    out[r] = {fabric.switch_names[r - fabric.first_switch]};
+  }
   for (const Channel& c : machine.channels) {
-    if (c.src == r && c.dst >= fabric.first_switch) out.push_back(fabric.switch_names[c.dst - fabric.first_switch]);
+    if (c.src < fabric.first_switch && c.dst >= fabric.first_switch) {
+      out[c.src].push_back(fabric.switch_names[c.dst - fabric.first_switch]);
+    }
   }
   return out;
 }
@@ -242,15 +245,17 @@ nlohmann::json hosts_json(const Machine& machine) {
   nlohmann::json hosts = nlohmann::json::array();
   if (!machine.named_nodes()) return hosts;
   const auto* fabric = std::get_if<FabricShape>(&machine.shape);
+  const std::vector<std::vector<std::string>> switches_of =
+      fabric ? switches_of_routers(machine, *fabric) : std::vector<std::vector<std::string>>{};
   for (NodeId n = 0; n < machine.num_nodes(); ++n) {
     nlohmann::json h = {{"name", machine.node_name(n)}, {"slots", machine.slots_of_node(n)}};
     if (fabric) {
       // One entry per switch; "links" counts the node's links to them (several HCAs, or rails).
-      std::vector<std::string> switches = switches_of_node(machine, *fabric, n);
+      const std::vector<std::string>& switches = switches_of[machine.router_of_node(n)];
       h["links"] = switches.size();
       std::vector<std::string> distinct;
-      for (auto& s : switches)
-        if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(std::move(s));
+      for (const auto& sw : switches)
+        if (std::find(distinct.begin(), distinct.end(), sw) == distinct.end()) distinct.push_back(sw);
       h["switches"] = std::move(distinct);
     }
     hosts.push_back(std::move(h));
