@@ -182,16 +182,10 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
   const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const std::string& mapper = job.mappers.front().text;
   Mapping mapping = map_checked(job.mappers.front(), problem);
-  if (job.speaks()) {
-    if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-    io::write_file_atomically(c.out, format_placement(mapping, machine, placement, hosts));
-    if (!io::is_stdout_path(c.out)) {
-      std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
-    }
-  }
   // The placement beside the launchers' defaults: the baseline (block in host-name order), and
   // round robin, so that the user sees what the mapping gained. Every process evaluates, the
-  // leader prints.
+  // leader prints. The mapper's note and the placement come once they are evaluated: a run
+  // that fails there (a routing with no route for some flow) says so in one line, no file.
   const Metrics chosen = evaluate(problem, mapping);
   std::vector<std::pair<std::string, Metrics>> baselines;
   std::optional<Verdict> verdict;
@@ -204,6 +198,11 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
                             io::is_stdout_path(c.out) ? "" : placement_phrase(c.out, c.out_format)});
   }
   if (!job.speaks()) return 0;
+  if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
+  io::write_file_atomically(c.out, format_placement(mapping, machine, placement, hosts));
+  if (!io::is_stdout_path(c.out)) {
+    std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
+  }
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
     j.update(placement_json(mapper, chosen));

@@ -173,5 +173,24 @@ TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) 
   }
 }
 
+// two_planes.topo: leaves under spines P1 and P2, top T1 above P1 only and T2 above P2 only, a
+// management host on each spine. Up*/down* cannot route m1 -> m2: map fails in one line and
+// writes no placement; a job of the leaves' hosts routes.
+TEST(ClusterCommands, AnUnroutableFlowLeavesNoPlacement) {
+  const std::string machine = "ibnet:" + test::instance("ibnet/two_planes.topo");
+  const std::string out = testing::TempDir() + "two_planes.map";
+  std::filesystem::remove(out);
+  const auto all = test::run_taskmap("map --machine '" + machine + "' --pattern halo2d:2x5 --routing updn --out " + out);
+  EXPECT_EQ(all.exit_code, 1);
+  EXPECT_EQ(all.err, "taskmap: error: " + machine +
+                         ": up*/down* from the 2 top switches has no route from host 'm1' to host 'm2' (no top switch "
+                         "is above both); use ecmp, or a job without one of them (--nodes)\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const auto leaves = test::run_taskmap("map --machine '" + machine +
+                                        "' --nodes 'a[1-4],b[1-4]' --pattern halo2d:2x4 --routing updn --out " + out);
+  EXPECT_EQ(leaves.exit_code, 0) << leaves.err;
+  EXPECT_TRUE(std::filesystem::exists(out));
+}
+
 }  // namespace
 }  // namespace taskmap
