@@ -119,6 +119,25 @@ TEST(Auto, GivesTheSameMappingEveryRun) {
   EXPECT_NE(a.note.find("auto:budget=30,seed=7: chose "), std::string::npos) << a.note;
 }
 
+// two_planes.topo under updn: no route between the management hosts m1 and m2. The candidates
+// whose placements make them talk are left out, named, with the reason said once.
+TEST(Auto, CandidatesLeftOutForOneReasonAreNamedTogether) {
+  const std::string file = test::instance("ibnet/two_planes.topo");
+  const Machine m = make_machine("ibnet:" + file);
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x5"));
+  const MappingProblem problem(m, g, "updn");
+  const Mapping chosen = test::run_mapper_on(problem, "auto");
+  const std::string reason = "ibnet:" + file +
+                             ": up*/down* from the 2 top switches has no route from host 'm1' to host 'm2' (no top "
+                             "switch is above both); use ecmp, or a job without one of them (--nodes)";
+  const std::size_t left_out = chosen.note.find("; left out: ");
+  ASSERT_NE(left_out, std::string::npos) << chosen.note;
+  const std::string tail = chosen.note.substr(left_out + 12);
+  EXPECT_EQ(tail.size() - tail.rfind(": " + reason), reason.size() + 2) << tail;  // the reason last, once
+  EXPECT_EQ(tail.find(reason), tail.rfind(reason)) << tail;
+  EXPECT_NE(tail.find("hostname-order, "), std::string::npos) << tail;  // named, among others
+}
+
 TEST(Auto, TheMclSearchShrinksWhereScoringOneTasksMovesCostsMuch) {
   // torus 4x4, one slot per router, a periodic 5-point halo on 4x4: every task sends to 4
   // partners and receives from 4 (64 directed edges / 16 tasks x 2 = 8 flows). A candidate

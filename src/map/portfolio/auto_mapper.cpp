@@ -98,7 +98,8 @@ class AutoMapper final : public Mapper {
     // One step per candidate; the refinements are counted when the first round is known.
     io::Progress progress(label_.text, portfolio.size());
     // A candidate that fails (a structured mapper without the task grid it needs, a size
-    // over the memory limit) is left out with its reason; the baselines never fail.
+    // over the memory limit, a flow the routing cannot route) is left out with its reason; the
+    // launchers' orders fail only on the last, and those that do not still come first.
     auto consider = [&](const std::string& spec, const std::function<Mapping()>& map) {
       progress.status(spec);
       try {
@@ -107,7 +108,7 @@ class AutoMapper final : public Mapper {
         Metrics metrics = evaluator.evaluate(problem.graph(), m);
         results.push_back({spec, std::move(m), std::move(metrics)});
       } catch (const Error& e) {
-        skipped.push_back(e.what());
+        skipped.push_back(fmt::format("{}: {}", spec, e.what()));
       }
       progress.advance();
     };
@@ -222,7 +223,20 @@ class AutoMapper final : public Mapper {
     order.resize(std::min(count, end));
     return order;
   }
-  static std::string join(const std::vector<std::string>& items) { return fmt::format("{}", fmt::join(items, "; ")); }
+  // "SPEC: reason" items, those with the same reason given once after their specs.
+  static std::string join(const std::vector<std::string>& items) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;  // in first-seen order
+    for (const std::string& item : items) {
+      const std::size_t colon = item.find(": ");
+      std::string spec = item.substr(0, colon), reason = colon == std::string::npos ? "" : item.substr(colon + 2);
+      auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& r) { return r.first == reason; });
+      if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {std::move(reason), {}});
+      it->second.push_back(std::move(spec));
+    }
+    std::vector<std::string> parts;
+    for (const auto& [reason, specs] : by_reason) parts.push_back(fmt::format("{}: {}", fmt::join(specs, ", "), reason));
+    return fmt::format("{}", fmt::join(parts, "; "));
+  }
 
   MapperLabel label_;
   AutoOptions options_;
