@@ -130,6 +130,11 @@ struct Image {
 };
 Image read_png(const std::string& path);
 
+// The whole text of a file ("" when it cannot be read).
+std::string read_text(const std::string& path);
+// How many times `part` occurs in `text`, overlaps included.
+std::size_t count_of(const std::string& text, const std::string& part);
+
 // Runs the taskmap binary with `args` (a shell-quoted string).
 CommandResult run_taskmap(const std::string& args);
 // Runs a shell command, capturing its output.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <filesystem>
 #include <string>
 
 #include "launch/mpi_runs.h"
@@ -14,13 +15,8 @@ namespace {
 
 using test::launch;
 using test::Mpi;
+using test::count_of;
 using test::mpis;
-
-std::size_t count_of(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
 
 TEST(DistPlugin, OperationsGiveWhatEveryProcessDerives) {
   for (const Mpi& mpi : mpis()) {
@@ -50,10 +46,16 @@ TEST(DistPlugin, AProcessFailingAloneEndsTheLaunch) {
   for (const Mpi& mpi : mpis()) {
     SCOPED_TRACE(mpi.name);
     TASKMAP_REQUIRE_LAUNCHER(mpi);
-    const auto r = launch(mpi, 3, std::string(TASKMAP_DIST_CHECK) + " one-fails", {});
+    // The verdicts are read from a file: MPICH's launcher may end the run before it forwards
+    // what the failing process printed just before its abort (seen once in 500 runs).
+    const std::string record = test::temp_path("one_fails", mpi.name);
+    std::filesystem::remove(record);
+    const auto r = launch(mpi, 3, std::string(TASKMAP_DIST_CHECK) + " one-fails " + record, {});
+    const std::string verdicts = test::read_text(record);
+    std::filesystem::remove(record);
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_EQ(count_of(r.out, "failed alone"), 1u) << r.out << r.err;
-    EXPECT_EQ(count_of(r.out, "not ended"), 0u) << r.out;
+    EXPECT_EQ(count_of(verdicts, "failed alone"), 1u) << verdicts << r.out << r.err;
+    EXPECT_EQ(count_of(verdicts, "not ended"), 0u) << verdicts;
   }
 }
 

@@ -17,24 +17,12 @@ namespace {
 
 using test::launch;
 using test::Mpi;
+using test::count_of;
 using test::mpis;
 
 std::string temp(const std::string& name) { return test::temp_path("dist", name); }
 
-std::size_t count_of(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
-
 std::string taskmap_command(const std::string& args) { return std::string(TASKMAP_BINARY) + " " + args; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The serial program needs no MPI runtime: the binary does not link one.
 TEST(TaskmapBinary, LinksNoMpi) {
@@ -124,7 +112,7 @@ TEST(TaskmapUnderMpi, PtScotchMappingsAreValid) {
       const std::string again = temp("ptscotch_again.txt");
       const auto r2 = launch(mpi, np, taskmap_command("map --mapper ptscotch --out " + again + " " + problem), {});
       ASSERT_EQ(r2.exit_code, 0) << r2.err;
-      EXPECT_EQ(slurp(again), slurp(out));
+      EXPECT_EQ(test::read_text(again), test::read_text(out));
       std::filesystem::remove(out);
       std::filesystem::remove(again);
     }
@@ -138,7 +126,7 @@ TEST(TaskmapUnderMpi, PtScotchWithoutPtScotchIsScotch) {
   const std::string scotch = temp("scotch.txt"), serial = temp("ptscotch_serial.txt");
   ASSERT_EQ(test::run_taskmap("map --mapper scotch --out " + scotch + " " + problem).exit_code, 0);
   ASSERT_EQ(test::run_taskmap("map --mapper ptscotch --out " + serial + " " + problem).exit_code, 0);
-  EXPECT_EQ(slurp(serial), slurp(scotch));
+  EXPECT_EQ(test::read_text(serial), test::read_text(scotch));
   // Three tasks (tests/instances/three.grf) on four processes.
   const std::string small = "--machine torus:4x4x4,ppn=2 --pattern file:" + test::instance("three.grf");
   const std::string small_scotch = temp("scotch_small.txt");
@@ -150,11 +138,11 @@ TEST(TaskmapUnderMpi, PtScotchWithoutPtScotchIsScotch) {
     if (std::string(mpi.name) == "mpich") {
       const auto r = launch(mpi, 2, taskmap_command("map --mapper ptscotch --out " + out + " " + problem), {});
       ASSERT_EQ(r.exit_code, 0) << r.err;
-      EXPECT_EQ(slurp(out), slurp(scotch));
+      EXPECT_EQ(test::read_text(out), test::read_text(scotch));
     }
     const auto r = launch(mpi, 4, taskmap_command("map --mapper ptscotch --out " + out + " " + small), {});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(slurp(out), slurp(small_scotch));
+    EXPECT_EQ(test::read_text(out), test::read_text(small_scotch));
     std::filesystem::remove(out);
   }
   std::filesystem::remove(small_scotch);

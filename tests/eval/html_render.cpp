@@ -20,13 +20,6 @@ namespace fs = std::filesystem;
 
 constexpr int kWidth = 1400, kHeight = 2400;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Headless Chromium with the network closed off (without these flags it waits on lookups)
 // and a profile of its own; `what` is --dump-dom or --screenshot=PATH.
 test::CommandResult chromium(const std::string& page, const std::string& what) {
@@ -94,7 +87,7 @@ void expect_rendered(const std::string& report, const std::set<std::string>& kin
   std::vector<Box> boxes;
   std::string dom;
   test::Image shot;
-  render(slurp(report), &boxes, &dom, &shot);
+  render(test::read_text(report), &boxes, &dom, &shot);
   if (::testing::Test::HasFatalFailure()) return;
   ASSERT_EQ(shot.width, static_cast<std::uint32_t>(kWidth));
   // Not blank: the page as a whole has many colours.

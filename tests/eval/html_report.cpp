@@ -20,13 +20,6 @@ std::string temp_report(const std::string& name) {
       .string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // (metric, column) -> value, from the page's data attributes.
 std::map<std::pair<std::string, int>, double> page_metrics(const std::string& html) {
   std::map<std::pair<std::string, int>, double> out;
@@ -79,7 +72,7 @@ TEST(HtmlReport, TorusPageMatchesEvalJsonAndCoversEveryChannel) {
   // Hand-derived: the identity places the 4x4x4 halo on the 4x4x4 torus, one hop per flow;
   // each task sends one unit split over its 6 neighbours, so each channel carries 1/6.
   EXPECT_DOUBLE_EQ(jd["mcl"].get<double>(), 1.0 / 6);
-  const std::string html = slurp(page_path);
+  const std::string html = test::read_text(page_path);
   ASSERT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, no scripts
   EXPECT_EQ(html.find("http://", html.find("<body")), html.find("http://www.w3.org/2000/svg", html.find("<body")));
@@ -121,7 +114,7 @@ TEST(HtmlReport, DragonflyPageHasTheGroupMatrix) {
   const auto chosen = test::run_taskmap(args + "--mapper random:seed=1 --report " + page_path);
   ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
   const nlohmann::json jc = nlohmann::json::parse(chosen.out);
-  const std::string html = slurp(page_path);
+  const std::string html = test::read_text(page_path);
   expect_page_matches_json(page_metrics(html), 1, jc);
   EXPECT_TRUE(pictures(html, "heatmap", 1).empty());
   const auto matrix = pictures(html, "group-matrix", 1);
@@ -152,7 +145,7 @@ TEST(HtmlReport, FabricDragonflyHasLocalAndGlobalLinks) {
   const auto r = test::run_taskmap("eval --machine aries:" + test::instance("aries/small.dragonfly") +
                                    " --pattern halo2d:1x7 --mapper hostname-order --report " + page_path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string html = slurp(page_path);
+  const std::string html = test::read_text(page_path);
   const auto matrix = pictures(html, "group-matrix", 0);
   ASSERT_EQ(matrix.size(), 1u);
   EXPECT_EQ(attribute_values(matrix[0], "data-util").size(), 2u);
@@ -172,7 +165,7 @@ TEST(HtmlReport, TreesShowEveryLinkLevelByLevel) {
                                      "--format json --report " + page_path);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
-    const std::string html = slurp(page_path);
+    const std::string html = test::read_text(page_path);
     const auto tree = pictures(html, "tree", 1);
     ASSERT_EQ(tree.size(), 1u);
     double links = 0, busiest = 0, routers = 0;
@@ -201,7 +194,7 @@ TEST(HtmlReport, LargeFabricsAreDrawnInBlocks) {
   const auto r = test::run_taskmap("eval --machine slurm:" + conf +
                                    " --pattern halo2d:100x100 --mapper hostname-order --report " + page_path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string html = slurp(page_path);
+  const std::string html = test::read_text(page_path);
   EXPECT_LT(html.size(), 1u << 20);
   const auto tree = pictures(html, "tree", 0);
   ASSERT_EQ(tree.size(), 1u);
@@ -227,7 +220,7 @@ TEST(HtmlReport, ChartsHaveAxisLabelsAndUnits) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["units"]["utilization"], "s");
   EXPECT_DOUBLE_EQ(j["units"]["link_bytes_per_s"].get<double>(), 6.25e9);
-  const std::string html = slurp(page_path);
+  const std::string html = test::read_text(page_path);
   const double mcl = j["mcl"].get<double>();
   EXPECT_NE(html.find(fmt::format("data-metric=\"mcl\" data-column=\"1\" data-value=\"{:.17g}\">{:.6g}</td>", mcl,
                                   mcl * 1e6 / 6.25e9)),
@@ -259,7 +252,7 @@ TEST(HtmlReport, ComparePageRecommendsAsTheSummaryDoes) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string first = r.out.substr(0, r.out.find('\n'));
   EXPECT_EQ(first.rfind("default lowers the maximum link load by", 0), 0u) << first;
-  const std::string html = slurp(page_path);
+  const std::string html = test::read_text(page_path);
   const std::size_t top = html.find("<p class=\"recommendation\">" + first + "</p>");
   ASSERT_NE(top, std::string::npos);
   EXPECT_LT(top, html.find("<table"));

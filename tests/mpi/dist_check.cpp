@@ -3,7 +3,9 @@
 // against values every process derives from its rank and the process count. Prints one line
 // per process: "ok" when every check passed, else what failed.
 //   dist_check operations   sums, extremes, broadcasts, the process alone, on_leader
-//   dist_check one-fails    the last process fails alone: all_failed says so, it ends the launch
+//   dist_check one-fails F  the last process fails alone: all_failed says so, it ends the launch;
+//                           each verdict is also appended to the file F, because a launcher may
+//                           end the run before it forwards the output written just before the abort
 //   dist_check all-fail     every process fails: all_failed says so, each exits 0
 #include <cstdio>
 #include <cstring>
@@ -85,15 +87,23 @@ int main(int argc, char** argv) {
     return failures.empty() ? 0 : 1;
   }
   if (mode == "one-fails") {
-    if (world.rank() == world.size() - 1) {
-      const bool all = mpi->all_failed(1.0);
-      std::printf("%s\n", all ? "all failed" : "failed alone");
+    const std::string record = argc > 2 ? argv[2] : "";
+    const auto say = [&](const char* verdict) {
+      std::printf("%s\n", verdict);
       std::fflush(stdout);
+      if (record.empty()) return;
+      if (std::FILE* f = std::fopen(record.c_str(), "a")) {
+        std::fprintf(f, "%s\n", verdict);
+        std::fclose(f);
+      }
+    };
+    if (world.rank() == world.size() - 1) {
+      say(mpi->all_failed(1.0) ? "all failed" : "failed alone");
       mpi->abort_all(3);
     }
     std::string never;
     world.broadcast(never, world.size() - 1);  // the last process never sends: abort_all ends this
-    std::printf("not ended\n");
+    say("not ended");
     return 0;
   }
   if (mode == "all-fail") {
