@@ -123,18 +123,14 @@ CommandResult run_command(const std::string& command) {
   const auto dir = std::filesystem::temp_directory_path();
   const std::string out = (dir / ("taskmap_test_out_" + std::to_string(::getpid()))).string();
   const std::string err = out + ".err";
-  const std::string cmd = command + " >" + out + " 2>" + err;
+  // Nothing on stdin: MPICH's mpiexec forwards its stdin to rank 0 and dies of SIGPIPE when that
+  // process has already ended (`yes | mpiexec.mpich -np 3 true` fails every time).
+  const std::string cmd = command + " </dev/null >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  auto slurp = [](const std::string& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  r.out = slurp(out);
-  r.err = slurp(err);
+  r.out = read_text(out);
+  r.err = read_text(err);
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;

@@ -4,8 +4,8 @@
 // per process: "ok" when every check passed, else what failed.
 //   dist_check operations   sums, extremes, broadcasts, the process alone, on_leader
 //   dist_check one-fails F  the last process fails alone: all_failed says so, it ends the launch;
-//                           each verdict is also appended to the file F, because a launcher may
-//                           end the run before it forwards the output written just before the abort
+//                           each verdict is also appended to the file F: a launcher need not
+//                           forward what a process printed just before it aborted the run
 //   dist_check all-fail     every process fails: all_failed says so, each exits 0
 #include <cstdio>
 #include <cstring>
