@@ -123,9 +123,10 @@ CommandResult run_command(const std::string& command) {
   const auto dir = std::filesystem::temp_directory_path();
   const std::string out = (dir / ("taskmap_test_out_" + std::to_string(::getpid()))).string();
   const std::string err = out + ".err";
-  // Nothing on stdin: MPICH's mpiexec forwards its stdin to rank 0 and dies of SIGPIPE when that
-  // process has already ended (`yes | mpiexec.mpich -np 3 true` fails every time).
-  const std::string cmd = command + " </dev/null >" + out + " 2>" + err;
+  // Nothing on stdin unless the command redirects its own: MPICH's mpiexec forwards its stdin to
+  // rank 0 and dies of SIGPIPE when that process has already ended (`yes | mpiexec.mpich -np 3
+  // true` fails every time). The braces give every command of a pipeline or `&&` list the same.
+  const std::string cmd = "{ " + command + "\n} </dev/null >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
