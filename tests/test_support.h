@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string_view>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <map>
 #include <string>
@@ -129,6 +131,12 @@ struct Image {
   }
 };
 Image read_png(const std::string& path);
+
+// A path in the temporary directory for one test run's file: taskmap_PREFIX_PID_NAME.
+inline std::string temp_path(const std::string& prefix, const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("taskmap_" + prefix + "_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
 
 // The whole text of a file ("" when it cannot be read).
 std::string read_text(const std::string& path);

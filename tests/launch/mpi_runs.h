@@ -50,12 +50,6 @@ inline constexpr const char* kFortranBindings[3] = {"use mpi_f08", "use mpi", "m
 #define TASKMAP_DIST_GRAPH_MPIF_H_mpich ""
 #endif
 
-// A path in the temporary directory for one test run's file: taskmap_PREFIX_PID_NAME.
-inline std::string temp_path(const std::string& prefix, const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("taskmap_" + prefix + "_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
-
 inline std::vector<Mpi> mpis() {
   std::vector<Mpi> list;
 #ifdef TASKMAP_REORDER_openmpi

@@ -3,10 +3,13 @@
 // result every run, the optimum where it is known, and docs/auto.md names its portfolio.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "taskmap/eval/evaluator.h"
+#include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/portfolio/auto_mapper.h"
 #include "taskmap/topology/allocation.h"
 #include "test_support.h"
@@ -212,6 +215,29 @@ TEST(Auto, CutsATreeAtItsLeavesWhereTheLaunchersOrderDoesNot) {
   const Metrics best = evaluator.evaluate(g, chosen);
   EXPECT_DOUBLE_EQ(best.leaf_uplink_volume, 2.0) << chosen.note;
   EXPECT_LE(best.mcl, launcher.mcl) << chosen.note;
+}
+
+// Scotch's target is a distance matrix only where it has no native one: a torus, a 2D mesh and
+// a hierarchy have none; a 4D mesh has all its 256 routers (alike); a fabric, its hosts. Above
+// 4,096 hosts auto leaves scotch out (the matrix of 10,000 takes seconds and gigabytes).
+TEST(Auto, ScotchIsLeftOutWhereItsTargetWouldBeAHugeDistanceMatrix) {
+  EXPECT_EQ(scotch_distance_matrix_terminals(make_machine("torus:32x16x16")), 0u);
+  EXPECT_EQ(scotch_distance_matrix_terminals(make_machine("mesh:4x4")), 0u);
+  EXPECT_EQ(scotch_distance_matrix_terminals(make_machine("hier:4:3,dist=1:10")), 0u);
+  EXPECT_EQ(scotch_distance_matrix_terminals(make_machine("mesh:4x4x4x4")), 256u);
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:8x8"));
+  for (const int hosts : {4096, 4097}) {
+    const std::string conf = test::temp_path("auto_scotch", fmt::format("{}.conf", hosts));
+    std::ofstream(conf) << fmt::format("SwitchName=top Switches=leaf[0-1]\nSwitchName=leaf0 Nodes=n[0001-2048]\n"
+                                       "SwitchName=leaf1 Nodes=n[2049-{}]\n", hosts);
+    const Machine m = make_machine(fmt::format("slurm:{}", conf));
+    std::filesystem::remove(conf);
+    EXPECT_EQ(scotch_distance_matrix_terminals(m), static_cast<std::size_t>(hosts));
+    const std::vector<std::string> specs = auto_portfolio(MappingProblem(m, g));
+    EXPECT_EQ(std::count(specs.begin(), specs.end(), "scotch"), hosts <= 4096 ? 1 : 0) << hosts;
+  }
+  const std::vector<std::string> torus = auto_portfolio(MappingProblem(make_machine("torus:32x16x16"), g));
+  EXPECT_EQ(std::count(torus.begin(), torus.end(), "scotch"), 1);
 }
 
 TEST(Auto, DocsNameEveryMapperOfThePortfolio) {

@@ -15,6 +15,8 @@ extern "C" {
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <variant>
 
 #include "taskmap/map/mapper_support.h"
 #include "taskmap/map/partition/partition_mappers.h"
@@ -43,6 +45,25 @@ extern "C" void SCOTCH_errorPrintW(const char* const, ...) {}
 namespace taskmap {
 namespace detail {
 namespace {
+
+// The hierarchy's tree-leaf levels when Scotch takes it natively (a uniform hier machine).
+std::optional<TleafLevels> native_tleaf(const Machine& machine) {
+  const auto* hier = std::get_if<HierShape>(&machine.shape);
+  if (hier == nullptr || !machine.uniform()) return std::nullopt;
+  TleafLevels levels = tleaf_levels(*hier);
+  if (levels.sizes.empty()) return std::nullopt;
+  return levels;
+}
+
+// Whether Scotch has a native target for the torus or mesh: all dimensions wrapped, a hypercube,
+// or a 2D or 3D mesh. (SCOTCH_archMeshX is not used: in Scotch 7.0.3 its distances wrap around
+// like a torus's.)
+bool native_torus(const TorusShape& t) {
+  const bool all_wrap = std::all_of(t.wrap.begin(), t.wrap.end(), [](bool w) { return w; });
+  const bool no_wrap = std::none_of(t.wrap.begin(), t.wrap.end(), [](bool w) { return w; });
+  return all_wrap || (no_wrap && (t.dims() == 2 || t.dims() == 3 ||
+                                  std::all_of(t.sizes.begin(), t.sizes.end(), [](auto s) { return s == 2; })));
+}
 
 class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
  public:
@@ -123,41 +144,33 @@ class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
     // A hierarchy is Scotch's tree-leaf target of the same distances; its leaves are routers
     // 0, 1, ... in Scotch's terminal order. (With terminals of several slot counts, the graph
     // target below weighs them.)
-    if (const auto* hier = std::get_if<HierShape>(&machine.shape); hier != nullptr && machine.uniform()) {
-      const TleafLevels levels = tleaf_levels(*hier);
-      if (!levels.sizes.empty()) {
-        std::vector<SCOTCH_Num> sizes(levels.sizes.begin(), levels.sizes.end());
-        std::vector<SCOTCH_Num> costs(levels.costs.begin(), levels.costs.end());
-        if (SCOTCH_archTleaf(&arch, static_cast<SCOTCH_Num>(sizes.size()), sizes.data(), costs.data()) != 0) {
-          scotch_failed("archTleaf");
-        }
-        std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
-        return router_of_terminal;
+    if (const std::optional<TleafLevels> levels = native_tleaf(machine)) {
+      std::vector<SCOTCH_Num> sizes(levels->sizes.begin(), levels->sizes.end());
+      std::vector<SCOTCH_Num> costs(levels->costs.begin(), levels->costs.end());
+      if (SCOTCH_archTleaf(&arch, static_cast<SCOTCH_Num>(sizes.size()), sizes.data(), costs.data()) != 0) {
+        scotch_failed("archTleaf");
       }
+      std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
+      return router_of_terminal;
     }
-    if (const TorusShape* t = machine.torus()) {
-      // Native targets. Scotch numbers mesh/torus terminals with the first dimension fastest
-      // (x + X * (y + Y * z)); taskmap's router ids have it slowest. SCOTCH_archMeshX is not
-      // used: in Scotch 7.0.3 its distances wrap around like a torus's.
+    if (const TorusShape* t = machine.torus(); t != nullptr && native_torus(*t)) {
+      // Scotch numbers mesh/torus terminals with the first dimension fastest
+      // (x + X * (y + Y * z)); taskmap's router ids have it slowest.
       const bool all_wrap = std::all_of(t->wrap.begin(), t->wrap.end(), [](bool w) { return w; });
-      const bool no_wrap = std::none_of(t->wrap.begin(), t->wrap.end(), [](bool w) { return w; });
-      const bool hypercube = no_wrap && std::all_of(t->sizes.begin(), t->sizes.end(), [](auto s) { return s == 2; });
+      const bool hypercube = !all_wrap && std::all_of(t->sizes.begin(), t->sizes.end(), [](auto s) { return s == 2; });
       std::vector<SCOTCH_Num> sizes(t->sizes.begin(), t->sizes.end());
       const SCOTCH_Num dims = static_cast<SCOTCH_Num>(sizes.size());
-      int rc = -1;
-      if (hypercube) rc = SCOTCH_archHcub(&arch, dims);  // distance = Hamming: any bit order fits
-      else if (all_wrap) rc = SCOTCH_archTorusX(&arch, dims, sizes.data());
-      else if (no_wrap && dims == 2) rc = SCOTCH_archMesh2(&arch, sizes[0], sizes[1]);
-      else if (no_wrap && dims == 3) rc = SCOTCH_archMesh3(&arch, sizes[0], sizes[1], sizes[2]);
-      if (rc > 0) scotch_failed("architecture");
-      if (rc == 0) {
-        for (RouterId terminal = 0; terminal < machine.num_routers; ++terminal) {
-          RouterId rest = terminal, router = 0;
-          for (std::size_t d = 0; d < t->dims(); ++d) router += rest % t->sizes[d] * t->strides[d], rest /= t->sizes[d];
-          router_of_terminal[terminal] = hypercube ? terminal : router;
-        }
-        return router_of_terminal;
+      const int rc = hypercube  ? SCOTCH_archHcub(&arch, dims)  // distance = Hamming: any bit order fits
+                     : all_wrap ? SCOTCH_archTorusX(&arch, dims, sizes.data())
+                     : dims == 2 ? SCOTCH_archMesh2(&arch, sizes[0], sizes[1])
+                                 : SCOTCH_archMesh3(&arch, sizes[0], sizes[1], sizes[2]);
+      if (rc != 0) scotch_failed("architecture");
+      for (RouterId terminal = 0; terminal < machine.num_routers; ++terminal) {
+        RouterId rest = terminal, router = 0;
+        for (std::size_t d = 0; d < t->dims(); ++d) router += rest % t->sizes[d] * t->strides[d], rest /= t->sizes[d];
+        router_of_terminal[terminal] = hypercube ? terminal : router;
       }
+      return router_of_terminal;
     }
     // Any other machine: its router graph (a link per router pair, both directions) with
     // unit edge costs and the slots of a router as its weight.
@@ -202,6 +215,12 @@ class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
 }  // namespace
 
 }  // namespace detail
+
+std::size_t scotch_distance_matrix_terminals(const Machine& machine) {
+  if (detail::native_tleaf(machine)) return 0;
+  if (const TorusShape* t = machine.torus(); t != nullptr && detail::native_torus(*t)) return 0;
+  return detail::routers_alike(machine) ? machine.num_routers : detail::routers_with_slots(machine).size();
+}
 
 std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label, ScotchStrategy strategy) {
   return std::make_unique<detail::ScotchMapper>(std::move(label), strategy);

@@ -14,6 +14,7 @@
 #include "taskmap/core/progress.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/map/node_order.h"
+#include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/refine/refine_mcl.h"
 
 namespace taskmap {
@@ -23,6 +24,8 @@ namespace {
 // or routers. Above them a candidate would take minutes on one core (Scotch maps a 1M-task,
 // 6.3M-edge stencil in about 4 minutes); auto then does without it.
 constexpr std::size_t kScotchMaxEdges = std::size_t{1} << 21;
+// Scotch's target as a distance matrix (a fabric's hosts): 10,000 terminals take 5 s and 2 GB.
+constexpr std::size_t kScotchMaxMatrixTerminals = 4096;
 constexpr std::size_t kPartitionerMaxEdges = std::size_t{1} << 22;  // greedy, rb
 constexpr const char* kRbManyTries = "rb:tries=16";  // with more tasks than slots, or on leaf switches
 constexpr const char* kRbLeavesFirst = "rb:tries=16,split=leaves";  // on leaf switches
@@ -331,7 +334,9 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
     // with whichever leaf shares its tasks' partners).
     if (has_leaf_switches(m)) specs.push_back(kRbLeavesFirst);
   }
-  if (edges <= kScotchMaxEdges) specs.push_back("scotch");
+  if (edges <= kScotchMaxEdges && scotch_distance_matrix_terminals(m) <= kScotchMaxMatrixTerminals) {
+    specs.push_back("scotch");
+  }
   // ml with more tasks than slots, or on a small job of one task per slot, where it costs well
   // under a second and its annealing finds what the partitioners miss (NAS CG's 64 ranks on a
   // 4x4x4 mesh: the MCL bound, where scotch and rb stay above twice it).

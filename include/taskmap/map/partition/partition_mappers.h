@@ -16,6 +16,11 @@ namespace taskmap {
 enum class ScotchStrategy { Auto, Quality, Speed };
 inline constexpr std::uint32_t kScotchQualityUpToTasks = std::uint32_t{1} << 18;
 std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label, ScotchStrategy strategy = ScotchStrategy::Auto);
+// The terminals of the distance matrix Scotch's mapping builds as the target of `machine` (its
+// routers with slots, or all its routers when they are alike; the matrix grows with their
+// square), 0 where Scotch takes the machine natively (tori, 2D/3D meshes, hypercubes, uniform
+// hierarchies).
+std::size_t scotch_distance_matrix_terminals(const Machine& machine);
 // PT-Scotch's distributed partition over the problem's processes, then Scotch places the parts
 // on routers; scotch on the leader when the processes have no PT-Scotch.
 std::unique_ptr<Mapper> make_ptscotch_mapper(MapperLabel label);
