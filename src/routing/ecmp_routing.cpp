@@ -24,6 +24,55 @@ class EcmpRouting final : public Routing {
 
   void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const override {
     std::lock_guard lock(mutex_);
+    // Between hosts on one link each, every shortest path is the source's channel, a shortest
+    // path between their switches, and the destination's channel: the switches' route, cached
+    // per switch pair (a fabric's hosts outnumber its switches), with a channel at each end. The
+    // shares are those of the full search (one channel multiplies no path count), in its order.
+    const ChannelId up = single_link(src, false), down = single_link(dst, true);
+    if (src != dst && up != kNoChannel && down != kNoChannel) {
+      const RouterId s = m_.channels[up].dst, t = m_.channels[down].src;
+      if (s != dst && t != src) {
+        if (s != t && row(s, false).dist[t] == UINT32_MAX) fail("{}: router {} cannot reach router {}", m_.description, src, dst);
+        const std::size_t first = out.size();
+        out.push_back({up, 1.0});
+        if (s != t) {
+          const std::vector<ChannelShare>& middle = switch_route(s, t);
+          out.insert(out.end(), middle.begin(), middle.end());
+        }
+        out.push_back({down, 1.0});
+        std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                         [&](const ChannelShare& a, const ChannelShare& b) { return m_.channels[a.channel].src < m_.channels[b.channel].src; });
+        return;
+      }
+    }
+    search(src, dst, out);
+  }
+
+ private:
+  static constexpr ChannelId kNoChannel = UINT32_MAX;
+  static constexpr std::size_t kMaxCachedSwitchShares = std::size_t{1} << 22;
+
+  // The one channel out of (into, when `reverse`) router r when it has one to another router;
+  // else kNoChannel.
+  ChannelId single_link(RouterId r, bool reverse) const {
+    const ChannelAdjacency& adj = reverse ? backward_ : forward_;
+    if (adj.offsets[r + 1] - adj.offsets[r] != 1) return kNoChannel;
+    const ChannelId c = adj.channels[adj.offsets[r]];
+    return (reverse ? m_.channels[c].src : m_.channels[c].dst) == r ? kNoChannel : c;
+  }
+
+  const std::vector<ChannelShare>& switch_route(RouterId s, RouterId t) const {
+    const std::uint64_t key = std::uint64_t{s} << 32 | t;
+    if (auto it = switch_routes_.find(key); it != switch_routes_.end()) return it->second;
+    if (switch_shares_ > kMaxCachedSwitchShares) switch_routes_.clear(), switch_shares_ = 0;
+    std::vector<ChannelShare> shares;
+    search(s, t, shares);
+    switch_shares_ += shares.size();
+    return switch_routes_.emplace(key, std::move(shares)).first->second;
+  }
+
+  // The shares of every shortest path from src to dst, by a search along them.
+  void search(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const {
     const BfsRow& from = row(src, false);
     const BfsRow& to = row(dst, true);
     const std::uint32_t total = from.dist[dst];
@@ -58,7 +107,6 @@ class EcmpRouting final : public Routing {
     }
   }
 
- private:
   const BfsRow& row(RouterId r, bool reverse) const {
     auto& cache = reverse ? to_cache_ : from_cache_;
     auto it = cache.find(r);
@@ -93,6 +141,8 @@ class EcmpRouting final : public Routing {
   ChannelAdjacency forward_, backward_;
   mutable std::mutex mutex_;
   mutable std::unordered_map<RouterId, BfsRow> from_cache_, to_cache_;
+  mutable std::unordered_map<std::uint64_t, std::vector<ChannelShare>> switch_routes_;
+  mutable std::size_t switch_shares_ = 0;
   mutable std::vector<std::uint32_t> seen_;  // stamp of the route that reached a router
   mutable std::uint32_t stamp_ = 0;
   mutable std::vector<RouterId> on_paths_;

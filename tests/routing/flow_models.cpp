@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <queue>
 #include <set>
 #include <unistd.h>
@@ -215,6 +218,47 @@ TEST(EcmpRouting, SquareSplitsOverTwoPaths) {
   ASSERT_EQ(loads.size(), 4u);
   for (auto [c, f] : loads) EXPECT_DOUBLE_EQ(f, 0.5);
   EXPECT_THROW(routing(m, "minimal"), Error);
+}
+
+// Leaves L1 (hosts h1, h3) and L2 (h2) under spines S1 and S2. h1 -> h2: its injection
+// channel whole, half up to each spine, half down from each, the ejection whole; h1 -> h3:
+// injection and ejection only. The shares come in the order of the routers they leave.
+TEST(EcmpRouting, HostsOnOneLinkSplitOverTheirSwitchesPaths) {
+  const std::string conf = test::temp_path("ecmp_hosts", "topology.conf");
+  // L2 first, so that its router comes before the spines and L1 in the order of the shares.
+  std::ofstream(conf) << "SwitchName=L2 Nodes=h2\nSwitchName=S1 Switches=L[1-2]\n"
+                         "SwitchName=S2 Switches=L[1-2]\nSwitchName=L1 Nodes=h1,h3\n";
+  const Machine m = make_machine("slurm:" + conf);
+  std::filesystem::remove(conf);
+  const auto& fabric = std::get<FabricShape>(m.shape);
+  const auto router = [&](const std::string& name) -> RouterId {
+    for (NodeId n = 0; n < m.num_nodes(); ++n)
+      if (m.node_name(n) == name) return m.router_of_node(n);
+    for (std::size_t i = 0; i < fabric.switch_names.size(); ++i)
+      if (fabric.switch_names[i] == name) return fabric.first_switch + static_cast<RouterId>(i);
+    ADD_FAILURE() << "no router " << name;
+    return 0;
+  };
+  const auto channel = [&](const std::string& a, const std::string& b) -> ChannelId {
+    for (ChannelId c = 0; c < m.channels.size(); ++c)
+      if (m.channels[c].src == router(a) && m.channels[c].dst == router(b)) return c;
+    ADD_FAILURE() << "no channel " << a << " -> " << b;
+    return 0;
+  };
+  const auto ecmp = routing(m, "ecmp");
+  std::vector<ChannelShare> shares;
+  ecmp->route(router("h1"), router("h2"), shares);
+  const std::map<ChannelId, double> across(
+      {{channel("h1", "L1"), 1.0}, {channel("L1", "S1"), 0.5}, {channel("L1", "S2"), 0.5},
+       {channel("S1", "L2"), 0.5}, {channel("S2", "L2"), 0.5}, {channel("L2", "h2"), 1.0}});
+  std::map<ChannelId, double> got;
+  for (const ChannelShare& share : shares) got[share.channel] += share.fraction;
+  EXPECT_EQ(got, across);
+  EXPECT_TRUE(std::is_sorted(shares.begin(), shares.end(), [&](const ChannelShare& a, const ChannelShare& b) {
+    return m.channels[a.channel].src < m.channels[b.channel].src;
+  }));
+  EXPECT_EQ(test::route_loads(*ecmp, router("h1"), router("h3")),
+            (std::map<ChannelId, double>{{channel("h1", "L1"), 1.0}, {channel("L1", "h3"), 1.0}}));
 }
 
 TEST(RoutingNames, UnknownNamesAreRejected) {
