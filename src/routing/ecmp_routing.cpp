@@ -7,6 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "host_link_routes.h"
 #include "routing_impl.h"
 #include "taskmap/topology/distance.h"
 
@@ -20,57 +21,15 @@ struct BfsRow {
 
 class EcmpRouting final : public Routing {
  public:
-  explicit EcmpRouting(const Machine& m) : m_(m), forward_(m, false), backward_(m, true) {}
+  explicit EcmpRouting(const Machine& m) : m_(m), forward_(m, false), backward_(m, true), hosts_(m, forward_, backward_) {}
 
   void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const override {
     std::lock_guard lock(mutex_);
-    // Between hosts on one link each, every shortest path is the source's channel, a shortest
-    // path between their switches, and the destination's channel: the switches' route, cached
-    // per switch pair (a fabric's hosts outnumber its switches), with a channel at each end. The
-    // shares are those of the full search (one channel multiplies no path count), in its order.
-    const ChannelId up = single_link(src, false), down = single_link(dst, true);
-    if (src != dst && up != kNoChannel && down != kNoChannel) {
-      const RouterId s = m_.channels[up].dst, t = m_.channels[down].src;
-      if (s != dst && t != src) {
-        if (s != t && row(s, false).dist[t] == UINT32_MAX) fail("{}: router {} cannot reach router {}", m_.description, src, dst);
-        const std::size_t first = out.size();
-        out.push_back({up, 1.0});
-        if (s != t) {
-          const std::vector<ChannelShare>& middle = switch_route(s, t);
-          out.insert(out.end(), middle.begin(), middle.end());
-        }
-        out.push_back({down, 1.0});
-        std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
-                         [&](const ChannelShare& a, const ChannelShare& b) { return m_.channels[a.channel].src < m_.channels[b.channel].src; });
-        return;
-      }
-    }
-    search(src, dst, out);
+    const auto search = [this](RouterId a, RouterId b, std::vector<ChannelShare>& shares) { this->search(a, b, shares); };
+    if (!hosts_.route(src, dst, out, search, [](ChannelId, ChannelId) { return true; })) search(src, dst, out);
   }
 
  private:
-  static constexpr ChannelId kNoChannel = UINT32_MAX;
-  static constexpr std::size_t kMaxCachedSwitchShares = std::size_t{1} << 22;
-
-  // The one channel out of (into, when `reverse`) router r when it has one to another router;
-  // else kNoChannel.
-  ChannelId single_link(RouterId r, bool reverse) const {
-    const ChannelAdjacency& adj = reverse ? backward_ : forward_;
-    if (adj.offsets[r + 1] - adj.offsets[r] != 1) return kNoChannel;
-    const ChannelId c = adj.channels[adj.offsets[r]];
-    return (reverse ? m_.channels[c].src : m_.channels[c].dst) == r ? kNoChannel : c;
-  }
-
-  const std::vector<ChannelShare>& switch_route(RouterId s, RouterId t) const {
-    const std::uint64_t key = std::uint64_t{s} << 32 | t;
-    if (auto it = switch_routes_.find(key); it != switch_routes_.end()) return it->second;
-    if (switch_shares_ > kMaxCachedSwitchShares) switch_routes_.clear(), switch_shares_ = 0;
-    std::vector<ChannelShare> shares;
-    search(s, t, shares);
-    switch_shares_ += shares.size();
-    return switch_routes_.emplace(key, std::move(shares)).first->second;
-  }
-
   // The shares of every shortest path from src to dst, by a search along them.
   void search(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const {
     const BfsRow& from = row(src, false);
@@ -139,10 +98,9 @@ class EcmpRouting final : public Routing {
 
   const Machine& m_;
   ChannelAdjacency forward_, backward_;
+  HostLinkRoutes hosts_;  // after the adjacencies it refers to
   mutable std::mutex mutex_;
   mutable std::unordered_map<RouterId, BfsRow> from_cache_, to_cache_;
-  mutable std::unordered_map<std::uint64_t, std::vector<ChannelShare>> switch_routes_;
-  mutable std::size_t switch_shares_ = 0;
   mutable std::vector<std::uint32_t> seen_;  // stamp of the route that reached a router
   mutable std::uint32_t stamp_ = 0;
   mutable std::vector<RouterId> on_paths_;

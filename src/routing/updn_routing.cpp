@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "host_link_routes.h"
 #include "routing_impl.h"
 #include "taskmap/topology/distance.h"
 
@@ -21,7 +22,7 @@ struct StateRow {
 
 class UpDownRouting final : public Routing {
  public:
-  explicit UpDownRouting(const Machine& m) : m_(m), forward_(m, false), backward_(m, true) {
+  explicit UpDownRouting(const Machine& m) : m_(m), forward_(m, false), backward_(m, true), hosts_(m, forward_, backward_) {
     const auto& fabric = std::get<FabricShape>(m.shape);
     level_.assign(m.num_routers, UINT32_MAX);
     std::deque<RouterId> queue;
@@ -36,8 +37,20 @@ class UpDownRouting final : public Routing {
     }
   }
 
+  // A host's one link goes up to its switch and the destination's comes down from its switch,
+  // legal in either phase: the route between their switches, with a channel at each end.
   void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const override {
     std::lock_guard lock(mutex_);
+    const auto search = [this](RouterId a, RouterId b, std::vector<ChannelShare>& shares) { this->search(a, b, shares); };
+    const auto up_then_down = [this](ChannelId first, ChannelId last) {
+      return up(m_.channels[first].src, m_.channels[first].dst) && !up(m_.channels[last].src, m_.channels[last].dst);
+    };
+    if (!hosts_.route(src, dst, out, search, up_then_down)) search(src, dst, out);
+  }
+
+ private:
+  // The shares of every shortest legal route from src to dst.
+  void search(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const {
     const StateRow& from = row(src, false);
     const StateRow& to = row(dst, true);
     const std::uint32_t total = std::min(from.dist[dst * 2], from.dist[dst * 2 + 1]);
@@ -67,7 +80,6 @@ class UpDownRouting final : public Routing {
     }
   }
 
- private:
   // A router's host or switch name, for messages.
   std::string name(RouterId r) const {
     const auto& fabric = std::get<FabricShape>(m_.shape);
@@ -129,6 +141,7 @@ class UpDownRouting final : public Routing {
 
   const Machine& m_;
   ChannelAdjacency forward_, backward_;
+  HostLinkRoutes hosts_;  // after the adjacencies it refers to
   std::vector<std::uint32_t> level_;
   mutable std::mutex mutex_;
   mutable std::unordered_map<RouterId, StateRow> from_cache_, to_cache_;

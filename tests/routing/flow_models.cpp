@@ -220,10 +220,11 @@ TEST(EcmpRouting, SquareSplitsOverTwoPaths) {
   EXPECT_THROW(routing(m, "minimal"), Error);
 }
 
-// Leaves L1 (hosts h1, h3) and L2 (h2) under spines S1 and S2. h1 -> h2: its injection
-// channel whole, half up to each spine, half down from each, the ejection whole; h1 -> h3:
-// injection and ejection only. The shares come in the order of the routers they leave.
-TEST(EcmpRouting, HostsOnOneLinkSplitOverTheirSwitchesPaths) {
+// Leaves L1 (hosts h1, h3) and L2 (h2) under spines S1 and S2 (the top switches). h1 -> h2:
+// its injection channel whole, half up to each spine, half down from each, the ejection whole;
+// h1 -> h3: injection and ejection only; under ecmp and up*/down* alike. The shares come in the
+// order of the routers they leave.
+TEST(HostLinks, SplitOverTheirSwitchesPathsUnderEcmpAndUpDown) {
   const std::string conf = test::temp_path("ecmp_hosts", "topology.conf");
   // L2 first, so that its router comes before the spines and L1 in the order of the shares.
   std::ofstream(conf) << "SwitchName=L2 Nodes=h2\nSwitchName=S1 Switches=L[1-2]\n"
@@ -245,20 +246,23 @@ TEST(EcmpRouting, HostsOnOneLinkSplitOverTheirSwitchesPaths) {
     ADD_FAILURE() << "no channel " << a << " -> " << b;
     return 0;
   };
-  const auto ecmp = routing(m, "ecmp");
-  std::vector<ChannelShare> shares;
-  ecmp->route(router("h1"), router("h2"), shares);
-  const std::map<ChannelId, double> across(
-      {{channel("h1", "L1"), 1.0}, {channel("L1", "S1"), 0.5}, {channel("L1", "S2"), 0.5},
-       {channel("S1", "L2"), 0.5}, {channel("S2", "L2"), 0.5}, {channel("L2", "h2"), 1.0}});
-  std::map<ChannelId, double> got;
-  for (const ChannelShare& share : shares) got[share.channel] += share.fraction;
-  EXPECT_EQ(got, across);
-  EXPECT_TRUE(std::is_sorted(shares.begin(), shares.end(), [&](const ChannelShare& a, const ChannelShare& b) {
-    return m.channels[a.channel].src < m.channels[b.channel].src;
-  }));
-  EXPECT_EQ(test::route_loads(*ecmp, router("h1"), router("h3")),
-            (std::map<ChannelId, double>{{channel("h1", "L1"), 1.0}, {channel("L1", "h3"), 1.0}}));
+  for (const char* name : {"ecmp", "updn"}) {
+    SCOPED_TRACE(name);
+    const auto fabric_routing = routing(m, name);
+    std::vector<ChannelShare> shares;
+    fabric_routing->route(router("h1"), router("h2"), shares);
+    const std::map<ChannelId, double> across(
+        {{channel("h1", "L1"), 1.0}, {channel("L1", "S1"), 0.5}, {channel("L1", "S2"), 0.5},
+         {channel("S1", "L2"), 0.5}, {channel("S2", "L2"), 0.5}, {channel("L2", "h2"), 1.0}});
+    std::map<ChannelId, double> got;
+    for (const ChannelShare& share : shares) got[share.channel] += share.fraction;
+    EXPECT_EQ(got, across);
+    EXPECT_TRUE(std::is_sorted(shares.begin(), shares.end(), [&](const ChannelShare& a, const ChannelShare& b) {
+      return m.channels[a.channel].src < m.channels[b.channel].src;
+    }));
+    EXPECT_EQ(test::route_loads(*fabric_routing, router("h1"), router("h3")),
+              (std::map<ChannelId, double>{{channel("h1", "L1"), 1.0}, {channel("L1", "h3"), 1.0}}));
+  }
 }
 
 TEST(RoutingNames, UnknownNamesAreRejected) {
