@@ -51,12 +51,13 @@ class HostLinkRoutes {
       }
       middle = &it->second;
     }
-    const std::size_t first = out.size();
-    out.push_back({up, 1.0});
+    // The middle is in the search's order already and none of its channels leaves src or t, so
+    // the two end channels go in at their places by the router they leave.
+    const auto by_src = [&](const ChannelShare& a, RouterId r) { return m_.channels[a.channel].src < r; };
+    const auto first = static_cast<std::ptrdiff_t>(out.size());
     if (middle != nullptr) out.insert(out.end(), middle->begin(), middle->end());
-    out.push_back({down, 1.0});
-    std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
-                     [&](const ChannelShare& a, const ChannelShare& b) { return m_.channels[a.channel].src < m_.channels[b.channel].src; });
+    out.insert(std::lower_bound(out.begin() + first, out.end(), src, by_src), {up, 1.0});
+    out.insert(std::lower_bound(out.begin() + first, out.end(), t, by_src), {down, 1.0});
     return true;
   }
 

@@ -55,14 +55,16 @@ std::optional<TleafLevels> native_tleaf(const Machine& machine) {
   return levels;
 }
 
-// Whether Scotch has a native target for the torus or mesh: all dimensions wrapped, a hypercube,
-// or a 2D or 3D mesh. (SCOTCH_archMeshX is not used: in Scotch 7.0.3 its distances wrap around
-// like a torus's.)
-bool native_torus(const TorusShape& t) {
-  const bool all_wrap = std::all_of(t.wrap.begin(), t.wrap.end(), [](bool w) { return w; });
-  const bool no_wrap = std::none_of(t.wrap.begin(), t.wrap.end(), [](bool w) { return w; });
-  return all_wrap || (no_wrap && (t.dims() == 2 || t.dims() == 3 ||
-                                  std::all_of(t.sizes.begin(), t.sizes.end(), [](auto s) { return s == 2; })));
+// Scotch's native target for a torus or mesh, if it has one: all dimensions wrapped, a
+// hypercube, or a 2D or 3D mesh. (SCOTCH_archMeshX is not used: in Scotch 7.0.3 its distances
+// wrap around like a torus's.)
+enum class TorusTarget { none, torus, hypercube, mesh };
+
+TorusTarget native_torus(const TorusShape& t) {
+  if (std::all_of(t.wrap.begin(), t.wrap.end(), [](bool w) { return w; })) return TorusTarget::torus;
+  if (std::any_of(t.wrap.begin(), t.wrap.end(), [](bool w) { return w; })) return TorusTarget::none;
+  if (std::all_of(t.sizes.begin(), t.sizes.end(), [](auto s) { return s == 2; })) return TorusTarget::hypercube;
+  return t.dims() == 2 || t.dims() == 3 ? TorusTarget::mesh : TorusTarget::none;
 }
 
 class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
@@ -153,17 +155,17 @@ class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
       std::iota(router_of_terminal.begin(), router_of_terminal.end(), RouterId{0});
       return router_of_terminal;
     }
-    if (const TorusShape* t = machine.torus(); t != nullptr && native_torus(*t)) {
+    const TorusShape* t = machine.torus();
+    if (const TorusTarget kind = t != nullptr ? native_torus(*t) : TorusTarget::none; kind != TorusTarget::none) {
       // Scotch numbers mesh/torus terminals with the first dimension fastest
       // (x + X * (y + Y * z)); taskmap's router ids have it slowest.
-      const bool all_wrap = std::all_of(t->wrap.begin(), t->wrap.end(), [](bool w) { return w; });
-      const bool hypercube = !all_wrap && std::all_of(t->sizes.begin(), t->sizes.end(), [](auto s) { return s == 2; });
+      const bool hypercube = kind == TorusTarget::hypercube;
       std::vector<SCOTCH_Num> sizes(t->sizes.begin(), t->sizes.end());
       const SCOTCH_Num dims = static_cast<SCOTCH_Num>(sizes.size());
-      const int rc = hypercube  ? SCOTCH_archHcub(&arch, dims)  // distance = Hamming: any bit order fits
-                     : all_wrap ? SCOTCH_archTorusX(&arch, dims, sizes.data())
-                     : dims == 2 ? SCOTCH_archMesh2(&arch, sizes[0], sizes[1])
-                                 : SCOTCH_archMesh3(&arch, sizes[0], sizes[1], sizes[2]);
+      const int rc = hypercube                  ? SCOTCH_archHcub(&arch, dims)  // distance = Hamming: any bit order fits
+                     : kind == TorusTarget::torus ? SCOTCH_archTorusX(&arch, dims, sizes.data())
+                     : dims == 2                  ? SCOTCH_archMesh2(&arch, sizes[0], sizes[1])
+                                                  : SCOTCH_archMesh3(&arch, sizes[0], sizes[1], sizes[2]);
       if (rc != 0) scotch_failed("architecture");
       for (RouterId terminal = 0; terminal < machine.num_routers; ++terminal) {
         RouterId rest = terminal, router = 0;
@@ -218,7 +220,7 @@ class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
 
 std::size_t scotch_distance_matrix_terminals(const Machine& machine) {
   if (detail::native_tleaf(machine)) return 0;
-  if (const TorusShape* t = machine.torus(); t != nullptr && detail::native_torus(*t)) return 0;
+  if (const TorusShape* t = machine.torus(); t != nullptr && detail::native_torus(*t) != detail::TorusTarget::none) return 0;
   return detail::routers_alike(machine) ? machine.num_routers : detail::routers_with_slots(machine).size();
 }
 
