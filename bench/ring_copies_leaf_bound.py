@@ -5,8 +5,8 @@ standard library only).
   ring_copies_leaf_bound.py INFO.json NODEFILE MATRIX.csv K [HOSTNAME_ORDER_VOLUME]
 
 INFO.json is `taskmap info --format json` of the fabric, NODEFILE the allocation
-(cluster_allocations.py alloc), MATRIX.csv the n x n trace, K the copies (n K = the job's slots,
-every slot filled). The pattern is K copies of the trace's graph H joined by n rings (rank i of
+(cluster_allocations.py alloc), MATRIX.csv the n x n trace, K the copies (n K at most the job's
+slots). The pattern is K copies of the trace's graph H joined by n rings (rank i of
 copy k <-> rank i of copy k+1, the median flow volume m each way), as cluster_allocations.py
 replicate writes it. With HOSTNAME_ORDER_VOLUME (hostname-order's leaf-uplink volume, from
 `taskmap compare`), the bound is also printed as a ratio to it.
@@ -23,7 +23,10 @@ cut(S) over the task sets S of size C, computed here. Split S by copies, s_k = |
 If some copy holds none of S (min s = 0), cut(S) >= 4 m h + the least sum of F(s_k) over parts
 s_k <= h adding up to C (a knapsack, for every h); else all K copies hold some of S and at most
 floor(C / n) of them whole: cut(S) >= (K - floor(C / n)) lambda. B(C) is the smaller.
-The bound ignores that leaves share copies; it is not reached in general.
+With spare slots (the allocation has E more slots than n K), a leaf holds between its slots - E
+and its slots of tasks, the leaves' spares adding up to E: the bound is the least sum over the
+ways to spread them. Hosts on the same set of switches (the rails of a multi-rail fabric) count
+as one leaf. The bound ignores that leaves share copies; it is not reached in general.
 """
 import json
 import math
@@ -81,16 +84,29 @@ def eigenvalues(a, sweeps=60):
     return sorted(a[i][i] for i in range(n))
 
 
-def leaf_bound(size, n, copies, m, f):
-    whole = size // n
-    spread = (copies - whole) * f[1] if copies > whole else math.inf  # every copy holds some
-    best = spread
+def leaf_bounds(sizes, n, copies, m, f):
+    """B(C) for every C in `sizes`: the knapsacks are shared, one per largest part h."""
+    top = max(sizes)
+    best = {c: ((copies - c // n) * f[1] if copies > c // n else math.inf) for c in sizes}  # every copy holds some
+    for c in sizes:
+        if c in (0, n * copies):
+            best[c] = 0.0  # no task, or all of them: no cut
     for h in range(1, n + 1):
-        knap = [0.0] + [math.inf] * size
-        for c in range(1, size + 1):
+        knap = [0.0] + [math.inf] * top
+        for c in range(1, top + 1):
             knap[c] = min(knap[c - s] + f[s] for s in range(1, min(h, c) + 1))
-        best = min(best, 4 * m * h + knap[size])
+        for c in sizes:
+            if best[c] > 0:
+                best[c] = min(best[c], 4 * m * h + knap[c])
     return best
+
+
+def least_total(leaf_slots, spare, bound):
+    """The least sum of bound[C_L] / 2 over leaf task counts C_L = slots_L - e_L, sum e_L = spare."""
+    total = [0.0] + [math.inf] * spare  # total[e]: leaves so far, e spares used
+    for slots in leaf_slots:
+        total = [min(total[e - k] + bound[slots - k] / 2 for k in range(min(e, slots) + 1)) for e in range(spare + 1)]
+    return total[spare]
 
 
 def main(argv):
@@ -107,18 +123,18 @@ def main(argv):
     with open(matrix_path) as f:
         rows = [[float(v) for v in line.split(",")] for line in f if line.strip()]
     n = len(rows)
-    if sum(slots_of_leaf.values()) != n * copies:
-        sys.exit(f"{node_path}: {sum(slots_of_leaf.values())} slots, not {n} x {copies}")
+    spare = sum(slots_of_leaf.values()) - n * copies
+    if spare < 0:
+        sys.exit(f"{node_path}: {sum(slots_of_leaf.values())} slots, fewer than {n} x {copies}")
     sym = [[(rows[i][j] + rows[j][i]) if i != j else 0.0 for j in range(n)] for i in range(n)]
     m = statistics.median(v for i, row in enumerate(rows) for j, v in enumerate(row) if i != j and v > 0)
     lam = stoer_wagner(sym)
     laplacian = [[(sum(sym[i]) if i == j else -sym[i][j]) for j in range(n)] for i in range(n)]
     a2 = eigenvalues(laplacian)[1]
     f = [0.0] + [max(lam, a2 * s * (n - s) / n) for s in range(1, n)] + [0.0]
-    total = 0.0
-    for size in slots_of_leaf.values():
-        total += leaf_bound(size, n, copies, m, f) / 2
-    print(f"leaves {len(slots_of_leaf)}, slots {sorted(slots_of_leaf.values(), reverse=True)}")
+    sizes = sorted({slots - k for slots in slots_of_leaf.values() for k in range(min(spare, slots) + 1)})
+    total = least_total(list(slots_of_leaf.values()), spare, leaf_bounds(sizes, n, copies, m, f))
+    print(f"leaves {len(slots_of_leaf)}, slots {sorted(slots_of_leaf.values(), reverse=True)}, spare {spare}")
     print(f"H: {n} ranks, min cut {lam:.6g}, Fiedler a2 {a2:.6g}; ring volume m {m:.6g}")
     ratio = f" = {total / float(argv[4]):.3f} x hostname-order's {float(argv[4]):.6g}" if len(argv) == 5 else ""
     print(f"leaf-uplink volume >= {total:.6g}{ratio}")
