@@ -28,7 +28,7 @@ enum class LineKind { kSwitch, kBlock, kBlockSizes };
 struct KeyValue {
   std::string key;  // lower case: Slurm's keys are case-insensitive
   std::string value;
-  std::string_view written;  // the key as the file spells it
+  std::string written;  // the key as the file spells it
 };
 
 std::string lower(std::string_view text) {
@@ -37,25 +37,65 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+// The line's fields, split at spaces outside double quotes, quotes removed, as Slurm reads
+// `Key="a value"`.
+std::vector<std::string> quoted_fields(std::string_view line, const io::LineCursor& cur) {
+  std::vector<std::string> fields;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (std::isspace(static_cast<unsigned char>(line[i]))) {
+      ++i;
+      continue;
+    }
+    std::string field;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) {
+      if (line[i] != '"') {
+        field += line[i++];
+        continue;
+      }
+      const std::size_t close = line.find('"', i + 1);
+      if (close == std::string_view::npos) cur.fail_here(fmt::format("unclosed '\"' in '{}'", line.substr(i)));
+      field.append(line.substr(i + 1, close - i - 1));
+      i = close + 1;
+    }
+    fields.push_back(std::move(field));
+  }
+  return fields;
+}
+
 // "SwitchName=s1 Nodes=a, b LinkSpeed=10": KEY=VALUE fields; a field after a value ending in
 // ',' (or starting with ',') continues that value, so spaces around commas are tolerated.
 std::vector<KeyValue> key_values(std::string_view line, const io::LineCursor& cur) {
   std::vector<KeyValue> pairs;
-  for (std::string_view field : io::split_fields(line)) {
+  for (const std::string& field : quoted_fields(line, cur)) {
     const bool continues = !pairs.empty() && (pairs.back().value.ends_with(',') || field.starts_with(','));
     const std::size_t eq = field.find('=');
-    if (continues && eq == std::string_view::npos) {
+    if (continues && eq == std::string::npos) {
       pairs.back().value += field;
       continue;
     }
-    if (eq == std::string_view::npos || eq == 0) cur.fail_here(fmt::format("expected KEY=VALUE, found '{}'", field));
-    std::string key = lower(field.substr(0, eq));
+    if (eq == std::string::npos || eq == 0) cur.fail_here(fmt::format("expected KEY=VALUE, found '{}'", field));
+    std::string key = lower(std::string_view(field).substr(0, eq));
     for (const auto& p : pairs) {
       if (p.key == key) cur.fail_here(fmt::format("{}= given twice", field.substr(0, eq)));
     }
-    pairs.push_back({std::move(key), std::string(field.substr(eq + 1)), field.substr(0, eq)});
+    pairs.push_back({std::move(key), field.substr(eq + 1), field.substr(0, eq)});
   }
   return pairs;
+}
+
+std::string_view without_comment(std::string_view line) { return line.substr(0, line.find('#')); }
+
+// Whether `line` ends (before trailing spaces) in an odd number of '\\'; if so, drops the last
+// one and what follows it.
+bool continued(std::string_view& line) {
+  std::size_t end = line.size();
+  while (end > 0 && std::isspace(static_cast<unsigned char>(line[end - 1]))) --end;
+  std::size_t slashes = 0;
+  while (slashes < end && line[end - 1 - slashes] == '\\') ++slashes;
+  if (slashes % 2 == 0) return false;
+  line = line.substr(0, end - 1);
+  return true;
 }
 
 class ConfParser final {
@@ -66,9 +106,22 @@ class ConfParser final {
   }
 
   Declarations parse() {
+    std::string statement;
     while (auto raw = cur_.next_content_line("#")) {
-      std::string_view line = *raw;
-      line = line.substr(0, line.find('#'));  // text after '#' is a comment
+      std::string_view line = without_comment(*raw);
+      if (continued(line)) {
+        // As Slurm reads its files: a line ending in an odd number of '\' goes on, without the
+        // last '\', on the next line; a blank or comment line ends it.
+        statement.assign(line);
+        for (bool more = true; more;) {
+          const auto next = cur_.next_content_line("", false);
+          if (!next) break;
+          std::string_view part = without_comment(*next);
+          more = continued(part);
+          statement.append(part);
+        }
+        line = statement;
+      }
       const auto pairs = key_values(line, cur_);
       if (!pairs.empty()) parse_line(pairs);
     }

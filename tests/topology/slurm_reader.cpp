@@ -209,6 +209,19 @@ TEST(SlurmReader, QuirksBomCrlfCaseLinkSpeedAndAHostUnderTwoLeaves) {
                         }));
 }
 
+TEST(SlurmReader, ALineEndingInABackslashGoesOnOnTheNextAndQuotesHoldSpaces) {
+  const auto path = slurm_instance("continued-lines.conf");
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"top", "leaf1", "leaf2"}));
+  EXPECT_EQ(r.fabric.hosts.size(), 8u);  // n1..n4 (the last after the line break), n5..n8
+  EXPECT_EQ(ports_of(r.fabric).at("n4"), std::vector<std::string>{"leaf1"});
+  EXPECT_EQ(ports_of(r.fabric).at("n8"), std::vector<std::string>{"leaf2"});
+  EXPECT_EQ(cables_of(r.fabric), (std::map<std::pair<std::string, std::string>, int>{{{"leaf1", "top"}, 1}, {{"leaf2", "top"}, 1}}));
+  EXPECT_EQ(gbps_between(r.fabric, "top", "leaf2"), 200.0);
+  for (const auto& p : r.fabric.host_ports) EXPECT_EQ(p.gbps, r.fabric.switches.at(p.sw) == "leaf1" ? 100.0 : 0.0);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
 TEST(SlurmReader, ATwoCycleIsOneCableAndLeavesNoRoot) {
   const auto path = slurm_instance("neighbours.conf");
   const auto r = read(path);
@@ -272,6 +285,7 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
             bad("bad-mixed.conf") +
                 ":4: BlockName= line in a topology/tree file (SwitchName= on line 1): tree and block lines cannot be mixed");
   EXPECT_EQ(error_of(bad("bad-twice.conf")), bad("bad-twice.conf") + ":2: switch 'leaf1' is defined twice (first on line 1)");
+  EXPECT_EQ(error_of(bad("bad-quote.conf")), bad("bad-quote.conf") + ":2: unclosed '\"' in '\"n[1-4], n5'");
   EXPECT_EQ(error_of(bad("bad-linkspeed.conf")), bad("bad-linkspeed.conf") + ":1: LinkSpeed 'fast' is not a number >= 0");
   EXPECT_EQ(error_of(bad("bad-huge.conf")),
             bad("bad-huge.conf") + ":1: host list 'n[1-1000000000000]': expands to more than 16777216 names");
