@@ -175,7 +175,7 @@ class AriesWiring final {
   }
 
   void read_line(io::LineCursor& cursor, std::string_view line) {
-    const auto fields = io::split_fields(line);
+    const auto fields = io::split_fields(line.substr(0, line.find('#')));  // '#' starts a comment
     if (fields.size() != 4 || fields[2] != "->") {
       cursor.fail_here("expected 'PORT(GROUP:ROW:COLUMN) COLOUR -> PEER', the peer a port, 'unused' or 'processor'");
     }

@@ -48,7 +48,9 @@ class ClassTable {
     for (const auto& [kind, rates] : rates_) {
       for (double r : rates) {
         // The shortest text that reads back as r: rates that print alike at 6 digits stay apart.
-        const std::string name = rates.size() == 1 ? kind : fmt::format("{}-{}G", kind, r);
+        const std::string name = rates.size() == 1 ? kind
+                                 : r > 0           ? fmt::format("{}-{}G", kind, r)
+                                                   : kind + "-rate-unknown";  // bandwidth 1, the reference's
         const std::uint16_t id = m_.add_class(name, r > 0 ? r / reference_ : 1.0);
         m_.classes[id].host_link = kind != "link";
         ids_[{kind, r}] = id;

@@ -25,13 +25,17 @@ struct Oddity {
   }
 };
 
-enum class NodeKind { kSwitch, kCa };  // routers are read as switches
+// Routers (Rt) join subnets: a route inside one subnet never crosses them, so they are skipped.
+enum class NodeKind { kSwitch, kCa, kRouter };
 
 struct Node {
   NodeKind kind = NodeKind::kCa;
   std::string guid;                     // 16 lowercase hex digits: the node GUID (the port GUID in a port list)
   std::string description;              // the NodeDescription, as the file quotes it
   std::vector<std::string> port_guids;  // a CA's port GUIDs the file shows, for the GUID map
+  std::uint32_t listed_port = 0;        // a port list's CA (one per port GUID): its port number
+  std::string peer_description;         // how its peers' port lines describe it (ibnetdiscover
+                                        // --node-name-map writes the mapped name there only)
   std::size_t line = 0;                 // where the node is first declared
 };
 

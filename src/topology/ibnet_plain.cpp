@@ -46,6 +46,13 @@ class Scanner final {
     return part;
   }
   std::string_view rest() const { return text_.substr(pos_); }
+  // Consumes `word` when it follows (after spaces).
+  bool eat_word(std::string_view word) {
+    skip_space();
+    if (!text_.substr(pos_).starts_with(word)) return false;
+    pos_ += word.size();
+    return true;
+  }
 
  private:
   std::string_view text_;
@@ -57,6 +64,7 @@ struct PendingPort {
   std::string peer_guid;
   std::uint32_t peer_port = 0;
   std::string peer_port_guid;  // a CA peer's port GUID, for the GUID map
+  std::string peer_description;
   std::string rate;
   std::size_t line = 0;
 };
@@ -105,7 +113,7 @@ class PlainParser final {
   }
   // Node attributes, grouping banners and discovery traces: nothing to read in them.
   static bool is_known_filler(std::string_view line) {
-    for (std::string_view prefix : {"vendid=", "devid=", "sysimgguid=", "switchguid=", "caguid=", "routerguid=",
+    for (std::string_view prefix : {"vendid=", "devid=", "sysimgguid=", "switchguid=", "caguid=", "rtguid=", "routerguid=",
                                     "Chassis", "Non-Chassis Nodes", "Max of", "DR path"}) {
       if (line.starts_with(prefix)) return true;
     }
@@ -115,6 +123,9 @@ class PlainParser final {
   // Switch 36 "S-0008f10500200b50"  # "description" ...
   void open_block(std::string_view line) {
     const auto fields = io::split_fields(line);
+    if (fields.size() >= 2 && fields[1].starts_with(':')) {
+      cur_.fail_here("a node list (ibnetdiscover -l, -H or -S) names no cable: give ibnetdiscover's default output or -p");
+    }
     const auto ports = fields.size() >= 3 ? io::parse_int(fields[1]) : std::nullopt;
     Scanner scan(line);
     (void)scan.until('"');
@@ -125,8 +136,12 @@ class PlainParser final {
     }
     const auto guid = name->size() > 2 ? canonical_guid(name->substr(2)) : std::nullopt;
     if (!guid) cur_.fail_here(fmt::format("'{}' is not a node GUID (\"S-\", \"H-\" or \"R-\" and hex digits)", *name));
+    // The description runs to the line's last quote: descriptions may hold quotes themselves.
     std::string description;
-    if (scan.until('#') && scan.until('"')) description = std::string(scan.until('"').value_or(""));
+    if (scan.until('#') && scan.until('"')) {
+      const auto rest = scan.rest();
+      description = std::string(rest.substr(0, rest.rfind('"')));
+    }
 
     auto [it, added] = node_of_guid_.emplace(*guid, static_cast<std::uint32_t>(dump_.nodes.size()));
     if (!added) {
@@ -134,7 +149,7 @@ class PlainParser final {
     }
     kind_word_ = std::string(fields[0]);
     Node node;
-    node.kind = fields[0] == "Ca" ? NodeKind::kCa : NodeKind::kSwitch;
+    node.kind = fields[0] == "Ca" ? NodeKind::kCa : fields[0] == "Rt" ? NodeKind::kRouter : NodeKind::kSwitch;
     node.guid = *guid;
     node.description = std::move(description);
     node.line = cur_.line_number();
@@ -158,6 +173,8 @@ class PlainParser final {
     if (*port < 1 || *port > kMaxPort) {
       cur_.fail_here(fmt::format("port {}: cabled ports are numbered 1 to {}", *port, kMaxPort));
     }
+    // "[7][ext 3]": ibnetdiscover -g adds the chassis's external port number.
+    if (scan.eat_word("[ext") && !scan.until(']')) cur_.fail_here("expected ']' after '[ext'");
     return static_cast<std::uint32_t>(*port);
   }
 
@@ -183,8 +200,20 @@ class PlainParser final {
     pending.peer_guid = *peer_guid;
     pending.peer_port = port_number(scan);
     pending.peer_port_guid = port_guid(scan);
-    const auto rest = io::split_fields(scan.rest());
-    if (!rest.empty()) pending.rate = std::string(rest.back());
+    // "# "description" lid 12 4xEDR", with " s=4 w=2 v=4" after the rate from ibnetdiscover --full.
+    std::string_view tail = scan.rest();
+    if (scan.until('#') && scan.until('"')) {
+      const auto quoted = scan.rest();
+      const auto close = quoted.rfind('"');
+      if (close != std::string_view::npos) {
+        pending.peer_description = std::string(quoted.substr(0, close));
+        tail = quoted.substr(close + 1);
+      }
+    }
+    const auto words = io::split_fields(tail);
+    for (auto w = words.rbegin(); w != words.rend() && pending.rate.empty(); ++w) {
+      if (w->find('=') == std::string_view::npos) pending.rate = std::string(*w);
+    }
     pending.line = cur_.line_number();
     pending_.push_back(std::move(pending));
     ++ports_in_block_;
@@ -199,6 +228,7 @@ class PlainParser final {
         continue;
       }
       auto& peer = dump_.nodes[it->second];
+      if (peer.peer_description.empty()) peer.peer_description = p.peer_description;
       if (!p.peer_port_guid.empty() &&
           std::find(peer.port_guids.begin(), peer.port_guids.end(), p.peer_port_guid) == peer.port_guids.end()) {
         peer.port_guids.push_back(p.peer_port_guid);

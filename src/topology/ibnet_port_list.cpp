@@ -41,8 +41,13 @@ class PortListParser final {
  private:
   static std::optional<NodeKind> node_kind(std::string_view word) {
     if (word == "CA") return NodeKind::kCa;
-    if (word == "SW" || word == "RT") return NodeKind::kSwitch;
+    if (word == "SW") return NodeKind::kSwitch;
+    if (word == "RT") return NodeKind::kRouter;
     return std::nullopt;
+  }
+
+  static const char* kind_name(NodeKind kind) {
+    return kind == NodeKind::kCa ? "CA" : kind == NodeKind::kRouter ? "router" : "switch";
   }
 
   [[noreturn]] void fail_form() const {
@@ -79,13 +84,12 @@ class PortListParser final {
       node.kind = port.kind;
       node.guid = port.guid;
       node.description = std::move(description);
-      if (port.kind == NodeKind::kCa) node.port_guids.push_back(port.guid);
+      if (port.kind == NodeKind::kCa) node.port_guids.push_back(port.guid), node.listed_port = port.port;
       node.line = cur_.line_number();
       dump_.nodes.push_back(std::move(node));
-    } else if (dump_.nodes[it->second].kind != port.kind) {
-      cur_.fail_here(fmt::format("GUID 0x{} is a {} here and a {} on line {}", port.guid,
-                                 port.kind == NodeKind::kCa ? "CA" : "switch",
-                                 port.kind == NodeKind::kCa ? "switch" : "CA", dump_.nodes[it->second].line));
+    } else if (const Node& first = dump_.nodes[it->second]; first.kind != port.kind) {
+      cur_.fail_here(fmt::format("GUID 0x{} is a {} here and a {} on line {}", port.guid, kind_name(port.kind),
+                                 kind_name(first.kind), first.line));
     }
     return it->second;
   }

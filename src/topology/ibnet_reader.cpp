@@ -3,10 +3,12 @@
 // CAs become hosts and switches get names:
 //   - a host is named by the GUID map, else by the first word of its CA's description
 //     ("cn0012 mlx5_0" -> cn0012), so several CAs of one host make one multi-rail host;
-//   - factory descriptions ("MT4129 ConnectX7   Mellanox Technologies") name no host: H-<GUID>;
+//   - factory descriptions ("MT4129 ConnectX7   Mellanox Technologies") name no host, unless the
+//     switches' port lines name it (ibnetdiscover --node-name-map maps names only there): H-<GUID>;
 //   - names many machines share before they get their own ("localhost", "ubuntu"), or one name
 //     on two CAs with the same device, name no single machine: NAME-<GUID>, one host per CA;
 //   - SHARP aggregation nodes (a CA inside each NDR switch) are not compute hosts: skipped;
+//   - routers (Rt) join subnets, and no route inside this one crosses them: skipped;
 //   - a switch is named by its description when no other switch has it, else DESCRIPTION-<GUID>.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -73,7 +75,7 @@ bool is_placeholder_host_name(std::string_view name) {
   return lower == "localhost" || lower == "localhost.localdomain" || lower == "ubuntu" || lower == "(none)";
 }
 
-enum class LinkUse { kCable, kHostPort, kLoopback, kSharp, kCaToCa };
+enum class LinkUse { kCable, kHostPort, kLoopback, kSharp, kCaToCa, kRouter };
 
 class FabricAssembler final {
  public:
@@ -114,21 +116,29 @@ class FabricAssembler final {
 
   std::string example(const Node& n) const { return fmt::format("line {}: '{}'", n.line, n.description); }
 
+  // A CA's description, or, when that is the adapter's factory one, how its peers' port lines
+  // describe it if that is not a factory one too.
+  const std::string& host_description(const Node& n) const {
+    return is_factory_description(n.description) && !is_factory_description(n.peer_description) ? n.peer_description
+                                                                                                  : n.description;
+  }
+
   void name_cas() {
     ca_name_.resize(dump_.nodes.size());
     std::map<std::string, std::vector<std::uint32_t>> by_description_name;
     for (std::uint32_t i = 0; i < dump_.nodes.size(); ++i) {
       const auto& n = node(i);
+      if (n.kind == NodeKind::kRouter) routers_.note(example(n));
       if (n.kind != NodeKind::kCa) continue;
       if (is_sharp_node(n)) {
         sharp_.note(fmt::format("line {}: H-{}", n.line, n.guid));
       } else if (auto name = mapped_name(n)) {
         ca_name_[i] = *name;
-      } else if (is_factory_description(n.description)) {
+      } else if (is_factory_description(host_description(n))) {
         ca_name_[i] = "H-" + n.guid;
         guid_named_.note(fmt::format("{} -> {}", example(n), ca_name_[i]));
       } else {
-        by_description_name[std::string(io::split_fields(n.description)[0])].push_back(i);
+        by_description_name[std::string(io::split_fields(host_description(n))[0])].push_back(i);
       }
     }
     std::vector<std::string> shared_names;
@@ -142,10 +152,11 @@ class FabricAssembler final {
     shared_name_list_ = fmt::format("{}", fmt::join(shared_names, ", "));
   }
 
-  // Two CAs "cn01 mlx5_0": two machines answer to cn01.
+  // Two CAs "cn01 mlx5_0": two machines answer to cn01. (A port list shows each port of a CA
+  // on its own: two ports of one CA have one description and two port numbers.)
   bool repeats_a_description(const std::vector<std::uint32_t>& cas) const {
-    std::vector<std::string_view> descriptions;
-    for (auto i : cas) descriptions.push_back(node(i).description);
+    std::vector<std::pair<std::string_view, std::uint32_t>> descriptions;
+    for (auto i : cas) descriptions.emplace_back(host_description(node(i)), node(i).listed_port);
     std::sort(descriptions.begin(), descriptions.end());
     return std::adjacent_find(descriptions.begin(), descriptions.end()) != descriptions.end();
   }
@@ -157,7 +168,9 @@ class FabricAssembler final {
     for (std::size_t k = 0; k < links.size(); ++k) {
       const auto& l = links[k];
       const auto a = l.a.node, b = l.b.node;
-      if (is_switch(a) && is_switch(b)) {
+      if (node(a).kind == NodeKind::kRouter || node(b).kind == NodeKind::kRouter) {
+        use_[k] = LinkUse::kRouter;
+      } else if (is_switch(a) && is_switch(b)) {
         use_[k] = a == b ? LinkUse::kLoopback : LinkUse::kCable;
       } else if (!is_switch(a) && !is_switch(b)) {
         use_[k] = LinkUse::kCaToCa;
@@ -202,7 +215,7 @@ class FabricAssembler final {
   void index_hosts() {
     std::map<std::string, std::uint32_t, std::less<>> host_of_name;
     for (std::uint32_t i = 0; i < dump_.nodes.size(); ++i) {
-      if (is_switch(i) || is_sharp_node(node(i))) continue;
+      if (is_switch(i) || node(i).kind == NodeKind::kRouter || is_sharp_node(node(i))) continue;
       if (!used_[i]) {
         unported_cas_.note(example(node(i)));
         continue;
@@ -241,6 +254,7 @@ class FabricAssembler final {
     say(loopbacks_, "cables join two ports of one switch (loopbacks): skipped");
     say(ca_to_ca_, "cables join two CAs with no switch between: skipped");
     say(sharp_, "SHARP aggregation nodes (the CA inside a switch) are not compute hosts: skipped");
+    say(routers_, "routers (Rt) join subnets and no route inside this one crosses them: skipped with their cables");
     say(guid_named_, map_ != nullptr ? fmt::format("CAs have no host name in their description nor in {}: named from "
                                                    "their GUID",
                                                    map_->source())
@@ -248,7 +262,7 @@ class FabricAssembler final {
                                                    "GUID (a GUID map names them)"));
     say(shared_name_,
         fmt::format("CAs carry a host name that names no single machine ({}): named NAME-GUID", shared_name_list_));
-    say(unknown_rates_, "cables have a rate not recognised: 0 Gb/s");
+    say(unknown_rates_, "cables have a rate not recognised: taken as the fabric's most common cable rate");
     say(unported_cas_, "CAs have no port cabled to a switch: not hosts");
     say(isolated_switches_, "switches have no cable left: left out");
   }
@@ -264,7 +278,8 @@ class FabricAssembler final {
   std::vector<bool> used_;            // per node: has a cable or host port in the fabric
   std::vector<std::uint32_t> index_;  // per node: its switch or host index in the fabric
   std::string shared_name_list_;
-  Oddity sharp_, guid_named_, shared_name_, loopbacks_, ca_to_ca_, unknown_rates_, unported_cas_, isolated_switches_;
+  Oddity sharp_, routers_, guid_named_, shared_name_, loopbacks_, ca_to_ca_, unknown_rates_, unported_cas_,
+      isolated_switches_;
 };
 
 // The port list's lines start "CA|SW|RT LID PORT"; the topology's blocks "Switch|Ca|Rt PORTS".

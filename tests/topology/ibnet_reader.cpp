@@ -319,7 +319,8 @@ TEST(IbnetReader, HandMadeOddities) {
             file +
                 ": 2 CAs carry a host name that names no single machine (cn01 x2): named NAME-GUID (first: line "
                 "21: 'cn01 mlx5_0' -> cn01-0000000000000100)");
-  EXPECT_EQ(r.warning("rate"), file + ": 1 cables have a rate not recognised: 0 Gb/s (first: line 11: '8xZZZ')");
+  EXPECT_EQ(r.warning("rate"), file + ": 1 cables have a rate not recognised: taken as the fabric's most common cable "
+                                     "rate (first: line 11: '8xZZZ')");
 }
 
 TEST(IbnetReader, ByteOrderMarkAndCrlf) {
@@ -351,16 +352,38 @@ TEST(IbnetReader, MapMatchesPortGuids) {
 // leaf (read as a switch), a port listed with a second peer, an unconnected port.
 TEST(IbnetReader, HandMadePortList) {
   const auto r = read_file(test::instance("ibnet/ports.txt"));
-  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"leaf", "router"}));
-  EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"cn01"}));
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"leaf"}));
+  // cn01: two CAs (mlx5_0, mlx5_1); cn02: one CA whose two ports the list shows apart.
+  EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"cn01", "cn02"}));
   EXPECT_EQ(r.ports_of("cn01"), 2u);
-  EXPECT_EQ(r.cables_between("leaf", "router"), 1u);
-  EXPECT_EQ(r.fabric.cables.size(), 1u);
-  EXPECT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.ports_of("cn02"), 2u);
+  EXPECT_TRUE(r.fabric.cables.empty());  // the one cable leads to a router
+  EXPECT_EQ(r.warnings.size(), 3u);
   EXPECT_NE(r.warning(": 1 port lines give a port a second, different peer: skipped (first: line 6)"), "");
   EXPECT_NE(r.warning(": 1 ports listed with no peer (not cabled, or down): skipped (first: line 7: port 9 of "
                       "0x0000000000000010)"),
             "");
+  EXPECT_NE(r.warning(": 1 routers (Rt) join subnets and no route inside this one crosses them: skipped with their "
+                      "cables (first: line 4: 'router')"),
+            "");
+}
+
+TEST(IbnetReader, GroupedFullOutputWithARouter) {
+  // ibnetdiscover -g --full: "[ext N]" after port numbers, " s= w= v=" after the rates; a router
+  // between the two leaves; switch descriptions holding quotes; cn02's CA keeps its factory
+  // description, and only the leaf's port line names it (as --node-name-map writes it).
+  const auto path = test::instance("ibnet/grouped_full_router.topo");
+  const auto r = read_file(path);
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"ib-spine01", "leaf \"A\" row 1", "leaf \"B\" row 2"}));
+  EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"cn01", "cn02", "cn03", "cn04"}));
+  EXPECT_EQ(r.cables_between("ib-spine01", "leaf \"A\" row 1"), 1u);
+  EXPECT_EQ(r.cables_between("ib-spine01", "leaf \"B\" row 2"), 1u);
+  EXPECT_EQ(r.fabric.cables.size(), 2u);        // none through the router
+  EXPECT_EQ(r.cables_at(4 * 53.125), 2u);       // 4xHDR
+  EXPECT_EQ(r.host_ports_at(4 * 25.78125), 4u);  // 4xEDR
+  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ": 1 routers (Rt) join subnets and no route inside this one "
+                                                        "crosses them: skipped with their cables (first: line 65: "
+                                                        "'ib-router01 ib2ib')"});
 }
 
 TEST(IbnetReader, RefusesWhatHasNoMeaning) {
@@ -372,6 +395,8 @@ TEST(IbnetReader, RefusesWhatHasNoMeaning) {
       error_of(bad("no_block.topo")),
       bad("no_block.topo") + ":2: no Switch, Ca or Rt block and no port-list line: is it an ibnetdiscover output?");
   EXPECT_EQ(error_of(bad("bad_lid.txt")), bad("bad_lid.txt") + ":1: LID 99999: LIDs are 0 to 65535");
+  EXPECT_EQ(error_of(bad("node_list.txt")), bad("node_list.txt") + ":1: a node list (ibnetdiscover -l, -H or -S) names "
+                                                                   "no cable: give ibnetdiscover's default output or -p");
   // Inside a block, a '[' line that is no port line is refused where it is (a prompt is
   // forgiven only above the first block).
   EXPECT_EQ(error_of(bad("bad_port_number.topo")),
