@@ -46,6 +46,16 @@ TEST(FabricMachine, RoutersChannelsAndClassesFromTheCables) {
   EXPECT_EQ(classes["eject"], std::make_pair(0.5, true));
 }
 
+TEST(FabricMachine, CablesOfUnknownRateGetTheReferenceBandwidthInAClassNamedSo) {
+  Fabric f = two_leaves();
+  f.cables[2].gbps = 0;  // s1-s2: a rate the file did not give
+  const Machine m = build_fabric_machine(f, {});
+  std::map<std::string, double> bandwidth;
+  for (const LinkClass& c : m.classes) bandwidth[c.name] = c.bandwidth;
+  EXPECT_EQ(bandwidth, (std::map<std::string, double>{
+                           {"link-200G", 1.0}, {"link-rate-unknown", 1.0}, {"inject", 0.5}, {"eject", 0.5}}));
+}
+
 // Bandwidths are relative to the most common cable rate; in bytes/s only where the rates are
 // data rates in Gb/s (ibnetdiscover, Aries), not a Slurm file's LinkSpeed in the site's units.
 TEST(FabricMachine, LinkRatesInBytesPerSecondWhereTheFileGivesGbps) {
