@@ -77,6 +77,7 @@ Machine job_machine(Job& job, const RunConfig& c) {
   // Synthetic machines have no host names: the scheduler's environment is not theirs.
   if (!job.allocation && machine.named_nodes()) job.allocation = allocation_from_environment();
   if (!job.allocation) return machine;
+  for (const std::string& line : job.allocation->warnings) warn(line);
   Machine allocated = allocate(machine, *job.allocation);
   std::uint32_t nodes = 0;
   for (NodeId n = 0; n < allocated.num_nodes(); ++n) nodes += allocated.slots_of_node(n) > 0;

@@ -51,7 +51,8 @@ class HostListParser final {
     fail("{}: host list '{}': {}", source_, io::printable(shown(text_)), io::printable(problem));
   }
 
-  // Splits at the commas outside brackets.
+  // Splits at the commas and spaces outside brackets; as Slurm does, several in a row (or one
+  // at either end) separate no empty name.
   std::vector<std::string_view> split_names() const {
     std::vector<std::string_view> names;
     std::size_t start = 0;
@@ -62,8 +63,8 @@ class HostListParser final {
         if (++depth > 1) fail_with("'[' inside brackets");
       } else if (c == ']') {
         if (--depth < 0) fail_with("']' without '['");
-      } else if (c == ',' && depth == 0) {
-        names.push_back(trim(text_.substr(start, i - start)));
+      } else if ((c == ',' || is_space(c)) && depth == 0) {
+        if (i > start) names.push_back(text_.substr(start, i - start));
         start = i + 1;
       }
     }
@@ -72,15 +73,11 @@ class HostListParser final {
   }
 
   NamePattern parse_name(std::string_view name) const {
-    if (name.empty()) fail_with("empty name");
     NamePattern pattern;
     std::size_t pos = 0;
     while (true) {
       const std::size_t open = name.find('[', pos);
       const std::string_view literal = name.substr(pos, open == std::string_view::npos ? name.npos : open - pos);
-      if (std::any_of(literal.begin(), literal.end(), is_space)) {
-        fail_with(fmt::format("space inside the name '{}'", name));
-      }
       pattern.literals.push_back(literal);
       if (open == std::string_view::npos) break;
       const std::size_t close = name.find(']', open);  // split_names saw it balanced

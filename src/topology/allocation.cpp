@@ -16,7 +16,9 @@
 namespace taskmap {
 namespace {
 
-// Adds `count` slots of `host` (0: the whole node); a host named again without a count adds one.
+// Collects a host list. A host given a count gets it (counts of one host add up); a host without
+// one gets the whole node, unless the list is a per-slot list, where each such listing is one
+// slot: a PBS node file always, any other list once a host without a count appears twice.
 class AllocationBuilder {
  public:
   explicit AllocationBuilder(std::string source) { a_.source = std::move(source); }
@@ -24,60 +26,106 @@ class AllocationBuilder {
     auto [it, fresh] = index_.emplace(std::string(host), a_.hosts.size());
     if (fresh) {
       a_.hosts.emplace_back(host);
-      a_.slots.push_back(count.value_or(0));
-      listed_.push_back(1);
-      return;
+      counted_.push_back(0);
+      plain_.push_back(0);
     }
     const std::size_t i = it->second;
-    ++listed_[i];
-    // Repeated plain names count slots (a PBS node file lists a host once per slot).
-    a_.slots[i] = count ? a_.slots[i] + *count : (a_.slots[i] == 0 ? listed_[i] : a_.slots[i] + 1);
+    if (count) {
+      counted_[i] += *count;
+    } else if (++plain_[i] > 1) {
+      per_slot_ = true;
+    }
   }
-  Allocation take() {
+  void warn(std::string line) { a_.warnings.push_back(std::move(line)); }
+  Allocation take(bool per_slot) {
     if (a_.hosts.empty()) fail("{}: names no host", a_.source);
+    per_slot = per_slot || per_slot_;
+    for (std::size_t i = 0; i < a_.hosts.size(); ++i) {
+      a_.slots.push_back(counted_[i] + (per_slot ? plain_[i] : 0));
+    }
     return std::move(a_);
   }
 
  private:
   Allocation a_;
   std::unordered_map<std::string, std::size_t> index_;
-  std::vector<std::uint32_t> listed_;
+  std::vector<std::uint32_t> counted_, plain_;
+  bool per_slot_ = false;
 };
 
-std::uint32_t parse_count(const io::LineCursor& cur, std::string_view text) {
+std::uint32_t parse_count(const io::LineCursor& cur, std::string_view key, std::string_view text) {
   auto v = io::parse_int(text);
-  if (!v || *v < 1 || *v > (1 << 20)) cur.fail_here(fmt::format("'{}' is not a slot count (1 to 1048576)", text));
+  if (!v || *v < 1 || *v > (1 << 20)) {
+    cur.fail_here(fmt::format("{}'{}' is not a slot count (1 to 1048576)", key.empty() ? "" : std::string(key) + "=", text));
+  }
   return static_cast<std::uint32_t>(*v);
 }
 
-Allocation read_host_file(const std::string& path, const std::string& source) {
+// "slots = 4 max_slots=8": the KEY=VALUE words after an Open MPI hostfile's host name, spaces
+// around '=' allowed as Open MPI's lexer allows them.
+std::vector<std::pair<std::string, std::string>> hostfile_keys(std::string_view text, const io::LineCursor& cur) {
+  std::string joined;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == ' ' || text[i] == '\t') {
+      const auto next = text.find_first_not_of(" \t", i);
+      if (next == std::string_view::npos) break;
+      if (text[next] == '=' || (!joined.empty() && joined.back() == '=')) continue;
+      if (!joined.empty()) joined += ' ';
+      i = next - 1;
+      continue;
+    }
+    joined += text[i];
+  }
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (std::string_view word : io::split_fields(joined)) {
+    const auto eq = word.find('=');
+    if (eq == std::string_view::npos || eq == 0) cur.fail_here(fmt::format("expected KEY=VALUE after the host, found '{}'", word));
+    keys.emplace_back(word.substr(0, eq), word.substr(eq + 1));
+  }
+  return keys;
+}
+
+Allocation read_host_file(const std::string& path, const std::string& source, bool per_slot) {
   io::LineCursor cur(path, io::read_text_file(path));
   AllocationBuilder b(source);
-  while (auto line = cur.next_content_line("#")) {
-    const auto fields = io::split_fields(*line);
-    std::string_view host = fields[0];
-    std::optional<std::uint32_t> count;
+  std::size_t unknown = 0;
+  std::string first_unknown;
+  while (auto raw = cur.next_content_line("#")) {
+    const std::string_view line = raw->substr(0, raw->find('#'));
+    const auto start = line.find_first_not_of(" \t");
+    const auto end = line.find_first_of(" \t", start);
+    std::string_view host = line.substr(start, end - start);
+    std::optional<std::uint32_t> count, max_slots;
     if (const auto colon = host.find(':'); colon != std::string_view::npos) {  // Hydra "host:4"
-      count = parse_count(cur, host.substr(colon + 1));
+      count = parse_count(cur, "", host.substr(colon + 1));
       host = host.substr(0, colon);
     }
-    for (std::size_t i = 1; i < fields.size(); ++i) {
-      if (fields[i].starts_with("slots=")) count = parse_count(cur, fields[i].substr(6));
-      // Other Open MPI hostfile keys (max_slots=, ...) do not change the job's slots.
-    }
     if (host.empty()) cur.fail_here("a line with no host name");
-    b.add(host, count);
+    for (const auto& [key, value] : hostfile_keys(end == std::string_view::npos ? "" : line.substr(end), cur)) {
+      if (key == "slots" || key == "cpu" || key == "count") {  // Open MPI's synonyms
+        count = count.value_or(0) + parse_count(cur, key, value);
+      } else if (key == "max_slots" || key == "max-slots") {
+        max_slots = parse_count(cur, key, value);
+      } else if (unknown++ == 0) {
+        first_unknown = fmt::format("{}:{}: '{}='", path, cur.line_number(), key);
+      }
+    }
+    if (count && max_slots && *count > *max_slots) {
+      cur.fail_here(fmt::format("{} slots but max_slots={}", *count, *max_slots));
+    }
+    b.add(host, count ? count : max_slots);
   }
-  return b.take();
+  if (unknown > 0) b.warn(fmt::format("{} hostfile keys not known here ignored, first {}", unknown, first_unknown));
+  return b.take(per_slot);
 }
 
 }  // namespace
 
 Allocation parse_nodes_argument(std::string_view text) {
-  if (auto path = io::at_file_argument(text)) return read_host_file(*path, fmt::format("--nodes @{}", *path));
+  if (auto path = io::at_file_argument(text)) return read_host_file(*path, fmt::format("--nodes @{}", *path), false);
   AllocationBuilder b("--nodes");
   for (const std::string& host : io::expand_hostlist(text, "--nodes")) b.add(host, std::nullopt);
-  return b.take();
+  return b.take(false);
 }
 
 std::optional<Allocation> allocation_from_environment() {
@@ -100,7 +148,7 @@ std::optional<Allocation> allocation_from_environment() {
     return a;
   }
   if (const char* file = std::getenv("PBS_NODEFILE"); file != nullptr && *file != '\0') {
-    return read_host_file(file, fmt::format("$PBS_NODEFILE ({})", file));
+    return read_host_file(file, fmt::format("$PBS_NODEFILE ({})", file), true);  // a host once per slot
   }
   return std::nullopt;
 }

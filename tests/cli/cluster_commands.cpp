@@ -93,7 +93,8 @@ TEST(ClusterCommands, BadAllocationsGetOneLine) {
       {m + "--nodes cn07", "taskmap: error: --nodes: host 'cn07' is not in machine '" + fabric() +
                                "' (closest: cn01, cn02, cn03)\n"},
       {m + "--nodes @" + test::instance("cluster/bad-count.hosts"),
-       "taskmap: error: " + test::instance("cluster/bad-count.hosts") + ":2: 'two' is not a slot count (1 to 1048576)\n"},
+       "taskmap: error: " + test::instance("cluster/bad-count.hosts") +
+           ":2: slots='two' is not a slot count (1 to 1048576)\n"},
       {"info --machine torus:2x2 --nodes cn01",
        "taskmap: error: --nodes: machine 'torus:2x2' has no host names; an allocation needs a machine read from the "
        "cluster's files (slurm:, ibnet:, aries:)\n"},

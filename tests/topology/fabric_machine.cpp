@@ -236,6 +236,20 @@ TEST(Allocation, HostFilesGiveCounts) {
   EXPECT_EQ(m.slots_of_node(3), 2u);  // listed twice: two slots
 }
 
+TEST(Allocation, OpenMpiHostfileKeysAndPerSlotLists) {
+  const std::string path = testing::TempDir() + "ompi_hosts.txt";
+  std::ofstream(path) << "cn10 max_slots=2   # max_slots alone is the count\ncn2 cpu = 3\ngpu1 count=1 foo=bar\n";
+  const Allocation a = parse_nodes_argument("@" + path);
+  EXPECT_EQ(a.hosts, (std::vector<std::string>{"cn10", "cn2", "gpu1"}));
+  EXPECT_EQ(a.slots, (std::vector<std::uint32_t>{2, 3, 1}));
+  EXPECT_EQ(a.warnings, std::vector<std::string>{"1 hostfile keys not known here ignored, first " + path + ":3: 'foo='"});
+  // A host named twice makes the list one of slots: cn2, named once, is then one slot too.
+  EXPECT_EQ(parse_nodes_argument("cn01,cn01,cn2").slots, (std::vector<std::uint32_t>{2, 1}));
+  EXPECT_EQ(parse_nodes_argument("cn01,cn2").slots, (std::vector<std::uint32_t>{0, 0}));  // whole nodes
+  std::ofstream(path) << "cn10 slots=4 max_slots=2\n";
+  EXPECT_EQ(test::error_message([&] { parse_nodes_argument("@" + path); }), path + ":1: 4 slots but max_slots=2");
+}
+
 TEST(Allocation, AnUnknownHostNamesTheClosestKnownOnes) {
   try {
     allocate(test::four_named_nodes(1), parse_nodes_argument("cn3"));
@@ -264,7 +278,7 @@ TEST(Allocation, TheSchedulersEnvironment) {
   unsetenv("PBS_NODEFILE");
   ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->hosts, (std::vector<std::string>{"cn2", "cn10"}));
-  EXPECT_EQ(a->slots, (std::vector<std::uint32_t>{2, 0}));  // cn10 once: the whole node
+  EXPECT_EQ(a->slots, (std::vector<std::uint32_t>{2, 1}));  // a PBS node file lists a host once per slot
   EXPECT_FALSE(allocation_from_environment().has_value());
 }
 

@@ -19,16 +19,19 @@ struct Allocation {
   std::string source;                // for messages: "--nodes", "$SLURM_JOB_NODELIST", "$PBS_NODEFILE (FILE)"
   std::vector<std::string> hosts;    // distinct, in the order given
   std::vector<std::uint32_t> slots;  // per host; 0: all of the node's slots
+  std::vector<std::string> warnings;  // oddities read and passed over ("FILE:LINE: ...")
 };
 
 // `--nodes` values: a Slurm host list ("cn[0012-0015,0102]"), or @FILE: one host per line
-// with an optional count ("host", "host slots=4" as Open MPI's hostfiles, "host:4" as
-// Hydra's); a host listed k > 1 times without a count gets k slots (PBS node files).
+// with an optional count ("host", "host slots=4" as Open MPI's hostfiles, with its synonyms
+// cpu= and count=, or max_slots= alone; "host:4" as Hydra's). A list in which a host without
+// a count appears more than once lists each host once per slot (as a PBS node file does): then
+// every such line is one slot, a host listed once included.
 Allocation parse_nodes_argument(std::string_view text);
 
 // The job's allocation from the scheduler's environment: $SLURM_JOB_NODELIST (slots from
 // $SLURM_TASKS_PER_NODE, else $SLURM_JOB_CPUS_PER_NODE, syntax "2(x3),1"), else
-// $PBS_NODEFILE. nullopt when neither is set.
+// $PBS_NODEFILE (a host once per slot). nullopt when neither is set.
 std::optional<Allocation> allocation_from_environment();
 
 // The machine with slots only on the allocated hosts: each gets its allocated count (all of
