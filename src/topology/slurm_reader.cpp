@@ -38,25 +38,35 @@ std::string lower(std::string_view text) {
 }
 
 // The line's fields, split at spaces outside double quotes, quotes removed, as Slurm reads
-// `Key="a value"`.
+// `Key="a value"`; spaces around a field's '=' are Slurm's too (`Key = value`).
 std::vector<std::string> quoted_fields(std::string_view line, const io::LineCursor& cur) {
+  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
   std::vector<std::string> fields;
   std::size_t i = 0;
   while (i < line.size()) {
-    if (std::isspace(static_cast<unsigned char>(line[i]))) {
+    if (is_space(line[i])) {
       ++i;
       continue;
     }
     std::string field;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) {
-      if (line[i] != '"') {
-        field += line[i++];
-        continue;
+    bool unquoted_equals = false;  // the field so far ends with an '=' outside quotes
+    while (true) {
+      while (i < line.size() && !is_space(line[i])) {
+        if (line[i] != '"') {
+          unquoted_equals = line[i] == '=';
+          field += line[i++];
+          continue;
+        }
+        const std::size_t close = line.find('"', i + 1);
+        if (close == std::string_view::npos) cur.fail_here(fmt::format("unclosed '\"' in '{}'", line.substr(i)));
+        field.append(line.substr(i + 1, close - i - 1));
+        unquoted_equals = false;
+        i = close + 1;
       }
-      const std::size_t close = line.find('"', i + 1);
-      if (close == std::string_view::npos) cur.fail_here(fmt::format("unclosed '\"' in '{}'", line.substr(i)));
-      field.append(line.substr(i + 1, close - i - 1));
-      i = close + 1;
+      std::size_t next = i;
+      while (next < line.size() && is_space(line[next])) ++next;
+      if (next == line.size() || (line[next] != '=' && !unquoted_equals)) break;
+      i = next;  // "Key = value": one field
     }
     fields.push_back(std::move(field));
   }
@@ -84,7 +94,26 @@ std::vector<KeyValue> key_values(std::string_view line, const io::LineCursor& cu
   return pairs;
 }
 
-std::string_view without_comment(std::string_view line) { return line.substr(0, line.find('#')); }
+// Slurm's reading of its files: '#' starts a comment unless a '\\' escapes it.
+std::string_view without_comment(std::string_view line) {
+  std::size_t slashes = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '#' && slashes % 2 == 0) return line.substr(0, i);
+    slashes = line[i] == '\\' ? slashes + 1 : 0;
+  }
+  return line;
+}
+
+// Once a statement is joined, each '\\' goes and the character after it stays ('\\#' is '#').
+std::string unescaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) ++i;
+    out += text[i];
+  }
+  return out;
+}
 
 // Whether `line` ends (before trailing spaces) in an odd number of '\\'; if so, drops the last
 // one and what follows it.
@@ -109,20 +138,18 @@ class ConfParser final {
     std::string statement;
     while (auto raw = cur_.next_content_line("#")) {
       std::string_view line = without_comment(*raw);
-      if (continued(line)) {
-        // As Slurm reads its files: a line ending in an odd number of '\' goes on, without the
-        // last '\', on the next line; a blank or comment line ends it.
-        statement.assign(line);
-        for (bool more = true; more;) {
-          const auto next = cur_.next_content_line("", false);
-          if (!next) break;
-          std::string_view part = without_comment(*next);
-          more = continued(part);
-          statement.append(part);
-        }
-        line = statement;
+      const bool goes_on = continued(line);
+      statement.assign(line);
+      // As Slurm reads its files: a line ending in an odd number of '\' goes on, without the
+      // last '\', on the next line; a blank or comment line ends it.
+      for (bool more = goes_on; more;) {
+        const auto next = cur_.next_content_line("", false);
+        if (!next) break;
+        std::string_view part = without_comment(*next);
+        more = continued(part);
+        statement.append(part);
       }
-      const auto pairs = key_values(line, cur_);
+      const auto pairs = key_values(unescaped(statement), cur_);
       if (!pairs.empty()) parse_line(pairs);
     }
     if (unknown_keys_ > 0) {

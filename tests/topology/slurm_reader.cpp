@@ -222,6 +222,14 @@ TEST(SlurmReader, ALineEndingInABackslashGoesOnOnTheNextAndQuotesHoldSpaces) {
   EXPECT_TRUE(r.warnings.empty());
 }
 
+TEST(SlurmReader, EscapedHashAndSpacesAroundEquals) {
+  const auto r = read(slurm_instance("escapes.conf"));
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"s1", "top"}));
+  EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"n#1", "n2"}));
+  EXPECT_EQ(gbps_between(r.fabric, "top", "s1"), 100.0);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
 TEST(SlurmReader, ATwoCycleIsOneCableAndLeavesNoRoot) {
   const auto path = slurm_instance("neighbours.conf");
   const auto r = read(path);
