@@ -20,7 +20,7 @@ constexpr std::uint32_t kUnreached = UINT32_MAX;
 // classes partition the edges) is trusted instead.
 constexpr std::uint32_t kVerifyUpTo = 8192;
 // partial_cube_answer() runs the full test up to this many routers x channels.
-constexpr std::uint64_t kTestUpTo = std::uint64_t{1} << 27;
+constexpr std::uint64_t kTestUpTo = std::uint64_t{1} << 24;
 
 struct Graph {
   std::vector<std::uint32_t> offsets, targets;
