@@ -176,8 +176,13 @@ Machine allocate(const Machine& machine, const Allocation& allocation) {
     const std::uint32_t own = machine.slots_of_node(n);
     const std::uint32_t want = allocation.slots.empty() || allocation.slots[i] == 0 ? own : allocation.slots[i];
     if (full > 0 && want > full) {
-      fail("{}: host '{}' is given {} slots but the node topology {} has {}", allocation.source, host, want,
-           machine.node_model->source, full);
+      std::size_t pus = 0;
+      for (const auto& cpus : machine.node_model->os_cpus) pus += cpus.size();
+      // Slurm counts hardware threads as CPUs: say how to have them as slots.
+      const std::string threads =
+          pus > full ? fmt::format(" (slots=pu in the machine makes its {} hardware threads the slots)", pus) : "";
+      fail("{}: host '{}' is given {} slots but the node topology {} has {}{}", allocation.source, host, want,
+           machine.node_model->source, full, threads);
     }
     slots[n] = want;
   }

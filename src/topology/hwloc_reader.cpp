@@ -243,6 +243,12 @@ std::vector<Slot> allowed_slots(hwloc_topology_t topology, SlotUnit unit, const 
   std::vector<Slot> slots;
   Bitmap allowed_pus;
   const int cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+  if (cores == 0) {  // a topology of PUs without Core objects: each PU is a core of its own
+    for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, nullptr); pu != nullptr;
+         pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, pu)) {
+      if (hwloc_bitmap_isset(allowed, pu->os_index)) slots.push_back({pu, pu, {pu->os_index}});
+    }
+  }
   for (int i = 0; i < cores; ++i) {
     hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
     hwloc_bitmap_and(allowed_pus.get(), core->cpuset, allowed);
@@ -322,26 +328,32 @@ std::optional<NumaLevel> numa_level(hwloc_topology_t topology, const std::vector
   return numa;
 }
 
-// Package, NUMA, L3 (below the package and more than one per package), Group, core and, for
-// PU slots, PU levels, outermost first. NUMA comes right below the object its nodes hang from.
+// Package, die, NUMA, L3 (below the package and more than one per package), Group, core and,
+// for PU slots, PU levels, outermost first. NUMA comes right below the object its nodes hang from.
 std::vector<Level> candidate_levels(hwloc_topology_t topology, const std::vector<Slot>& slots, SlotUnit unit) {
   const int package_depth = hwloc_get_type_depth(topology, HWLOC_OBJ_PACKAGE);
   const bool several_l3_per_package =
       package_depth >= 0 &&
       hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_L3CACHE) > hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE);
   auto numa = numa_level(topology, slots);
+  const bool no_cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE) == 0;
   std::vector<Level> levels;
   const int depths = hwloc_topology_get_depth(topology);
   for (int depth = 0; depth < depths; ++depth) {
     switch (hwloc_get_depth_type(topology, depth)) {
       case HWLOC_OBJ_PACKAGE: levels.push_back(tree_level(topology, slots, depth, "package")); break;
+      case HWLOC_OBJ_DIE: levels.push_back(tree_level(topology, slots, depth, "die")); break;
       case HWLOC_OBJ_GROUP: levels.push_back(tree_level(topology, slots, depth, "group")); break;
       case HWLOC_OBJ_CORE: levels.push_back(tree_level(topology, slots, depth, "core")); break;
       case HWLOC_OBJ_L3CACHE:
         if (several_l3_per_package && depth > package_depth) levels.push_back(tree_level(topology, slots, depth, "l3"));
         break;
       case HWLOC_OBJ_PU:
-        if (unit == SlotUnit::Pu) levels.push_back(tree_level(topology, slots, depth, "pu"));
+        if (unit == SlotUnit::Pu) {
+          levels.push_back(tree_level(topology, slots, depth, "pu"));
+        } else if (no_cores) {
+          levels.push_back(tree_level(topology, slots, depth, "core"));  // the PUs stand for cores
+        }
         break;
       default: break;
     }

@@ -198,10 +198,26 @@ TEST(HwlocReader, SlotsAreTheCoresWithAnAllowedPu) {
   EXPECT_EQ(pus.distance(0, 1), 1u);
 }
 
+TEST(HwlocReader, PusWithoutCoreObjectsAreCoresOfTheirOwn) {
+  // lstopo's synthetic "pack:1 pu:2": PUs, no Core objects (one package: no level of its own)
+  const NodeModel model = read_hwloc_node(test::instance("hwloc/no-core.xml"), SlotUnit::Core);
+  EXPECT_EQ(model.levels, (std::vector<std::string>{"core"}));
+  EXPECT_EQ(model.os_cpu, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(read_hwloc_node(test::instance("hwloc/no-core.xml"), SlotUnit::Pu).levels, (std::vector<std::string>{"pu"}));
+}
+
+TEST(HwlocReader, DiesAreALevel) {
+  // lstopo's synthetic "pack:1 die:2 core:2 pu:1": cores 0 and 1 on die 0, 2 and 3 on die 1
+  const NodeModel model = read_hwloc_node(test::instance("hwloc/dies.xml"), SlotUnit::Core);
+  EXPECT_EQ(model.levels, (std::vector<std::string>{"die", "core"}));
+  EXPECT_EQ(model.distance(0, 1), 1u);  // one die: below it, the core level
+  EXPECT_EQ(model.distance(1, 2), 2u);  // two dies: only the node is shared
+}
+
 TEST(HwlocReader, RefusesATopologyWithoutAllowedCore) {
-  // lstopo's synthetic "pack:1 pu:2": PUs, no Core objects
-  const std::string path = test::instance("hwloc/no-core.xml");
-  EXPECT_EQ(error_of(path), path + ": no allowed core (0 Core objects, allowed cpuset '0-1')");
+  // partly-allowed.xml with allowed_cpuset 0x0
+  const std::string path = test::instance("hwloc/none-allowed.xml");
+  EXPECT_EQ(error_of(path), path + ": no allowed core (3 Core objects, allowed cpuset '')");
   EXPECT_EQ(error_of(test::instance("hwloc/missing.xml")).find("cannot open"), 0u);
 }
 
