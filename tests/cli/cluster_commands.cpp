@@ -172,6 +172,13 @@ TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) 
     ASSERT_EQ(counted.exit_code, 0) << counted.err;
     EXPECT_NE(counted.out.find(fmt::format("\"slots_per_node\": {}", slots)), std::string::npos) << unit;
   }
+  // Slurm counts the 6 hardware threads as CPUs: 6 slots on 3 cores says how to have them.
+  const auto threads = test::run_taskmap("info --machine 'slurm:" + conf + "' --node-topology 'hwloc:" + smt +
+                                         "' --nodes @" + test::instance("cluster/six-per-node.hosts"));
+  EXPECT_EQ(threads.exit_code, 1);
+  EXPECT_EQ(threads.err, "taskmap: error: --nodes @" + test::instance("cluster/six-per-node.hosts") +
+                             ": host 'cn01' is given 6 slots but the node topology " + smt +
+                             " has 3 (slots=pu in the machine makes its 6 hardware threads the slots)\n");
 }
 
 // two_planes.topo: leaves under spines P1 and P2, top T1 above P1 only and T2 above P2 only, a
