@@ -38,10 +38,11 @@ double reference_gbps(const Fabric& f) {
 }
 
 // One link class per (kind, rate); named "link", "inject", "eject" when a kind has one rate,
-// else suffixed with the rate ("link-100G").
+// else suffixed with the rate: "link-100G" in Gb/s, "link-100" in a Slurm file's own units.
 class ClassTable {
  public:
-  ClassTable(Machine& m, double reference, double default_gbps) : m_(m), reference_(reference), default_(default_gbps) {}
+  ClassTable(Machine& m, double reference, double default_gbps, bool gbps)
+      : m_(m), reference_(reference), default_(default_gbps), unit_(gbps ? "G" : "") {}
 
   void collect(const std::string& kind, double gbps) { rates_[kind].insert(effective(gbps)); }
   void create() {
@@ -49,7 +50,7 @@ class ClassTable {
       for (double r : rates) {
         // The shortest text that reads back as r: rates that print alike at 6 digits stay apart.
         const std::string name = rates.size() == 1 ? kind
-                                 : r > 0           ? fmt::format("{}-{}G", kind, r)
+                                 : r > 0           ? fmt::format("{}-{}{}", kind, r, unit_)
                                                    : kind + "-rate-unknown";  // bandwidth 1, the reference's
         const std::uint16_t id = m_.add_class(name, r > 0 ? r / reference_ : 1.0);
         m_.classes[id].host_link = kind != "link";
@@ -63,6 +64,7 @@ class ClassTable {
   double effective(double gbps) const { return gbps > 0 ? gbps : default_; }
   Machine& m_;
   double reference_, default_;
+  std::string unit_;
   std::map<std::string, std::set<double>> rates_;
   std::map<std::pair<std::string, double>, std::uint16_t> ids_;
 };
@@ -190,7 +192,7 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
 
   const double reference = reference_gbps(f);
   if (f.rates_in_gbps && reference > 0) m.link_bytes_per_s = reference * 1e9 / 8;
-  ClassTable classes(m, reference > 0 ? reference : 1.0, options.default_gbps);
+  ClassTable classes(m, reference > 0 ? reference : 1.0, options.default_gbps, f.rates_in_gbps);
   for (const auto& c : f.cables) classes.collect("link", c.gbps);
   if (!f.hosts_on_switches) {
     for (const auto& p : f.host_ports) classes.collect("inject", p.gbps), classes.collect("eject", p.gbps);

@@ -29,7 +29,9 @@ Fabric two_leaves() {
 }
 
 TEST(FabricMachine, RoutersChannelsAndClassesFromTheCables) {
-  const Machine m = build_fabric_machine(two_leaves(), {.slots_per_node = 4, .description = "two"});
+  Fabric f = two_leaves();
+  f.rates_in_gbps = true;  // as ibnetdiscover's; a Slurm file's LinkSpeed has the site's units
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "two"});
   EXPECT_EQ(m.num_routers, 6u);  // 3 hosts' own routers, then 3 switches
   EXPECT_EQ(m.channels.size(), 2u * 4 + 2u * 3);
   EXPECT_EQ(m.num_nodes(), 3u);
@@ -52,8 +54,9 @@ TEST(FabricMachine, CablesOfUnknownRateGetTheReferenceBandwidthInAClassNamedSo) 
   const Machine m = build_fabric_machine(f, {});
   std::map<std::string, double> bandwidth;
   for (const LinkClass& c : m.classes) bandwidth[c.name] = c.bandwidth;
+  // The rates in the file's own units (a Slurm LinkSpeed): no "G"
   EXPECT_EQ(bandwidth, (std::map<std::string, double>{
-                           {"link-200G", 1.0}, {"link-rate-unknown", 1.0}, {"inject", 0.5}, {"eject", 0.5}}));
+                           {"link-200", 1.0}, {"link-rate-unknown", 1.0}, {"inject", 0.5}, {"eject", 0.5}}));
 }
 
 // Bandwidths are relative to the most common cable rate; in bytes/s only where the rates are
@@ -89,6 +92,7 @@ TEST(FabricMachine, TheNicIsTheBottleneckWhenItIsSlowest) {
   Fabric f = two_leaves();
   f.cables = {{0, 2, 100}, {1, 2, 100}};
   f.host_ports = {{0, 0, 25}, {1, 0, 100}, {2, 1, 100}};
+  f.rates_in_gbps = true;
   const Machine m = build_fabric_machine(f, {.description = "nic"});
   CommGraph g = CommGraph::from_edges(3, {{0, 2, 1.0}});
   const MappingProblem problem(m, g);
