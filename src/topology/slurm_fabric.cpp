@@ -187,7 +187,8 @@ class TreeBuilder final {
     if (two_cycles_.count > 0) {
       warn_(fmt::format("{}: Switches= lists neighbours ({} two-cycles, e.g. {}): read as cables{}", file,
                         two_cycles_.count, two_cycles_.example,
-                        fabric_.top_switches.empty() ? "; no switch is a root, so no top switches" : ""));
+                        fabric_.top_switches.empty() ? "; no switch is a root: the top switches are found from the cables"
+                                                     : ""));
     }
     if (repeated_.count > 0) {
       warn_(fmt::format("{}: {} twice under one switch (ignored), e.g. {}", file,
@@ -203,9 +204,9 @@ class TreeBuilder final {
     }
     const std::size_t parts = count_components(static_cast<std::uint32_t>(fabric_.switches.size()), fabric_.cables);
     if (parts > 1) {
-      warn_(fmt::format("{}: the switches form {} unconnected groups ({} top switches): joined under one added switch "
-                        "'{}' (the file names no link between them)",
-                        file, parts, fabric_.top_switches.size(), kForestRoot));
+      warn_(fmt::format("{}: the switches form {} unconnected groups: joined under one added switch '{}' (the file "
+                        "names no link between them)",
+                        file, parts, kForestRoot));
       join_forest();
     }
     hosts_.warn(warn_);

@@ -152,7 +152,7 @@ TEST(SlurmReader, AzureGuidTreeWithMapGivesSixteenHostsOfEightRails) {
   }
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], path + ": Switches= lists neighbours (8 two-cycles, e.g. ibsw14 and ibsw47): read as "
-                                  "cables; no switch is a root, so no top switches");
+                                  "cables; no switch is a root: the top switches are found from the cables");
 }
 
 TEST(SlurmReader, AzureGuidTreeWithoutMapKeepsOneHostPerGuid) {
@@ -237,7 +237,8 @@ TEST(SlurmReader, ATwoCycleIsOneCableAndLeavesNoRoot) {
   EXPECT_EQ(cables_of(r.fabric), (std::map<std::pair<std::string, std::string>, int>{{{"a", "b"}, 1}, {{"a", "c"}, 1}}));
   EXPECT_TRUE(r.fabric.top_switches.empty());
   EXPECT_EQ(r.warnings, std::vector<std::string>{path + ": Switches= lists neighbours (2 two-cycles, e.g. a and b): "
-                                                        "read as cables; no switch is a root, so no top switches"});
+                                                        "read as cables; no switch is a root: the top switches are "
+                                                        "found from the cables"});
 }
 
 TEST(SlurmReader, AForestIsReadWithAWarning) {
@@ -247,9 +248,9 @@ TEST(SlurmReader, AForestIsReadWithAWarning) {
   EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"left", "right", "forest-root"}));
   EXPECT_EQ(r.fabric.cables.size(), 2u);
   EXPECT_EQ(top_names(r.fabric), (std::set<std::string>{"forest-root"}));
-  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ": the switches form 2 unconnected groups (2 top switches): "
-                                                        "joined under one added switch 'forest-root' (the file names "
-                                                        "no link between them)"});
+  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ": the switches form 2 unconnected groups: joined under one "
+                                                        "added switch 'forest-root' (the file names no link between "
+                                                        "them)"});
 }
 
 TEST(SlurmReader, YamlTree) {
