@@ -149,6 +149,10 @@ class ConfParser final {
         more = continued(part);
         statement.append(part);
       }
+      if (const auto fields = io::split_fields(statement); !fields.empty() && lower(fields[0]) == "include") {
+        cur_.fail_here(fmt::format("'Include {}': an included file is not read here; give its lines in this file",
+                                   fields.size() > 1 ? fields[1] : ""));
+      }
       const auto pairs = key_values(unescaped(statement), cur_);
       if (!pairs.empty()) parse_line(pairs);
     }

@@ -294,6 +294,9 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
             bad("bad-mixed.conf") +
                 ":4: BlockName= line in a topology/tree file (SwitchName= on line 1): tree and block lines cannot be mixed");
   EXPECT_EQ(error_of(bad("bad-twice.conf")), bad("bad-twice.conf") + ":2: switch 'leaf1' is defined twice (first on line 1)");
+  EXPECT_EQ(error_of(bad("bad-include.conf")), bad("bad-include.conf") + ":3: 'Include topology.d/more.conf': an "
+                                                                         "included file is not read here; give its "
+                                                                         "lines in this file");
   EXPECT_EQ(error_of(bad("bad-quote.conf")), bad("bad-quote.conf") + ":2: unclosed '\"' in '\"n[1-4], n5'");
   EXPECT_EQ(error_of(bad("bad-linkspeed.conf")), bad("bad-linkspeed.conf") + ":1: LinkSpeed 'fast' is not a number >= 0");
   EXPECT_EQ(error_of(bad("bad-huge.conf")),
