@@ -74,7 +74,17 @@ bool looks_like_lstopo_text(std::string_view text) {
 void refuse_unless_xml(const std::string& path, std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark
   const auto line = first_line(text);
-  if (line.starts_with("<")) return;
+  if (line.starts_with("<")) {
+    // A file cut short (a copy that stopped, a full disk): hwloc's own words would not say so.
+    const auto end = text.find_last_not_of(" \t\r\n");
+    const bool topology =
+        text.find("<topology ") != std::string_view::npos || text.find("<topology>") != std::string_view::npos;
+    if (topology &&
+        (end == std::string_view::npos || !text.substr(0, end + 1).ends_with("</topology>"))) {
+      fail("{}: hwloc XML that does not end with </topology>: is the file cut?", path);
+    }
+    return;
+  }
   if (looks_like_lstopo_text(text)) {
     fail("{}: not hwloc XML: looks like lstopo's text output; write XML with `lstopo --of xml FILE`", path);
   }

@@ -134,6 +134,12 @@ TEST(HwlocReader, RefusesTheFilesHwlocCannotLoadWithTheirReason) {
                    "to that file first (`hwloc-patch node002.xml " + diff + " OUT.xml`)");
 }
 
+TEST(HwlocReader, RefusesAFileCutShort) {
+  // the first 1,500 bytes of two-packages.xml
+  const std::string cut = test::instance("hwloc/cut.xml");
+  EXPECT_EQ(error_of(cut), cut + ": hwloc XML that does not end with </topology>: is the file cut?");
+}
+
 TEST(HwlocReader, RefusesLstopoTextOutput) {
   // lstopo-no-graphics -i "pack:2 core:2 pu:2" --of console
   const std::string text = test::instance("hwloc/lstopo-console.txt");
