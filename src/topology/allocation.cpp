@@ -12,6 +12,7 @@
 #include "taskmap/core/hostlist.h"
 #include "taskmap/core/spec.h"
 #include "taskmap/core/text_source.h"
+#include "common_checks.h"
 
 namespace taskmap {
 namespace {
@@ -35,13 +36,16 @@ class AllocationBuilder {
     } else if (++plain_[i] > 1) {
       per_slot_ = true;
     }
+    if (counted_[i] + plain_[i] > detail::kMaxSlots) {
+      fail("{}: host '{}' is given more than {} slots", a_.source, host, detail::kMaxSlots);
+    }
   }
   void warn(std::string line) { a_.warnings.push_back(std::move(line)); }
   Allocation take(bool per_slot) {
     if (a_.hosts.empty()) fail("{}: names no host", a_.source);
     per_slot = per_slot || per_slot_;
     for (std::size_t i = 0; i < a_.hosts.size(); ++i) {
-      a_.slots.push_back(counted_[i] + (per_slot ? plain_[i] : 0));
+      a_.slots.push_back(static_cast<std::uint32_t>(counted_[i] + (per_slot ? plain_[i] : 0)));
     }
     return std::move(a_);
   }
@@ -49,7 +53,7 @@ class AllocationBuilder {
  private:
   Allocation a_;
   std::unordered_map<std::string, std::size_t> index_;
-  std::vector<std::uint32_t> counted_, plain_;
+  std::vector<std::uint64_t> counted_, plain_;
   bool per_slot_ = false;
 };
 
@@ -185,6 +189,11 @@ Machine allocate(const Machine& machine, const Allocation& allocation) {
            machine.node_model->source, full, threads);
     }
     slots[n] = want;
+  }
+  std::uint64_t total = 0;
+  for (std::uint32_t s : slots) total += s;
+  if (total > detail::kMaxSlots) {
+    fail("{}: {} slots is more than taskmap supports ({})", allocation.source, total, detail::kMaxSlots);
   }
   NodeTable table = machine.node_table();
   for (NodeId n = 0; n < machine.num_nodes(); ++n) table.first_slot[n + 1] = table.first_slot[n] + slots[n];

@@ -254,6 +254,17 @@ TEST(Allocation, OpenMpiHostfileKeysAndPerSlotLists) {
   EXPECT_EQ(test::error_message([&] { parse_nodes_argument("@" + path); }), path + ":1: 4 slots but max_slots=2");
 }
 
+TEST(Allocation, SlotCountsAreCappedBeforeTheyOverflow) {
+  // 1,025 lines of 2^20 slots for one host: 2^30 + 2^20 slots, past taskmap's 2^30.
+  const std::string path = testing::TempDir() + "huge_hosts.txt";
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 1025; ++i) out << "cn01 slots=1048576\n";
+  }
+  EXPECT_EQ(test::error_message([&] { parse_nodes_argument("@" + path); }),
+            "--nodes @" + path + ": host 'cn01' is given more than 1073741824 slots");
+}
+
 TEST(Allocation, AnUnknownHostNamesTheClosestKnownOnes) {
   try {
     allocate(test::four_named_nodes(1), parse_nodes_argument("cn3"));
