@@ -151,8 +151,10 @@ class AutoMapper final : public Mapper {
     // The MCL search under the run's routing, from the best so far. On leaf switches, where
     // the portfolio holds several placements of nearly the same MCL, also from the best of
     // another mapper family (a search can stall from one start and not from another), and,
-    // moving tasks only under their own leaf switches, from the result of the least leaf-uplink
-    // volume (whatever its MCL): its MCL lowered, its uplink bytes kept.
+    // from the result of the least leaf-uplink volume (whatever its MCL), twice: moving tasks
+    // only under their own leaf switches (its uplink bytes kept), and anywhere (a leaf of one
+    // node, whose injection link carries all its leaf's traffic, can only shed load by giving
+    // tasks to other leaves).
     const std::size_t launchers = static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [](const Result& r) {
       return std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), r.spec) != kLauncherDefaults.end();
     }));
@@ -193,7 +195,9 @@ class AutoMapper final : public Mapper {
         }
         AutoOptions fewest_bytes = options_;  // any MCL: the least leaf-uplink volume, ties by MCL
         fewest_bytes.uplink_slack = std::numeric_limits<double>::max();
-        search_from(auto_choice(metrics_of(unsearched), 0, fewest_bytes, true), true);
+        const std::size_t fewest = auto_choice(metrics_of(unsearched), 0, fewest_bytes, true);
+        search_from(fewest, true);
+        search_from(fewest, false);
       }
     }
 
