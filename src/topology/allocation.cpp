@@ -68,17 +68,17 @@ std::uint32_t parse_count(const io::LineCursor& cur, std::string_view key, std::
 // "slots = 4 max_slots=8": the KEY=VALUE words after an Open MPI hostfile's host name, spaces
 // around '=' allowed as Open MPI's lexer allows them.
 std::vector<std::pair<std::string, std::string>> hostfile_keys(std::string_view text, const io::LineCursor& cur) {
-  std::string joined;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == ' ' || text[i] == '\t') {
-      const auto next = text.find_first_not_of(" \t", i);
-      if (next == std::string_view::npos) break;
-      if (text[next] == '=' || (!joined.empty() && joined.back() == '=')) continue;
-      if (!joined.empty()) joined += ' ';
-      i = next - 1;
+  std::string joined;  // the words, spaces around '=' dropped
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] != ' ' && text[i] != '\t') {
+      joined += text[i++];
       continue;
     }
-    joined += text[i];
+    const auto next = text.find_first_not_of(" \t", i);
+    if (next == std::string_view::npos) break;
+    const bool around_equals = text[next] == '=' || (!joined.empty() && joined.back() == '=');
+    if (!around_equals && !joined.empty()) joined += ' ';
+    i = next;
   }
   std::vector<std::pair<std::string, std::string>> keys;
   for (std::string_view word : io::split_fields(joined)) {

@@ -46,6 +46,16 @@ class Scanner final {
     return part;
   }
   std::string_view rest() const { return text_.substr(pos_); }
+  // After a '#', the text from the first '"' to the line's last '"' (descriptions may hold
+  // quotes), consumed; nullopt, consuming nothing, when the line has no such pair.
+  std::optional<std::string_view> description() {
+    const auto hash = text_.find('#', pos_);
+    const auto open = hash == std::string_view::npos ? hash : text_.find('"', hash);
+    const auto close = text_.rfind('"');
+    if (open == std::string_view::npos || close == open) return std::nullopt;
+    pos_ = close + 1;
+    return text_.substr(open + 1, close - open - 1);
+  }
   // Consumes `word` when it follows (after spaces).
   bool eat_word(std::string_view word) {
     skip_space();
@@ -136,12 +146,7 @@ class PlainParser final {
     }
     const auto guid = name->size() > 2 ? canonical_guid(name->substr(2)) : std::nullopt;
     if (!guid) cur_.fail_here(fmt::format("'{}' is not a node GUID (\"S-\", \"H-\" or \"R-\" and hex digits)", *name));
-    // The description runs to the line's last quote: descriptions may hold quotes themselves.
-    std::string description;
-    if (scan.until('#') && scan.until('"')) {
-      const auto rest = scan.rest();
-      description = std::string(rest.substr(0, rest.rfind('"')));
-    }
+    std::string description(scan.description().value_or(""));
 
     auto [it, added] = node_of_guid_.emplace(*guid, static_cast<std::uint32_t>(dump_.nodes.size()));
     if (!added) {
@@ -201,16 +206,8 @@ class PlainParser final {
     pending.peer_port = port_number(scan);
     pending.peer_port_guid = port_guid(scan);
     // "# "description" lid 12 4xEDR", with " s=4 w=2 v=4" after the rate from ibnetdiscover --full.
-    std::string_view tail = scan.rest();
-    if (scan.until('#') && scan.until('"')) {
-      const auto quoted = scan.rest();
-      const auto close = quoted.rfind('"');
-      if (close != std::string_view::npos) {
-        pending.peer_description = std::string(quoted.substr(0, close));
-        tail = quoted.substr(close + 1);
-      }
-    }
-    const auto words = io::split_fields(tail);
+    pending.peer_description = std::string(scan.description().value_or(""));
+    const auto words = io::split_fields(scan.rest());
     for (auto w = words.rbegin(); w != words.rend() && pending.rate.empty(); ++w) {
       if (w->find('=') == std::string_view::npos) pending.rate = std::string(*w);
     }

@@ -73,11 +73,11 @@ std::vector<std::string> quoted_fields(std::string_view line, const io::LineCurs
   return fields;
 }
 
-// "SwitchName=s1 Nodes=a, b LinkSpeed=10": KEY=VALUE fields; a field after a value ending in
+// "SwitchName=s1 Nodes=a, b LinkSpeed=10": the KEY=VALUE fields; a field after a value ending in
 // ',' (or starting with ',') continues that value, so spaces around commas are tolerated.
-std::vector<KeyValue> key_values(std::string_view line, const io::LineCursor& cur) {
+std::vector<KeyValue> key_values(const std::vector<std::string>& fields, const io::LineCursor& cur) {
   std::vector<KeyValue> pairs;
-  for (const std::string& field : quoted_fields(line, cur)) {
+  for (const std::string& field : fields) {
     const bool continues = !pairs.empty() && (pairs.back().value.ends_with(',') || field.starts_with(','));
     const std::size_t eq = field.find('=');
     if (continues && eq == std::string::npos) {
@@ -149,11 +149,12 @@ class ConfParser final {
         more = continued(part);
         statement.append(part);
       }
-      if (const auto fields = io::split_fields(statement); !fields.empty() && lower(fields[0]) == "include") {
+      const auto fields = quoted_fields(unescaped(statement), cur_);
+      if (!fields.empty() && lower(fields[0]) == "include") {
         cur_.fail_here(fmt::format("'Include {}': an included file is not read here; give its lines in this file",
                                    fields.size() > 1 ? fields[1] : ""));
       }
-      const auto pairs = key_values(unescaped(statement), cur_);
+      const auto pairs = key_values(fields, cur_);
       if (!pairs.empty()) parse_line(pairs);
     }
     if (unknown_keys_ > 0) {
