@@ -7,6 +7,8 @@
 // multiplies no path count, and they come in its order, by the router each channel leaves.
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -26,38 +28,39 @@ class HostLinkRoutes {
   // last hop; returns false, appending nothing, otherwise. `search(a, b, shares)` is
   // the routing's full search, which fails with its own message when b cannot be reached: a
   // pair whose switches cannot reach each other is searched in full, so that the message names
-  // the hosts. Not thread-safe: the routing's lock covers it.
+  // the hosts. The search is not thread-safe: the routing's lock covers this call.
   template <class Search, class Ends>
   bool route(RouterId src, RouterId dst, std::vector<ChannelShare>& out, const Search& search, const Ends& ends) const {
-    const ChannelId up = single_link(src, false), down = single_link(dst, true);
-    if (src == dst || up == kNoChannel || down == kNoChannel) return false;
-    const RouterId s = m_.channels[up].dst, t = m_.channels[down].src;
-    if (s == dst || t == src || !ends(up, down)) return false;
-    const std::vector<ChannelShare>* middle = nullptr;
-    if (s != t) {
-      const std::uint64_t key = std::uint64_t{s} << 32 | t;
-      auto it = cache_.find(key);
-      if (it == cache_.end()) {
-        std::vector<ChannelShare> shares;
-        try {
-          search(s, t, shares);
-        } catch (const Error&) {
-          search(src, dst, out);  // fails naming src and dst
-          return true;
-        }
-        if (cached_shares_ > kMaxCachedShares) cache_.clear(), cached_shares_ = 0;
-        cached_shares_ += shares.size();
-        it = cache_.emplace(key, std::move(shares)).first;
-      }
-      middle = &it->second;
+    if (cached_route(src, dst, out, ends)) return true;
+    const HostEnds e = ends_of(src, dst, ends);
+    if (!e.valid) return false;
+    std::vector<ChannelShare> shares;
+    try {
+      search(e.s, e.t, shares);
+    } catch (const Error&) {
+      search(src, dst, out);  // fails naming src and dst
+      return true;
     }
-    // The middle is in the search's order already and none of its channels leaves src or t, so
-    // the two end channels go in at their places by the router they leave.
-    const auto by_src = [&](const ChannelShare& a, RouterId r) { return m_.channels[a.channel].src < r; };
-    const auto first = static_cast<std::ptrdiff_t>(out.size());
-    if (middle != nullptr) out.insert(out.end(), middle->begin(), middle->end());
-    out.insert(std::lower_bound(out.begin() + first, out.end(), src, by_src), {up, 1.0});
-    out.insert(std::lower_bound(out.begin() + first, out.end(), t, by_src), {down, 1.0});
+    append(out, &shares, e, src);
+    std::unique_lock write(cache_mutex_);
+    if (cached_shares_ > kMaxCachedShares) cache_.clear(), cached_shares_ = 0;
+    cached_shares_ += shares.size();
+    cache_.emplace(std::uint64_t{e.s} << 32 | e.t, std::move(shares));
+    return true;
+  }
+
+  // The same route when its switch pair's route is cached already (or the two hosts share a
+  // switch); else false, appending nothing. Thread-safe without the routing's lock: a search
+  // that runs at once with others takes that lock only for the pairs not cached yet.
+  template <class Ends>
+  bool cached_route(RouterId src, RouterId dst, std::vector<ChannelShare>& out, const Ends& ends) const {
+    const HostEnds e = ends_of(src, dst, ends);
+    if (!e.valid) return false;
+    if (e.s == e.t) return append(out, nullptr, e, src), true;
+    std::shared_lock read(cache_mutex_);
+    const auto it = cache_.find(std::uint64_t{e.s} << 32 | e.t);
+    if (it == cache_.end()) return false;
+    append(out, &it->second, e, src);
     return true;
   }
 
@@ -74,9 +77,36 @@ class HostLinkRoutes {
     return (reverse ? m_.channels[c].src : m_.channels[c].dst) == r ? kNoChannel : c;
   }
 
+  // A host pair's end channels (up out of src, down into dst) and their switches s and t.
+  struct HostEnds {
+    bool valid = false;
+    ChannelId up = kNoChannel, down = kNoChannel;
+    RouterId s = 0, t = 0;
+  };
+  template <class Ends>
+  HostEnds ends_of(RouterId src, RouterId dst, const Ends& ends) const {
+    HostEnds e;
+    e.up = single_link(src, false), e.down = single_link(dst, true);
+    if (src == dst || e.up == kNoChannel || e.down == kNoChannel) return e;
+    e.s = m_.channels[e.up].dst, e.t = m_.channels[e.down].src;
+    e.valid = e.s != dst && e.t != src && ends(e.up, e.down);
+    return e;
+  }
+  // The middle is in the search's order already and none of its channels leaves src or t, so
+  // the two end channels go in at their places by the router they leave.
+  void append(std::vector<ChannelShare>& out, const std::vector<ChannelShare>* middle, const HostEnds& e,
+              RouterId src) const {
+    const auto by_src = [&](const ChannelShare& a, RouterId r) { return m_.channels[a.channel].src < r; };
+    const auto first = static_cast<std::ptrdiff_t>(out.size());
+    if (middle != nullptr) out.insert(out.end(), middle->begin(), middle->end());
+    out.insert(std::lower_bound(out.begin() + first, out.end(), src, by_src), {e.up, 1.0});
+    out.insert(std::lower_bound(out.begin() + first, out.end(), e.t, by_src), {e.down, 1.0});
+  }
+
   const Machine& m_;
   const ChannelAdjacency& forward_;
   const ChannelAdjacency& backward_;
+  mutable std::shared_mutex cache_mutex_;  // readers need not hold the routing's lock; the writer does
   mutable std::unordered_map<std::uint64_t, std::vector<ChannelShare>> cache_;
   mutable std::size_t cached_shares_ = 0;
 };

@@ -40,11 +40,12 @@ class UpDownRouting final : public Routing {
   // A host's one link goes up to its switch and the destination's comes down from its switch,
   // legal in either phase: the route between their switches, with a channel at each end.
   void route(RouterId src, RouterId dst, std::vector<ChannelShare>& out) const override {
-    std::lock_guard lock(mutex_);
-    const auto search = [this](RouterId a, RouterId b, std::vector<ChannelShare>& shares) { this->search(a, b, shares); };
     const auto up_then_down = [this](ChannelId first, ChannelId last) {
       return up(m_.channels[first].src, m_.channels[first].dst) && !up(m_.channels[last].src, m_.channels[last].dst);
     };
+    if (hosts_.cached_route(src, dst, out, up_then_down)) return;
+    std::lock_guard lock(mutex_);
+    const auto search = [this](RouterId a, RouterId b, std::vector<ChannelShare>& shares) { this->search(a, b, shares); };
     if (!hosts_.route(src, dst, out, search, up_then_down)) search(src, dst, out);
   }
 

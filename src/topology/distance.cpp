@@ -1,9 +1,10 @@
 #include "taskmap/topology/distance.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
-#include <random>
 #include <mutex>
+#include <random>
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
@@ -25,15 +26,22 @@ ChannelAdjacency::ChannelAdjacency(const Machine& m, bool reverse) {
 
 // Rows are kept up to a budget (an eighth of the memory limit, at most 1 GiB), then all are
 // dropped and computed again as needed: memory stays bounded on fabrics of many routers.
+// Where every row fits the budget none is ever dropped, so a row once computed is published
+// and read without the lock (searches that run at once look distances up millions of times).
 struct HopDistance::GraphCache {
   explicit GraphCache(const Machine& m)
       : adjacency(m, false),
         rows(m.num_routers),
         max_rows(std::max<std::uint64_t>(1, std::min<std::uint64_t>(memory_limit() / 8, std::uint64_t{1} << 30) /
-                                                (std::uint64_t{4} * m.num_routers))) {}
+                                                (std::uint64_t{4} * m.num_routers))),
+        all_fit(max_rows >= m.num_routers) {
+    if (all_fit) published = std::make_unique<std::atomic<const std::uint32_t*>[]>(m.num_routers);
+  }
   ChannelAdjacency adjacency;
   std::vector<std::vector<std::uint32_t>> rows;
   std::uint64_t max_rows, kept = 0;
+  bool all_fit;
+  std::unique_ptr<std::atomic<const std::uint32_t*>[]> published;  // all_fit: per row, null until computed
   std::mutex mutex;
 };
 
@@ -110,20 +118,28 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
   if (const auto* p = std::get_if<PercsShape>(&machine_.shape)) return percs_distance(*p, a, b);
   if (const auto* r = std::get_if<RectTorusShape>(&machine_.shape)) return rect_distance(*r, a, b);
   if (const auto* h = std::get_if<HierShape>(&machine_.shape)) return h->distance(a, b);
-  std::lock_guard lock(graph_->mutex);
-  auto& row = graph_->rows[a];
+  GraphCache& cache = *graph_;
+  auto reachable = [&](std::uint32_t d) {
+    if (d == UINT32_MAX) fail("{}: router {} cannot reach router {}", machine_.description, a, b);
+    return d;
+  };
+  if (cache.all_fit) {
+    if (const std::uint32_t* row = cache.published[a].load(std::memory_order_acquire)) return reachable(row[b]);
+  }
+  std::lock_guard lock(cache.mutex);
+  auto& row = cache.rows[a];
   if (row.empty()) {
-    if (graph_->kept == graph_->max_rows) {
-      for (auto& r : graph_->rows) std::vector<std::uint32_t>().swap(r);
-      graph_->kept = 0;
+    if (cache.kept == cache.max_rows) {
+      for (auto& r : cache.rows) std::vector<std::uint32_t>().swap(r);
+      cache.kept = 0;
     }
-    ++graph_->kept;
+    ++cache.kept;
     row.resize(machine_.num_routers);
     std::vector<RouterId> queue(machine_.num_routers);
-    bfs_row(machine_, graph_->adjacency, a, row, queue);
+    bfs_row(machine_, cache.adjacency, a, row, queue);
+    if (cache.all_fit) cache.published[a].store(row.data(), std::memory_order_release);
   }
-  if (row[b] == UINT32_MAX) fail("{}: router {} cannot reach router {}", machine_.description, a, b);
-  return row[b];
+  return reachable(row[b]);
 }
 
 namespace {
