@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   };
   auto add_threads = [&](CLI::App* cmd) {
     cmd->add_option("--threads", config.threads,
-                    "Threads that evaluate channel loads; the results are the same for every count")
+                    "Threads that evaluate channel loads and run auto's MCL searches at once; the results are the same for every count")
         ->check(CLI::Range(1, 4096))
         ->default_str("all cores; under an MPI launch, the node's cores shared by its processes");
   };

@@ -2,6 +2,7 @@
 // rb+refine-hb among them), the same
 // result every run, the optimum where it is known, and docs/auto.md names its portfolio.
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -120,6 +121,22 @@ TEST(Auto, GivesTheSameMappingEveryRun) {
   EXPECT_EQ(a.slot_of_task, b.slot_of_task);
   EXPECT_EQ(a.note, b.note);
   EXPECT_NE(a.note.find("auto:budget=30,seed=7: chose "), std::string::npos) << a.note;
+}
+
+// On leaf switches its MCL searches (four here) run at once; their results are taken in a
+// fixed order, so one thread and four give the same choice: here
+// one of the searches' results (the 5-point stencil of CutsATreeAtItsLeaves..., below).
+TEST(Auto, GivesTheSameMappingAtEveryThreadCount) {
+  const Machine m = test::two_leaves_alternating(8);
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:8x4,periodic=false"));
+  std::vector<Mapping> runs;
+  for (int threads : {1, 4}) {
+    const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    runs.push_back(test::run_mapper("auto:budget=2", m, g));
+  }
+  EXPECT_EQ(runs[0].slot_of_task, runs[1].slot_of_task);
+  EXPECT_EQ(runs[0].note, runs[1].note);
+  EXPECT_NE(runs[0].note.find("+refine-mcl:work=2"), std::string::npos) << runs[0].note;
 }
 
 // two_planes.topo under updn: no route between the management hosts m1 and m2. The candidates

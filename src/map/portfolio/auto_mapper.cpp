@@ -10,6 +10,9 @@
 #include <optional>
 #include <variant>
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
 #include "taskmap/eval/evaluator.h"
@@ -103,17 +106,41 @@ class AutoMapper final : public Mapper {
     // A candidate that fails (a structured mapper without the task grid it needs, a size
     // over the memory limit, a flow the routing cannot route) is left out with its reason; the
     // launchers' orders fail only on the last, and those that do not still come first.
-    auto consider = [&](const std::string& spec, const std::function<Mapping()>& map) {
+    auto attempt = [&](const std::string& spec, const std::function<Mapping()>& map) -> std::variant<Result, std::string> {
       progress.status(spec);
       try {
         Mapping m = map();
         validate_mapping(m, problem.machine(), problem.graph().num_tasks(), spec, problem.tasks_per_slot());
         Metrics metrics = evaluator.evaluate(problem.graph(), m);
-        results.push_back({spec, std::move(m), std::move(metrics)});
+        progress.advance();
+        return Result{spec, std::move(m), std::move(metrics)};
       } catch (const Error& e) {
-        skipped.push_back(fmt::format("{}: {}", spec, e.what()));
+        progress.advance();
+        return fmt::format("{}: {}", spec, e.what());
       }
-      progress.advance();
+    };
+    auto keep = [&](std::variant<Result, std::string> outcome) {
+      if (Result* r = std::get_if<Result>(&outcome)) {
+        results.push_back(std::move(*r));
+      } else {
+        skipped.push_back(std::move(std::get<std::string>(outcome)));
+      }
+    };
+    auto consider = [&](const std::string& spec, const std::function<Mapping()>& map) { keep(attempt(spec, map)); };
+    // The MCL searches of step 5: independent of each other and reading the problem only, so
+    // they run at once (they are most of auto's time on trees, where there are up to four);
+    // their results are taken in the list's order, so the choice is the same for every thread
+    // count. Each runs isolated: a thread waiting inside one (the evaluator's parallel loops)
+    // does not pick up another's work on its stack. The hop-bytes refinements stay one at a
+    // time: together they take little time, and at once each would hold its own evaluation's
+    // memory (on Edison's 5,760 nodes, 4,096 ranks: 174 MB at a time, 278 MB at once).
+    using Refinement = std::pair<std::string, std::function<Mapping()>>;
+    auto consider_all = [&](const std::vector<Refinement>& refinements) {
+      std::vector<std::variant<Result, std::string>> outcomes(refinements.size());
+      tbb::parallel_for(std::size_t{0}, refinements.size(), [&](std::size_t k) {
+        tbb::this_task_arena::isolate([&] { outcomes[k] = attempt(refinements[k].first, refinements[k].second); });
+      });
+      for (auto& outcome : outcomes) keep(std::move(outcome));
     };
     for (const std::string& spec : portfolio) {
       if (std::string why = factory_.why_not(spec, problem); !why.empty()) {
@@ -174,14 +201,13 @@ class AutoMapper final : public Mapper {
                       search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "");
       const std::size_t unsearched = results.size();  // the results a search may start from
       std::vector<std::size_t> searched;  // start index x 2 + within_leaf
-      std::size_t total = portfolio.size() + starts.size();
+      std::vector<Refinement> searches;
       auto search_from = [&](std::size_t i, bool within_leaf) {
         if (std::find(searched.begin(), searched.end(), 2 * i + within_leaf) != searched.end()) return;
         searched.push_back(2 * i + within_leaf);
-        progress.set_total(++total);
-        const Result start = results[i];
         const std::string spec = refiner + (within_leaf ? ",within=leaf" : "");
-        consider(start.spec + "+" + spec, [&] { return factory_.make(spec)->improve(problem, start.mapping); });
+        searches.emplace_back(results[i].spec + "+" + spec,
+                              [&, i, spec] { return factory_.make(spec)->improve(problem, results[i].mapping); });
       };
       const std::vector<std::size_t> order = best_indices(results, unsearched, unsearched);
       search_from(order.front(), false);
@@ -199,6 +225,8 @@ class AutoMapper final : public Mapper {
         search_from(fewest, true);
         search_from(fewest, false);
       }
+      progress.set_total(portfolio.size() + starts.size() + searches.size());
+      consider_all(searches);
     }
 
     Result chosen = std::move(results[choice()]);
