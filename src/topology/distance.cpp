@@ -129,14 +129,17 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
   std::lock_guard lock(cache.mutex);
   auto& row = cache.rows[a];
   if (row.empty()) {
-    if (cache.kept == cache.max_rows) {
+    // Built aside and kept only when whole: a failed allocation leaves no row counted or
+    // published half made.
+    std::vector<std::uint32_t> built(machine_.num_routers);
+    std::vector<RouterId> queue(machine_.num_routers);
+    bfs_row(machine_, cache.adjacency, a, built, queue);
+    if (!cache.all_fit && cache.kept == cache.max_rows) {
       for (auto& r : cache.rows) std::vector<std::uint32_t>().swap(r);
       cache.kept = 0;
     }
+    row = std::move(built);
     ++cache.kept;
-    row.resize(machine_.num_routers);
-    std::vector<RouterId> queue(machine_.num_routers);
-    bfs_row(machine_, cache.adjacency, a, row, queue);
     if (cache.all_fit) cache.published[a].store(row.data(), std::memory_order_release);
   }
   return reachable(row[b]);

@@ -14,6 +14,7 @@
 #include <tbb/task_arena.h>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/core/progress.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/map/node_order.h"
@@ -91,6 +92,18 @@ bool better(const Metrics& x, const Metrics& y, AutoObjective objective) {
   return false;
 }
 
+// MCL searches that may run at once: each holds about two copies of the task graph (the
+// incremental evaluator's flow lists and its build) and a few loads per channel, and all of
+// them together get at most a quarter of the memory limit; --max-memory thus bounds them too.
+int concurrent_searches(const MappingProblem& problem, std::size_t searches) {
+  const CommGraph& g = problem.graph();
+  const std::uint64_t per_search =
+      saturating_add(saturating_mul(2, CommGraph::estimated_bytes(g.num_tasks(), g.num_edges())),
+                     saturating_mul(problem.machine().channels.size(), 32));
+  const std::uint64_t fit = memory_limit() / 4 / std::max<std::uint64_t>(1, per_search);
+  return static_cast<int>(std::clamp<std::uint64_t>(fit, 1, std::max<std::size_t>(1, searches)));
+}
+
 class AutoMapper final : public Mapper {
  public:
   AutoMapper(MapperLabel label, AutoOptions options, MapperFactory factory)
@@ -128,18 +141,27 @@ class AutoMapper final : public Mapper {
     };
     auto consider = [&](const std::string& spec, const std::function<Mapping()>& map) { keep(attempt(spec, map)); };
     // The MCL searches of step 5: independent of each other and reading the problem only, so
-    // they run at once (they are most of auto's time on trees, where there are up to four);
-    // their results are taken in the list's order, so the choice is the same for every thread
-    // count. Each runs isolated: a thread waiting inside one (the evaluator's parallel loops)
-    // does not pick up another's work on its stack. The hop-bytes refinements stay one at a
-    // time: together they take little time, and at once each would hold its own evaluation's
-    // memory (on Edison's 5,760 nodes, 4,096 ranks: 174 MB at a time, 278 MB at once).
+    // they run at once (they are most of auto's time on trees, where there are up to four), as
+    // many as concurrent_searches lets the memory limit hold; their results are taken in the
+    // list's order, so the choice is the same for every thread count. Each runs isolated: a
+    // thread waiting inside one (the evaluator's parallel loops) does not pick up another's
+    // work on its stack. The hop-bytes refinements stay one at a time: together they take
+    // little time, and at once each would hold its own evaluation's memory (on Edison's 5,760
+    // nodes, 4,096 ranks: 174 MB at a time, 278 MB at once).
     using Refinement = std::pair<std::string, std::function<Mapping()>>;
     auto consider_all = [&](const std::vector<Refinement>& refinements) {
       std::vector<std::variant<Result, std::string>> outcomes(refinements.size());
-      tbb::parallel_for(std::size_t{0}, refinements.size(), [&](std::size_t k) {
-        tbb::this_task_arena::isolate([&] { outcomes[k] = attempt(refinements[k].first, refinements[k].second); });
-      });
+      auto run = [&](std::size_t k) { outcomes[k] = attempt(refinements[k].first, refinements[k].second); };
+      const int at_once = concurrent_searches(problem, refinements.size());
+      if (at_once <= 1) {
+        for (std::size_t k = 0; k < refinements.size(); ++k) run(k);
+      } else {
+        tbb::task_arena arena(at_once);
+        arena.execute([&] {
+          tbb::parallel_for(std::size_t{0}, refinements.size(),
+                            [&](std::size_t k) { tbb::this_task_arena::isolate([&] { run(k); }); });
+        });
+      }
       for (auto& outcome : outcomes) keep(std::move(outcome));
     };
     for (const std::string& spec : portfolio) {
