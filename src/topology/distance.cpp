@@ -33,15 +33,14 @@ struct HopDistance::GraphCache {
       : adjacency(m, false),
         rows(m.num_routers),
         max_rows(std::max<std::uint64_t>(1, std::min<std::uint64_t>(memory_limit() / 8, std::uint64_t{1} << 30) /
-                                                (std::uint64_t{4} * m.num_routers))),
-        all_fit(max_rows >= m.num_routers) {
-    if (all_fit) published = std::make_unique<std::atomic<const std::uint32_t*>[]>(m.num_routers);
+                                                (std::uint64_t{4} * m.num_routers))) {
+    if (max_rows >= m.num_routers) published = std::make_unique<std::atomic<const std::uint32_t*>[]>(m.num_routers);
   }
   ChannelAdjacency adjacency;
   std::vector<std::vector<std::uint32_t>> rows;
   std::uint64_t max_rows, kept = 0;
-  bool all_fit;
-  std::unique_ptr<std::atomic<const std::uint32_t*>[]> published;  // all_fit: per row, null until computed
+  // Only where every row fits: per row, null until computed.
+  std::unique_ptr<std::atomic<const std::uint32_t*>[]> published;
   std::mutex mutex;
 };
 
@@ -123,7 +122,7 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
     if (d == UINT32_MAX) fail("{}: router {} cannot reach router {}", machine_.description, a, b);
     return d;
   };
-  if (cache.all_fit) {
+  if (cache.published) {
     if (const std::uint32_t* row = cache.published[a].load(std::memory_order_acquire)) return reachable(row[b]);
   }
   std::lock_guard lock(cache.mutex);
@@ -134,13 +133,13 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
     std::vector<std::uint32_t> built(machine_.num_routers);
     std::vector<RouterId> queue(machine_.num_routers);
     bfs_row(machine_, cache.adjacency, a, built, queue);
-    if (!cache.all_fit && cache.kept == cache.max_rows) {
+    if (!cache.published && cache.kept == cache.max_rows) {
       for (auto& r : cache.rows) std::vector<std::uint32_t>().swap(r);
       cache.kept = 0;
     }
     row = std::move(built);
     ++cache.kept;
-    if (cache.all_fit) cache.published[a].store(row.data(), std::memory_order_release);
+    if (cache.published) cache.published[a].store(row.data(), std::memory_order_release);
   }
   return reachable(row[b]);
 }

@@ -152,16 +152,11 @@ class AutoMapper final : public Mapper {
     auto consider_all = [&](const std::vector<Refinement>& refinements) {
       std::vector<std::variant<Result, std::string>> outcomes(refinements.size());
       auto run = [&](std::size_t k) { outcomes[k] = attempt(refinements[k].first, refinements[k].second); };
-      const int at_once = concurrent_searches(problem, refinements.size());
-      if (at_once <= 1) {
-        for (std::size_t k = 0; k < refinements.size(); ++k) run(k);
-      } else {
-        tbb::task_arena arena(at_once);
-        arena.execute([&] {
-          tbb::parallel_for(std::size_t{0}, refinements.size(),
-                            [&](std::size_t k) { tbb::this_task_arena::isolate([&] { run(k); }); });
-        });
-      }
+      tbb::task_arena arena(concurrent_searches(problem, refinements.size()));  // 1: on this thread alone
+      arena.execute([&] {
+        tbb::parallel_for(std::size_t{0}, refinements.size(),
+                          [&](std::size_t k) { tbb::this_task_arena::isolate([&] { run(k); }); });
+      });
       for (auto& outcome : outcomes) keep(std::move(outcome));
     };
     for (const std::string& spec : portfolio) {
