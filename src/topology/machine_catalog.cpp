@@ -41,6 +41,14 @@ CatalogParam guid_map() {
           .meaning = "GUID-to-host map: 'host: 0xGUID' or 'H-GUID host' lines", .when_absent = "names as in the file"};
 }
 
+std::vector<CatalogParam> slurm_params() {
+  std::vector<CatalogParam> params = fabric_params("Slurm topology.conf or topology.yaml", guid_map());
+  params.insert(params.begin() + 2, {.name = "topology", .type = ParamType::String,
+                                     .meaning = "which topology of a topology.yaml (its 'topology:' name)",
+                                     .when_absent = "the one marked cluster_default, else the first"});
+  return params;
+}
+
 }  // namespace
 
 const Catalog& machine_catalog() {
@@ -170,7 +178,7 @@ const Catalog& machine_catalog() {
                       "topology/block) or topology.yaml; each node has its own router and injection link",
            .example = "slurm:/etc/slurm/topology.conf,ppn=32",
            .positional = true,
-           .params = fabric_params("Slurm topology.conf or topology.yaml", guid_map())},
+           .params = slurm_params()},
           {.name = "ibnet",
            .tag = tag(MachineKind::Ibnet),
            .summary = "an InfiniBand fabric from ibnetdiscover output (plain or -p): switches, cables with their "

@@ -100,6 +100,7 @@ MachineSpec parse_machine_spec(std::string_view text) {
       spec.fabric_path = v.get_text("path");
       if (const char* key = spec.kind == MachineKind::Aries ? "nodes" : "map"; v.given(key)) spec.fabric_map = v.get_text(key);
       if (v.given("node")) spec.node_topology = v.get_text("node");
+      if (spec.kind == MachineKind::Slurm && v.given("topology")) spec.fabric_topology = v.get_text("topology");
       spec.slot_unit = v.choice_index("slots") == 0 ? SlotUnit::Core : SlotUnit::Pu;
       break;
   }
@@ -137,7 +138,7 @@ Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
   Fabric fabric;
   std::string format;
   switch (spec.kind) {
-    case MachineKind::Slurm: fabric = read_slurm_topology(spec.fabric_path, spec.fabric_map, sink), format = "slurm"; break;
+    case MachineKind::Slurm: fabric = read_slurm_topology(spec.fabric_path, spec.fabric_map, sink, spec.fabric_topology), format = "slurm"; break;
     case MachineKind::Ibnet: fabric = read_ibnetdiscover(spec.fabric_path, spec.fabric_map, sink), format = "ibnet"; break;
     default: fabric = read_aries_links(spec.fabric_path, spec.fabric_map, sink), format = "aries"; break;
   }

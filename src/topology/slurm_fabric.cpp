@@ -122,8 +122,8 @@ class TreeBuilder final {
     for (const auto& decl : decls_.switches) {
       const auto [it, added] = index_.try_emplace(decl.name, static_cast<std::uint32_t>(fabric_.switches.size()));
       if (!added) {
-        fail("{}:{}: switch '{}' is defined twice (first on line {})", decls_.source, decl.line, decl.name,
-             decls_.switches[it->second].line);
+        fail("{}: switch '{}' is defined twice (first on {})", decls_.where(decl.place), decl.name,
+             decls_.earlier(decls_.switches[it->second].place, decl.place));
       }
       fabric_.switches.push_back(decl.name);
     }
@@ -135,8 +135,8 @@ class TreeBuilder final {
     for (const auto& name : decl.switches) {
       const auto it = index_.find(name);
       if (it == index_.end()) {
-        fail("{}:{}: switch '{}' is listed under Switches= but never defined (no SwitchName={} line)", decls_.source,
-             decl.line, name, name);
+        fail("{}: switch '{}' is listed under Switches= but never defined (no SwitchName={} line)",
+             decls_.where(decl.place), name, name);
       }
       const std::uint32_t other = it->second;
       if (other == self) {
@@ -268,20 +268,23 @@ Fabric block_fabric(const Declarations& decls, const GuidMap* map, const Warning
   for (const auto& block : decls.blocks) nodes += block.nodes.size();
   HostTable hosts(fabric, map, nodes);
   fabric.host_ports.reserve(nodes);
-  std::unordered_map<std::string, std::size_t> block_line;
+  std::unordered_map<std::string, std::size_t> block_index;
   std::unordered_map<std::string, std::size_t> node_block;  // node name as written -> block index
   Oddity empty_blocks;
   for (const auto& block : decls.blocks) {
-    const auto [it, added] = block_line.try_emplace(block.name, block.line);
-    if (!added) fail("{}:{}: block '{}' is defined twice (first on line {})", decls.source, block.line, block.name, it->second);
+    const auto [it, added] = block_index.try_emplace(block.name, fabric.switches.size());
+    if (!added) {
+      fail("{}: block '{}' is defined twice (first on {})", decls.where(block.place), block.name,
+           decls.earlier(decls.blocks[it->second].place, block.place));
+    }
     const auto sw = static_cast<std::uint32_t>(fabric.switches.size());
     fabric.switches.push_back(block.name);
     if (block.nodes.empty()) empty_blocks.add(block.name);
     for (const auto& node : block.nodes) {
       const auto [in, first] = node_block.try_emplace(node, sw);
       if (!first) {
-        fail("{}:{}: node '{}' is already in block '{}' (line {})", decls.source, block.line, node,
-             fabric.switches[in->second], decls.blocks[in->second].line);
+        fail("{}: node '{}' is already in block '{}' ({})", decls.where(block.place), node, fabric.switches[in->second],
+             decls.earlier(decls.blocks[in->second].place, block.place));
       }
       fabric.host_ports.push_back({hosts.host_of(node), sw, 0.0});
     }
@@ -289,7 +292,7 @@ Fabric block_fabric(const Declarations& decls, const GuidMap* map, const Warning
   if (fabric.hosts.empty()) fail("{}: its blocks hold no node", decls.source);
   // A block says nothing about links: its nodes share one switch, and the blocks one root.
   std::string root = "blocks";
-  while (block_line.count(root) > 0) root += "_root";
+  while (block_index.count(root) > 0) root += "_root";
   const auto root_index = static_cast<std::uint32_t>(fabric.switches.size());
   fabric.switches.push_back(root);
   for (std::uint32_t b = 0; b < root_index; ++b) fabric.cables.push_back({root_index, b, 0.0});

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "slurm_topology.h"
@@ -127,54 +129,115 @@ bool continued(std::string_view& line) {
   return true;
 }
 
+// Include lines nest at most this deep: Slurm sets no limit, and a file that includes itself
+// would recurse for ever.
+constexpr std::size_t kMaxIncludeDepth = 16;
+
 class ConfParser final {
  public:
-  ConfParser(const std::string& source, std::string text, const WarningSink& warn)
-      : cur_(source, std::move(text)), warn_(warn) {
+  ConfParser(const std::string& source, std::string text, const WarningSink& warn) : warn_(warn) {
     decls_.source = source;
+    open_.push_back(std::make_unique<OpenFile>(OpenFile{io::LineCursor(source, std::move(text)), 0}));
   }
 
   Declarations parse() {
     std::string statement;
-    while (auto raw = cur_.next_content_line("#")) {
+    while (true) {
+      const auto raw = cur().next_content_line("#");
+      if (!raw) {  // the end of an included file goes back to the line after its Include
+        if (open_.size() == 1) break;
+        open_.pop_back();
+        continue;
+      }
       std::string_view line = without_comment(*raw);
       const bool goes_on = continued(line);
       statement.assign(line);
       // As Slurm reads its files: a line ending in an odd number of '\' goes on, without the
       // last '\', on the next line; a blank or comment line ends it.
       for (bool more = goes_on; more;) {
-        const auto next = cur_.next_content_line("", false);
+        const auto next = cur().next_content_line("", false);
         if (!next) break;
         std::string_view part = without_comment(*next);
         more = continued(part);
         statement.append(part);
       }
-      const auto fields = quoted_fields(unescaped(statement), cur_);
+      const auto fields = quoted_fields(unescaped(statement), cur());
       if (!fields.empty() && lower(fields[0]) == "include") {
-        cur_.fail_here(fmt::format("'Include {}': an included file is not read here; give its lines in this file",
-                                   fields.size() > 1 ? fields[1] : ""));
+        include(fields);
+        continue;
       }
-      const auto pairs = key_values(fields, cur_);
+      const auto pairs = key_values(fields, cur());
       if (!pairs.empty()) parse_line(pairs);
     }
     if (unknown_keys_ > 0) {
-      warn_(fmt::format("{}:{}: {} ignored, first '{}='", decls_.source, first_unknown_line_,
+      warn_(fmt::format("{}: {} ignored, first '{}='", first_unknown_where_,
                         counted(unknown_keys_, "unknown key", "unknown keys"), first_unknown_key_));
     }
     return std::move(decls_);
   }
 
  private:
+  struct OpenFile {
+    io::LineCursor cursor;
+    std::size_t index = 0;  // in Declarations::file
+  };
+
+  io::LineCursor& cur() { return open_.back()->cursor; }
+  const io::LineCursor& cur() const { return open_.back()->cursor; }
+  Place place() const { return {open_.back()->index, cur().line_number()}; }
+
+  // "Include FILE", as Slurm reads it: FILE relative to the directory of the file that
+  // includes it, read in its place. Slurm's one substitution, %c for ClusterName, has no value
+  // in a topology file.
+  void include(const std::vector<std::string>& fields) {
+    if (fields.size() != 2) {
+      cur().fail_here(fields.size() == 1 ? "Include without a file name"
+                                         : fmt::format("Include takes one file name, found {} words after it",
+                                                       fields.size() - 1));
+    }
+    const std::string& name = fields[1];
+    if (name.find("%c") != std::string::npos) {
+      cur().fail_here(fmt::format("Include {}: '%c' stands for slurm.conf's ClusterName, which a topology file "
+                                  "does not know; write the name out",
+                                  name));
+    }
+    std::string path = name;
+    if (!name.starts_with('/')) {
+      const std::string& including = cur().source();
+      const std::size_t slash = including.rfind('/');
+      path = slash == std::string::npos ? name : including.substr(0, slash + 1) + name;
+    }
+    std::error_code error;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, error);
+    for (const auto& file : open_) {
+      std::error_code other_error;
+      if (!error && std::filesystem::weakly_canonical(file->cursor.source(), other_error) == canonical && !other_error) {
+        cur().fail_here(fmt::format("Include {}: {} is already being read (it includes itself)", name, path));
+      }
+    }
+    if (open_.size() > kMaxIncludeDepth) {
+      cur().fail_here(fmt::format("Include {}: Include lines nested more than {} deep", name, kMaxIncludeDepth));
+    }
+    if (!std::filesystem::is_regular_file(path, error)) {
+      cur().fail_here(fmt::format("Include {}: {} is not a readable file", name, path));
+    }
+    std::string text = io::read_text_file(path);
+    if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // UTF-8 byte order mark
+    decls_.included.push_back(path);
+    open_.push_back(std::make_unique<OpenFile>(OpenFile{io::LineCursor(path, std::move(text)), decls_.included.size()}));
+  }
+
   void parse_line(const std::vector<KeyValue>& pairs) {
     const LineKind kind = line_kind(pairs.front().key);
     const bool block = kind != LineKind::kSwitch;
-    if (kind_line_ == 0) {
-      kind_line_ = cur_.line_number();
+    if (!kind_place_) {
+      kind_place_ = place();
       kind_key_ = key_name(kind);
       decls_.is_block = block;
     } else if (block != decls_.is_block) {
-      cur_.fail_here(fmt::format("{}= line in a topology/{} file ({}= on line {}): tree and block lines cannot be mixed",
-                                 key_name(kind), decls_.is_block ? "block" : "tree", kind_key_, kind_line_));
+      cur().fail_here(fmt::format("{}= line in a topology/{} file ({}= on {}): tree and block lines cannot be mixed",
+                                 key_name(kind), decls_.is_block ? "block" : "tree", kind_key_,
+                                 decls_.earlier(*kind_place_, place())));
     }
     switch (kind) {
       case LineKind::kSwitch: return switch_line(pairs);
@@ -196,27 +259,27 @@ class ConfParser final {
     if (first_key == "switchname") return LineKind::kSwitch;
     if (first_key == "blockname") return LineKind::kBlock;
     if (first_key == "blocksizes") return LineKind::kBlockSizes;
-    cur_.fail_here(fmt::format("expected SwitchName=, BlockName= or BlockSizes= first, found '{}='", first_key));
+    cur().fail_here(fmt::format("expected SwitchName=, BlockName= or BlockSizes= first, found '{}='", first_key));
   }
 
-  std::string where() const { return fmt::format("{}:{}", decls_.source, cur_.line_number()); }
+  std::string where() const { return decls_.where(place()); }
 
   std::string name_of(const KeyValue& first) const {
-    if (first.value.empty()) cur_.fail_here(fmt::format("{}= has no name", key_name(line_kind(first.key))));
+    if (first.value.empty()) cur().fail_here(fmt::format("{}= has no name", key_name(line_kind(first.key))));
     return first.value;
   }
 
   void unknown(const KeyValue& pair) {
     if (unknown_keys_++ == 0) {
       first_unknown_key_ = pair.written;
-      first_unknown_line_ = cur_.line_number();
+      first_unknown_where_ = where();
     }
   }
 
   void switch_line(const std::vector<KeyValue>& pairs) {
     SwitchDecl decl;
     decl.name = name_of(pairs.front());
-    decl.line = cur_.line_number();
+    decl.place = place();
     for (std::size_t i = 1; i < pairs.size(); ++i) {
       const auto& [key, value, written] = pairs[i];
       if (key == "switches") {
@@ -225,7 +288,7 @@ class ConfParser final {
         decl.nodes = budget_.expand(value, where());
       } else if (key == "linkspeed") {
         const auto speed = io::parse_double(value);
-        if (!speed || *speed < 0) cur_.fail_here(fmt::format("LinkSpeed '{}' is not a number >= 0", value));
+        if (!speed || *speed < 0) cur().fail_here(fmt::format("LinkSpeed '{}' is not a number >= 0", value));
         decl.gbps = *speed;
       } else {
         unknown(pairs[i]);
@@ -237,7 +300,7 @@ class ConfParser final {
   void block_line(const std::vector<KeyValue>& pairs) {
     BlockDecl decl;
     decl.name = name_of(pairs.front());
-    decl.line = cur_.line_number();
+    decl.place = place();
     for (std::size_t i = 1; i < pairs.size(); ++i) {
       if (pairs[i].key == "nodes") {
         decl.nodes = budget_.expand(pairs[i].value, where());
@@ -252,19 +315,19 @@ class ConfParser final {
   void block_sizes_line(std::string_view sizes) const {
     for (std::string_view size : io::split_fields(sizes, true)) {
       const auto n = io::parse_int(size);
-      if (!n || *n <= 0) cur_.fail_here(fmt::format("BlockSizes: '{}' is not a positive number", size));
+      if (!n || *n <= 0) cur().fail_here(fmt::format("BlockSizes: '{}' is not a positive number", size));
     }
   }
 
-  io::LineCursor cur_;
+  std::vector<std::unique_ptr<OpenFile>> open_;  // the topology file, then the files included, innermost last
   const WarningSink& warn_;
   Declarations decls_;
   NameBudget budget_;
-  std::size_t kind_line_ = 0;  // the first line, which says tree or block
+  std::optional<Place> kind_place_;  // the first line, which says tree or block
   const char* kind_key_ = "";
   std::size_t unknown_keys_ = 0;
   std::string first_unknown_key_;
-  std::size_t first_unknown_line_ = 0;
+  std::string first_unknown_where_;
 };
 
 }  // namespace
@@ -298,12 +361,18 @@ bool is_yaml(std::string path, std::string_view text) {
 
 }  // namespace
 
-Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& sink) {
+Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& sink,
+                           const std::string& topology) {
   const WarningSink warn = sink ? sink : [](const std::string&) {};
   std::string text = io::read_text_file(path);
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // UTF-8 byte order mark
+  const bool yaml = is_yaml(path, text);
+  if (!yaml && !topology.empty()) {
+    fail("{}: topology={} chooses among the topologies of a topology.yaml, and this is a topology.conf (one topology)",
+         path, topology);
+  }
   const slurm::Declarations decls =
-      is_yaml(path, text) ? slurm::parse_slurm_yaml(path, text, warn) : slurm::parse_slurm_conf(path, std::move(text), warn);
+      yaml ? slurm::parse_slurm_yaml(path, text, topology, warn) : slurm::parse_slurm_conf(path, std::move(text), warn);
   std::optional<GuidMap> map;
   if (!map_file.empty()) map = GuidMap::read(map_file);
   const GuidMap* guids = map ? &*map : nullptr;

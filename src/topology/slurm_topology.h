@@ -15,25 +15,40 @@ namespace taskmap::slurm {
 // Names (switches and nodes) one file may expand to, all host lists together.
 inline constexpr std::size_t kMaxNames = std::size_t{1} << 24;
 
+// Where a declaration was read: the topology file (file 0) or one it includes, and the line.
+struct Place {
+  std::size_t file = 0;
+  std::size_t line = 0;
+};
+
 struct SwitchDecl {
   std::string name;
   std::vector<std::string> switches;  // listed under Switches=: children, or neighbours
   std::vector<std::string> nodes;
   double gbps = 0;  // LinkSpeed; 0 when absent
-  std::size_t line = 0;
+  Place place;
 };
 
 struct BlockDecl {
   std::string name;
   std::vector<std::string> nodes;
-  std::size_t line = 0;
+  Place place;
 };
 
 struct Declarations {
   std::string source;
+  std::vector<std::string> included;  // files read through Include lines: file 1, 2, ...
   bool is_block = false;  // topology/block (BlockName=/BlockSizes= or a yaml block topology)
   std::vector<SwitchDecl> switches;
   std::vector<BlockDecl> blocks;
+
+  const std::string& file(std::size_t index) const { return index == 0 ? source : included.at(index - 1); }
+  // "FILE:LINE".
+  std::string where(Place p) const { return fmt::format("{}:{}", file(p.file), p.line); }
+  // An earlier place, said from `here`: "line N" in the same file, else "FILE:LINE".
+  std::string earlier(Place p, Place here) const {
+    return p.file == here.file ? fmt::format("line {}", p.line) : where(p);
+  }
 };
 
 // Counts the names expanded so far and refuses a file that would exceed kMaxNames.
@@ -51,7 +66,9 @@ inline std::string counted(std::size_t n, std::string_view one, std::string_view
 }
 
 Declarations parse_slurm_conf(const std::string& source, std::string text, const WarningSink& warn);
-Declarations parse_slurm_yaml(const std::string& source, const std::string& text, const WarningSink& warn);
+// `topology`: the name of the topology to read; empty: the cluster default, else the first.
+Declarations parse_slurm_yaml(const std::string& source, const std::string& text, const std::string& topology,
+                              const WarningSink& warn);
 
 // `map` may be null (GUID-like node names are then kept as they are).
 Fabric tree_fabric(const Declarations& decls, const GuidMap* map, const WarningSink& warn);

@@ -1,6 +1,6 @@
 // topology.yaml (Slurm >= 25.05): a list of named topologies, each a tree (switches with
-// children and nodes), a block topology (block_sizes, blocks with nodes) or flat. The cluster
-// default (or else the first) is read.
+// children and nodes), a block topology (block_sizes, blocks with nodes) or flat. The one named
+// (machine key topology=), else the cluster default, else the first is read.
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -15,7 +15,10 @@ namespace {
 
 class YamlParser final {
  public:
-  YamlParser(const std::string& source, const WarningSink& warn) : warn_(warn) { decls_.source = source; }
+  YamlParser(const std::string& source, std::string wanted, const WarningSink& warn)
+      : warn_(warn), wanted_(std::move(wanted)) {
+    decls_.source = source;
+  }
 
   Declarations parse(const std::string& text) {
     YAML::Node root;
@@ -44,7 +47,8 @@ class YamlParser final {
     fail("{}: {}", where(node), problem);
   }
 
-  // The first topology marked cluster_default: true, else the first one.
+  // The topology named wanted_; without a name, the first marked cluster_default: true, else the
+  // first one.
   YAML::Node choose(const YAML::Node& root) {
     std::vector<YAML::Node> topologies;
     if (root.IsSequence()) {
@@ -58,6 +62,15 @@ class YamlParser final {
       const auto& t = topologies[i];
       if (!t.IsMap() || !t["topology"]) fail_at(t, "expected 'topology: NAME' and its type (tree, block or flat)");
       if (chosen == topologies.size() && t["cluster_default"] && t["cluster_default"].as<bool>()) chosen = i;
+    }
+    if (!wanted_.empty()) {
+      std::vector<std::string> names;
+      for (const auto& t : topologies) names.push_back(text_of(t["topology"]));
+      const auto it = std::find(names.begin(), names.end(), wanted_);
+      if (it == names.end()) {
+        fail("{}: no topology '{}' (it has {})", decls_.source, wanted_, fmt::join(names, ", "));
+      }
+      return topologies[static_cast<std::size_t>(it - names.begin())];
     }
     const bool by_default = chosen < topologies.size();
     if (!by_default) chosen = 0;
@@ -103,7 +116,7 @@ class YamlParser final {
     for (const auto& entry : switches) {
       SwitchDecl decl;
       decl.name = name_of(entry, "switch");
-      decl.line = line_of(entry);
+      decl.place.line = line_of(entry);
       for (const auto& field : entry) {
         const auto key = field.first.as<std::string>();
         if (key == "children") {
@@ -124,7 +137,7 @@ class YamlParser final {
     for (const auto& entry : blocks) {
       BlockDecl decl;
       decl.name = name_of(entry, "block");
-      decl.line = line_of(entry);
+      decl.place.line = line_of(entry);
       for (const auto& field : entry) {
         const auto key = field.first.as<std::string>();
         if (key == "nodes") {
@@ -203,6 +216,7 @@ class YamlParser final {
   }
 
   const WarningSink& warn_;
+  std::string wanted_;  // the topology's name; empty: the cluster default
   Declarations decls_;
   NameBudget budget_;
   std::size_t unknown_keys_ = 0;
@@ -212,8 +226,9 @@ class YamlParser final {
 
 }  // namespace
 
-Declarations parse_slurm_yaml(const std::string& source, const std::string& text, const WarningSink& warn) {
-  return YamlParser(source, warn).parse(text);
+Declarations parse_slurm_yaml(const std::string& source, const std::string& text, const std::string& topology,
+                              const WarningSink& warn) {
+  return YamlParser(source, topology, warn).parse(text);
 }
 
 }  // namespace taskmap::slurm

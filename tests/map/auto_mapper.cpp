@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "taskmap/eval/evaluator.h"
@@ -156,6 +157,30 @@ TEST(Auto, CandidatesLeftOutForOneReasonAreNamedTogether) {
   EXPECT_EQ(tail.size() - tail.rfind(": " + reason), reason.size() + 2) << tail;  // the reason last, once
   EXPECT_EQ(tail.find(reason), tail.rfind(reason)) << tail;
   EXPECT_NE(tail.find("hostname-order, "), std::string::npos) << tail;  // named, among others
+}
+
+// A candidate the system refuses memory is left out like one that fails for a reason of its
+// own; the others still run and one of them is chosen.
+TEST(Auto, ACandidateOutOfMemoryIsLeftOutAndTheOthersStillRun) {
+  struct OutOfMemory final : Mapper {
+    Mapping run(const MappingProblem&) const override { throw std::bad_alloc(); }
+  };
+  const Machine m = make_machine("torus:4x4,ppn=2");
+  const CommGraph g = build_pattern(parse_pattern_spec("halo2d:8x4"));
+  const MappingProblem problem(m, g);
+  MapperFactory factory{[](std::string_view spec) -> std::unique_ptr<Mapper> {
+                          if (spec == "greedy") return std::make_unique<OutOfMemory>();
+                          return make_mapper(parse_mapper_spec(spec));
+                        },
+                        [](std::string_view spec, const MappingProblem& p) {
+                          return why_not_applicable(parse_mapper_spec(spec), p);
+                        }};
+  const Mapping chosen = make_auto_mapper({"auto", {}}, AutoOptions{}, std::move(factory))->run(problem);
+  EXPECT_NE(chosen.note.find("; left out: greedy: out of memory"), std::string::npos) << chosen.note;
+  EXPECT_NE(chosen.note.find("among "), std::string::npos) << chosen.note;
+  const Mapping plain = test::run_mapper_on(problem, "auto");
+  // greedy is not the winner here, so its absence changes nothing.
+  EXPECT_EQ(chosen.slot_of_task, plain.slot_of_task) << plain.note;
 }
 
 TEST(Auto, TheMclSearchShrinksWhereScoringOneTasksMovesCostsMuch) {

@@ -15,6 +15,7 @@
 
 #include "taskmap/core/error.h"
 #include "taskmap/topology/fabric.h"
+#include "taskmap/topology/machine_spec.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -209,6 +210,22 @@ TEST(SlurmReader, QuirksBomCrlfCaseLinkSpeedAndAHostUnderTwoLeaves) {
                         }));
 }
 
+// Slurm reads "Include FILE" in place, FILE relative to the directory of the file holding the
+// line (its parse_config.c), and an included file may include others.
+TEST(SlurmReader, IncludedFilesAreReadInPlaceRelativeToTheIncludingFile) {
+  const auto path = slurm_instance("include-main.conf");
+  const auto r = read(path);
+  EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"core", "leaf1", "leaf2", "leaf3"}));
+  EXPECT_EQ(r.fabric.hosts.size(), 12u);  // n01..n12
+  EXPECT_EQ(ports_of(r.fabric).at("n05"), std::vector<std::string>{"leaf2"});
+  EXPECT_EQ(ports_of(r.fabric).at("n12"), std::vector<std::string>{"leaf3"});
+  EXPECT_EQ(r.fabric.cables.size(), 3u);
+  EXPECT_EQ(top_names(r.fabric), std::set<std::string>{"core"});
+  // The warning names the included file and its line.
+  EXPECT_EQ(r.warnings, std::vector<std::string>{slurm_instance("include.d/more/leaf2.conf") +
+                                                 ":1: 1 unknown key ignored, first 'Color='"});
+}
+
 TEST(SlurmReader, ALineEndingInABackslashGoesOnOnTheNextAndQuotesHoldSpaces) {
   const auto path = slurm_instance("continued-lines.conf");
   const auto r = read(path);
@@ -276,6 +293,26 @@ TEST(SlurmReader, YamlReadsTheClusterDefaultTopology) {
                             path + ": 3 topologies, read 'racks' (the cluster default), not fabric, everything"});
 }
 
+TEST(SlurmReader, TheTopologyKeyChoosesAmongTheYamlTopologies) {
+  const auto path = slurm_instance("multi.yaml");
+  std::vector<std::string> warnings;
+  const Fabric tree = read_slurm_topology(path, "", [&](const std::string& w) { warnings.push_back(w); }, "fabric");
+  EXPECT_EQ(tree.switches, (std::vector<std::string>{"root", "s1", "s2"}));
+  EXPECT_EQ(tree.hosts.size(), 8u);
+  EXPECT_EQ(tree.cables.size(), 2u);
+  EXPECT_TRUE(warnings.empty());  // chosen by name: nothing to say about the others
+  const Machine m = make_machine("slurm:" + path + ",topology=fabric,ppn=2");
+  EXPECT_EQ(m.num_slots(), 16u);
+  EXPECT_EQ(test::error_message([&] { read_slurm_topology(path, "", {}, "nope"); }),
+            path + ": no topology 'nope' (it has fabric, racks, everything)");
+  EXPECT_EQ(test::error_message([&] { read_slurm_topology(path, "", {}, "everything"); }),
+            path + ":23: topology 'everything' is flat: it names no switch and no block");
+  const auto conf = slurm_instance("tree-quirks.conf");
+  EXPECT_EQ(test::error_message([&] { read_slurm_topology(conf, "", {}, "fabric"); }),
+            conf + ": topology=fabric chooses among the topologies of a topology.yaml, and this is a topology.conf "
+                   "(one topology)");
+}
+
 TEST(SlurmReader, YamlRecognisedByItsContent) {
   const auto r = read(slurm_instance("yaml-by-content.txt"));
   EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"top", "leaf"}));
@@ -294,9 +331,17 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
             bad("bad-mixed.conf") +
                 ":4: BlockName= line in a topology/tree file (SwitchName= on line 1): tree and block lines cannot be mixed");
   EXPECT_EQ(error_of(bad("bad-twice.conf")), bad("bad-twice.conf") + ":2: switch 'leaf1' is defined twice (first on line 1)");
-  EXPECT_EQ(error_of(bad("bad-include.conf")), bad("bad-include.conf") + ":3: 'Include topology.d/more.conf': an "
-                                                                         "included file is not read here; give its "
-                                                                         "lines in this file");
+  EXPECT_EQ(error_of(bad("bad-include.conf")),
+            bad("bad-include.conf") + ":3: Include topology.d/more.conf: " + bad("topology.d/more.conf") +
+                " is not a readable file");
+  // An error inside an included file names that file and its line.
+  EXPECT_EQ(error_of(bad("bad-include-inner.conf")), bad("include.d/bad-leaf.conf") + ":2: host list 'cn[01-': unclosed '['");
+  EXPECT_EQ(error_of(bad("bad-include-loop.conf")),
+            bad("bad-include-loop.conf") + ":3: Include ./bad-include-loop.conf: " + bad("./bad-include-loop.conf") +
+                " is already being read (it includes itself)");
+  EXPECT_EQ(error_of(bad("bad-include-twice.conf")),
+            bad("include.d/leaves.conf") + ":2: switch 'leaf1' is defined twice (first on " + bad("bad-include-twice.conf") +
+                ":2)");
   EXPECT_EQ(error_of(bad("bad-quote.conf")), bad("bad-quote.conf") + ":2: unclosed '\"' in '\"n[1-4], n5'");
   EXPECT_EQ(error_of(bad("bad-linkspeed.conf")), bad("bad-linkspeed.conf") + ":1: LinkSpeed 'fast' is not a number >= 0");
   EXPECT_EQ(error_of(bad("bad-huge.conf")),

@@ -78,7 +78,9 @@ Machine build_fabric_machine(const Fabric& fabric, const FabricOptions& options)
 
 // Readers (one file format each). `map_file`, when not empty, renames GUIDs to host names
 // (lines "host: 0xGUID" or "H-GUID host"); see docs/clusters.md.
-Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& warn);
+// `topology`: which topology of a topology.yaml to read (empty: its cluster default).
+Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& warn,
+                           const std::string& topology = {});
 Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, const WarningSink& warn);
 Fabric read_aries_links(const std::string& links_path, const std::string& nodes_path, const WarningSink& warn);
 // taskmap's plain Dragonfly format ("router NAME GROUP", "link A B [global|local] [GBPS]",

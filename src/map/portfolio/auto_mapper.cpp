@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <optional>
 #include <variant>
 
@@ -117,8 +118,9 @@ class AutoMapper final : public Mapper {
     // One step per candidate; the refinements are counted when the first round is known.
     io::Progress progress(label_.text, portfolio.size());
     // A candidate that fails (a structured mapper without the task grid it needs, a size
-    // over the memory limit, a flow the routing cannot route) is left out with its reason; the
-    // launchers' orders fail only on the last, and those that do not still come first.
+    // over the memory limit, a flow the routing cannot route, memory the system refuses) is
+    // left out with its reason; the launchers' orders fail only on the third, and those that do
+    // not still come first.
     auto attempt = [&](const std::string& spec, const std::function<Mapping()>& map) -> std::variant<Result, std::string> {
       progress.status(spec);
       try {
@@ -130,6 +132,9 @@ class AutoMapper final : public Mapper {
       } catch (const Error& e) {
         progress.advance();
         return fmt::format("{}: {}", spec, e.what());
+      } catch (const std::bad_alloc&) {  // what it held is freed: the others may still fit
+        progress.advance();
+        return fmt::format("{}: out of memory", spec);
       }
     };
     auto keep = [&](std::variant<Result, std::string> outcome) {
