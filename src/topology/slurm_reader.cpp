@@ -212,14 +212,15 @@ class ConfParser final {
     for (const auto& file : open_) {
       std::error_code other_error;
       if (!error && std::filesystem::weakly_canonical(file->cursor.source(), other_error) == canonical && !other_error) {
-        cur().fail_here(fmt::format("Include {}: {} is already being read (it includes itself)", name, path));
+        cur().fail_here(fmt::format("Include {}: {} is already being read (an Include loop)", name, path));
       }
     }
     if (open_.size() > kMaxIncludeDepth) {
       cur().fail_here(fmt::format("Include {}: Include lines nested more than {} deep", name, kMaxIncludeDepth));
     }
+    if (!std::filesystem::exists(path, error)) cur().fail_here(fmt::format("Include {}: no file {}", name, path));
     if (!std::filesystem::is_regular_file(path, error)) {
-      cur().fail_here(fmt::format("Include {}: {} is not a readable file", name, path));
+      cur().fail_here(fmt::format("Include {}: {} is not a regular file", name, path));
     }
     std::string text = io::read_text_file(path);
     if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // UTF-8 byte order mark

@@ -332,13 +332,14 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
                 ":4: BlockName= line in a topology/tree file (SwitchName= on line 1): tree and block lines cannot be mixed");
   EXPECT_EQ(error_of(bad("bad-twice.conf")), bad("bad-twice.conf") + ":2: switch 'leaf1' is defined twice (first on line 1)");
   EXPECT_EQ(error_of(bad("bad-include.conf")),
-            bad("bad-include.conf") + ":3: Include topology.d/more.conf: " + bad("topology.d/more.conf") +
-                " is not a readable file");
+            bad("bad-include.conf") + ":3: Include topology.d/more.conf: no file " + bad("topology.d/more.conf"));
+  EXPECT_EQ(error_of(bad("bad-include-dir.conf")),
+            bad("bad-include-dir.conf") + ":3: Include include.d: " + bad("include.d") + " is not a regular file");
   // An error inside an included file names that file and its line.
   EXPECT_EQ(error_of(bad("bad-include-inner.conf")), bad("include.d/bad-leaf.conf") + ":2: host list 'cn[01-': unclosed '['");
   EXPECT_EQ(error_of(bad("bad-include-loop.conf")),
             bad("bad-include-loop.conf") + ":3: Include ./bad-include-loop.conf: " + bad("./bad-include-loop.conf") +
-                " is already being read (it includes itself)");
+                " is already being read (an Include loop)");
   EXPECT_EQ(error_of(bad("bad-include-twice.conf")),
             bad("include.d/leaves.conf") + ":2: switch 'leaf1' is defined twice (first on " + bad("bad-include-twice.conf") +
                 ":2)");
