@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "taskmap/core/error.h"
 
 namespace taskmap::io {
@@ -86,6 +88,9 @@ std::optional<std::string_view> LineCursor::next_content_line(std::string_view c
     pos_ = end + 1;
     ++line_number_;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find('\0') != std::string_view::npos) {
+      fail_here(fmt::format("a NUL byte at column {}: not a text file", line.find('\0') + 1));
+    }
     std::size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos) {
       if (skip_blank) continue;

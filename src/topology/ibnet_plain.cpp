@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "ibnet_dump.h"
 #include "taskmap/core/error.h"
@@ -95,6 +96,7 @@ class PlainParser final {
       if (is_header(line)) {
         open_block(line);
       } else if (!is_known_filler(line)) {
+        if (cur_.in_unterminated_last_line()) cur_.fail_here(fmt::format("the file ends inside '{}': is it cut?", line));
         dump_.ignored_lines.note(fmt::format("line {}: '{}'", cur_.line_number(), line));
       }
     }
@@ -102,7 +104,7 @@ class PlainParser final {
     if (block_ && ports_in_block_ == 0) {
       const auto& node = dump_.nodes[*block_];
       fail("{}:{}: the file ends inside the block of {} '{}' (no port lines): is it cut?", cur_.source(), node.line,
-           kind_word_, node.description);
+           kind_word_, node.description.empty() ? node.guid : node.description);
     }
     close_block();
     resolve_ports();
@@ -146,7 +148,7 @@ class PlainParser final {
     }
     const auto guid = name->size() > 2 ? canonical_guid(name->substr(2)) : std::nullopt;
     if (!guid) cur_.fail_here(fmt::format("'{}' is not a node GUID (\"S-\", \"H-\" or \"R-\" and hex digits)", *name));
-    std::string description(scan.description().value_or(""));
+    std::string description(described(line, scan).value_or(""));
 
     auto [it, added] = node_of_guid_.emplace(*guid, static_cast<std::uint32_t>(dump_.nodes.size()));
     if (!added) {
@@ -183,6 +185,16 @@ class PlainParser final {
     return static_cast<std::uint32_t>(*port);
   }
 
+  // The description after the line's '#' (Scanner::description); one opened and never closed
+  // is a line cut short.
+  std::optional<std::string_view> described(std::string_view line, Scanner& scan) const {
+    const auto hash = line.find('#');
+    const bool opened = hash != std::string_view::npos && line.find('"', hash) != std::string_view::npos;
+    const auto description = scan.description();
+    if (opened && !description) cur_.fail_here("the description after '#' has no closing '\"': is the line cut?");
+    return description;
+  }
+
   // "(8f10403960559)" after a CA's port number: that port's GUID.
   std::string port_guid(Scanner& scan) {
     if (!scan.eat('(')) return {};
@@ -206,7 +218,7 @@ class PlainParser final {
     pending.peer_port = port_number(scan);
     pending.peer_port_guid = port_guid(scan);
     // "# "description" lid 12 4xEDR", with " s=4 w=2 v=4" after the rate from ibnetdiscover --full.
-    pending.peer_description = std::string(scan.description().value_or(""));
+    pending.peer_description = std::string(described(line, scan).value_or(""));
     const auto words = io::split_fields(scan.rest());
     for (auto w = words.rbegin(); w != words.rend() && pending.rate.empty(); ++w) {
       if (w->find('=') == std::string_view::npos) pending.rate = std::string(*w);
@@ -216,12 +228,16 @@ class PlainParser final {
     ++ports_in_block_;
   }
 
-  // Peers are known once every block is read (a block names nodes defined after it).
+  // Peers are known once every block is read (a block names nodes defined after it). A node
+  // that did not answer ibnetdiscover may leave a port line or two leading nowhere; a tenth of
+  // the nodes without a block is a file cut short (its last blocks lost), not such a node.
   void resolve_ports() {
+    std::set<std::string_view> missing;
     for (auto& p : pending_) {
       const auto it = node_of_guid_.find(p.peer_guid);
       if (it == node_of_guid_.end()) {
         dump_.undefined_peers.note(fmt::format("line {}: GUID {}", p.line, p.peer_guid));
+        missing.insert(p.peer_guid);
         continue;
       }
       auto& peer = dump_.nodes[it->second];
@@ -232,7 +248,13 @@ class PlainParser final {
       }
       dump_.links.add(p.end, {it->second, p.peer_port}, p.rate, p.line);
     }
+    if (missing.size() >= kCutMissingNodes && missing.size() * 10 >= missing.size() + dump_.nodes.size()) {
+      fail("{}: port lines lead to {} nodes that have no block of their own, {} blocks read (first: {}): is the "
+           "file cut?",
+           cur_.source(), missing.size(), dump_.nodes.size(), dump_.undefined_peers.first);
+    }
   }
+  static constexpr std::size_t kCutMissingNodes = 2;
 
   io::LineCursor& cur_;
   Dump dump_;

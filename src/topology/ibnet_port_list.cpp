@@ -29,6 +29,7 @@ class PortListParser final {
       const auto fields = io::split_fields(line.substr(0, quote));
       if (!fields.empty() && fields[0] == "DR") continue;  // discovery trace ("DR path slid 0; ...")
       if (fields.empty() || !node_kind(fields[0])) {
+        if (cur_.in_unterminated_last_line()) cur_.fail_here(fmt::format("the file ends inside '{}': is it cut?", line));
         dump_.ignored_lines.note(fmt::format("line {}: '{}'", cur_.line_number(), line));
         continue;
       }
@@ -68,12 +69,15 @@ class PortListParser final {
     return {*kind, static_cast<std::uint32_t>(*port), *guid};
   }
 
-  // "( 'node179 HCA-1' - 'QLogic ... L112' )" -> both descriptions.
+  // "( 'node179 HCA-1' - 'QLogic ... L112' )" -> both descriptions; a line without its closing
+  // "' )" is cut.
   std::pair<std::string, std::string> descriptions(std::string_view line, std::size_t quote) const {
-    const auto rest = quote == std::string_view::npos ? std::string_view{} : line.substr(quote + 1);
+    auto rest = quote == std::string_view::npos ? std::string_view{} : line.substr(quote + 1);
+    while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t')) rest.remove_suffix(1);
     const auto middle = rest.find("' - '");
+    if (middle == std::string_view::npos || !rest.ends_with(')')) fail_form();
     const auto end = rest.rfind('\'');
-    if (middle == std::string_view::npos || end == std::string_view::npos || end < middle + 4) fail_form();
+    if (end < middle + 5) fail_form();
     return {std::string(rest.substr(0, middle)), std::string(rest.substr(middle + 5, end - middle - 5))};
   }
 

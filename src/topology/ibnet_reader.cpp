@@ -34,10 +34,12 @@ double infiniband_gbps(std::string_view width_speed) {
   if (x == std::string::npos) return 0;
   const auto lanes = io::parse_int(std::string_view(text).substr(0, x));
   if (!lanes || (*lanes != 1 && *lanes != 2 && *lanes != 4 && *lanes != 8 && *lanes != 12)) return 0;
-  // Signalling rate per lane, in Gb/s.
+  // Data rate per lane, in Gb/s: the signalling rate (2.5, 5, 10, 10.3125, 14.0625, 25.78125,
+  // 53.125, 106.25, 212.5) less its line code, 8b/10b up to QDR and 64b/66b from FDR10 on; the
+  // IBTA's nominal 50, 100 and 200 from HDR on, whose forward error correction takes the rest.
   static constexpr std::pair<std::string_view, double> kLaneGbps[] = {
-      {"SDR", 2.5},      {"DDR", 5.0},    {"QDR", 10.0},   {"FDR10", 10.3125}, {"FDR", 14.0625},
-      {"EDR", 25.78125}, {"HDR", 53.125}, {"NDR", 106.25}, {"XDR", 212.5}};
+      {"SDR", 2.0},  {"DDR", 4.0},  {"QDR", 8.0},   {"FDR10", 10.0},
+      {"FDR", 14.0625 * 64 / 66},   {"EDR", 25.0}, {"HDR", 50.0}, {"NDR", 100.0}, {"XDR", 200.0}};
   const auto speed = std::string_view(text).substr(x + 1);
   for (const auto& [name, gbps] : kLaneGbps) {
     if (speed == name) return static_cast<double>(*lanes) * gbps;
@@ -84,6 +86,7 @@ class FabricAssembler final {
 
   Fabric run() {
     if (dump_.nodes.empty()) {
+      if (dump_.last_line == 0) fail("{}: the file is empty: no ibnetdiscover output", source_);
       fail("{}:{}: no Switch, Ca or Rt block and no port-list line: is it an ibnetdiscover output?", source_,
            dump_.last_line);
     }

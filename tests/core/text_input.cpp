@@ -41,6 +41,13 @@ TEST(TextInput, LineCursorSkipsCommentsAndNamesTheLine) {
   EXPECT_EQ(cursor.next_content_line(), std::nullopt);
 }
 
+// A NUL byte is binary data; it would also cut every message that quotes the line short.
+TEST(TextInput, ALineWithANulByteIsRefused) {
+  io::LineCursor cursor("input.txt", std::string("0 1\nn0\0de 2\n", 12));
+  EXPECT_EQ(cursor.next_content_line(), "0 1");
+  EXPECT_EQ(test::error_message([&] { cursor.next_content_line(); }), "input.txt:2: a NUL byte at column 3: not a text file");
+}
+
 TEST(TextInput, FieldsAndStrictNumbers) {
   EXPECT_EQ(io::split_fields(" 1\t2  3 "), (std::vector<std::string_view>{"1", "2", "3"}));
   EXPECT_EQ(io::split_fields("1,2, 3", true), (std::vector<std::string_view>{"1", "2", "3"}));

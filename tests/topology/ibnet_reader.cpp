@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
 #include "taskmap/topology/fabric.h"
 #include "test_support.h"
 
@@ -74,17 +77,19 @@ std::string error_of(const std::string& path) {
   return test::error_message([&] { read_file(path); });
 }
 
-TEST(InfinibandGbps, WidthTimesLaneSignallingRate) {
-  EXPECT_DOUBLE_EQ(infiniband_gbps("4xQDR"), 40.0);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("4xFDR10"), 41.25);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("4xFDR"), 56.25);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("1xSDR"), 2.5);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("4xDDR"), 20.0);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("4xEDR"), 103.125);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("2xHDR"), 106.25);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("4xNDR"), 425.0);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("12xQDR"), 120.0);
-  EXPECT_DOUBLE_EQ(infiniband_gbps("4x QDR"), 40.0);  // the port list's two fields
+TEST(InfinibandGbps, WidthTimesLaneDataRate) {
+  // Data rates: a lane's signalling rate less its line code (8b/10b: 4/5 up to QDR; 64b/66b
+  // from FDR10), the IBTA's 50, 100, 200 Gb/s per lane from HDR on.
+  EXPECT_DOUBLE_EQ(infiniband_gbps("4xQDR"), 32.0);     // 4 x 10 x 8/10
+  EXPECT_DOUBLE_EQ(infiniband_gbps("4xFDR10"), 40.0);   // 4 x 10.3125 x 64/66
+  EXPECT_DOUBLE_EQ(infiniband_gbps("4xFDR"), 4 * 14.0625 * 64 / 66);  // 54.5
+  EXPECT_DOUBLE_EQ(infiniband_gbps("1xSDR"), 2.0);      // 2.5 x 8/10
+  EXPECT_DOUBLE_EQ(infiniband_gbps("4xDDR"), 16.0);     // 4 x 5 x 8/10
+  EXPECT_DOUBLE_EQ(infiniband_gbps("4xEDR"), 100.0);    // 4 x 25.78125 x 64/66
+  EXPECT_DOUBLE_EQ(infiniband_gbps("2xHDR"), 100.0);
+  EXPECT_DOUBLE_EQ(infiniband_gbps("4xNDR"), 400.0);
+  EXPECT_DOUBLE_EQ(infiniband_gbps("12xQDR"), 96.0);
+  EXPECT_DOUBLE_EQ(infiniband_gbps("4x QDR"), 32.0);  // the port list's two fields  // the port list's two fields
 }
 
 TEST(InfinibandGbps, UnknownIsZero) {
@@ -106,8 +111,8 @@ TEST(IbnetReader, TopographNdrFabric) {
   EXPECT_EQ(r.fabric.host_ports.size(), 582u - 40);
   // 1114 links (SOURCES.md) = 582 CA links + 532 between switches
   EXPECT_EQ(r.fabric.cables.size(), 1114u - 582);
-  EXPECT_EQ(r.cables_at(425.0), r.fabric.cables.size());  // all 4xNDR
-  EXPECT_EQ(r.host_ports_at(425.0), r.fabric.host_ports.size());
+  EXPECT_EQ(r.cables_at(400.0), r.fabric.cables.size());  // all 4xNDR
+  EXPECT_EQ(r.host_ports_at(400.0), r.fabric.host_ports.size());
   // grep '"a05-p1-dgx-01-c01 ' /tmp/t | grep -c '^Ca'; grep -c '^Ca.*B11-P1-CUFM-02' /tmp/t
   EXPECT_EQ(r.ports_of("a05-p1-dgx-01-c01"), 3u);
   EXPECT_EQ(r.ports_of("B11-P1-CUFM-02"), 2u);
@@ -136,9 +141,9 @@ TEST(IbnetReader, X5HostsNamedThroughTheNodeGuidMap) {
   EXPECT_EQ(r.fabric.host_ports.size(), 89u);
   EXPECT_EQ(r.fabric.cables.size(), 70u);  // SOURCES.md: 159 links, 70 switch-switch
   // awk '/^Ca/{c=1;next} /^Switch/{c=0} c && /^\[/' D/hpctoolset_X5.topofile | awk '{print $NF}' | sort | uniq -c
-  EXPECT_EQ(r.host_ports_at(20.0), 23u);  // 4xDDR
-  EXPECT_EQ(r.host_ports_at(40.0), 66u);  // 4xQDR
-  EXPECT_EQ(r.cables_at(40.0), 70u);
+  EXPECT_EQ(r.host_ports_at(16.0), 23u);  // 4xDDR
+  EXPECT_EQ(r.host_ports_at(32.0), 66u);  // 4xQDR
+  EXPECT_EQ(r.cables_at(32.0), 70u);
   // Six parallel cables: S-...200b50 (4 switches share its description) to S-...108c5c.
   EXPECT_EQ(r.cables_between("Voltaire 4036 - 36 QDR ports switch-0008f10500200b50", "Voltaire 4036 # 4036-8C5C"), 6u);
   EXPECT_EQ(r.warnings.size(), 1u);
@@ -164,8 +169,8 @@ TEST(IbnetReader, IbtopowebRocket) {
   EXPECT_EQ(r.fabric.host_ports.size(), 145u);
   EXPECT_EQ(r.fabric.cables.size(), 47u);
   EXPECT_EQ(r.ports_of("tank1"), 2u);
-  EXPECT_EQ(r.cables_at(41.25), 47u);  // 4xFDR10
-  EXPECT_EQ(r.host_ports_at(40.0), 145u);
+  EXPECT_EQ(r.cables_at(40.0), 47u);  // 4xFDR10
+  EXPECT_EQ(r.host_ports_at(32.0), 145u);  // 4xQDR
   EXPECT_EQ(r.sw("MF0;ib5:SX6036/U1"), 0u);
   EXPECT_EQ(r.warnings.size(), 0u);
 }
@@ -181,8 +186,8 @@ TEST(IbnetReader, ManPageSampleWithDisagreeingEnds) {
   EXPECT_EQ(r.ports_of("H-0008f10403960558"), 2u);  // a 2-port HCA, both ports to the ISR9024
   EXPECT_EQ(r.cables_between("ISR9024 Voltaire", "SW-6IB4 Voltaire"), 2u);
   // Switch port 10 says 4xSDR, its peer 1xSDR; so does host port 12: the lower is kept.
-  EXPECT_EQ(r.cables_at(2.5), 1u);
-  EXPECT_EQ(r.host_ports_at(2.5), 1u);
+  EXPECT_EQ(r.cables_at(2.0), 1u);
+  EXPECT_EQ(r.host_ports_at(2.0), 1u);
   EXPECT_EQ(r.warnings.size(), 2u);
   EXPECT_NE(r.warning(": 2 cables whose two ends report different rates"), "");
   EXPECT_NE(r.warning(": 4 CAs have no host name"), "");
@@ -195,7 +200,7 @@ TEST(IbnetReader, OneSwitchTwoHosts) {
   EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"MT43132 Mellanox Technologies"}));
   EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"compute-00-01", "compute-00-00"}));  // block order
   EXPECT_EQ(r.fabric.host_ports.size(), 2u);
-  EXPECT_EQ(r.host_ports_at(10.0), 2u);  // 4xSDR
+  EXPECT_EQ(r.host_ports_at(8.0), 2u);  // 4xSDR
   EXPECT_TRUE(r.fabric.cables.empty());
   EXPECT_TRUE(r.warnings.empty());
 }
@@ -211,7 +216,7 @@ TEST(IbnetReader, ErrorLineLoopbacksAndTwoHcaHost) {
   EXPECT_EQ(r.fabric.host_ports.size(), 6u);
   // One cable between the two switches (4xFDR); ports 1-2, 19-21, 29-30 of the SwitchIB loop back.
   EXPECT_EQ(r.cables_between("SwitchIB Mellanox Technologies", "MF0;switch-de779e:SX6012/U1"), 1u);
-  EXPECT_EQ(r.cables_at(56.25), 1u);
+  EXPECT_EQ(r.cables_at(4 * 14.0625 * 64 / 66), 1u);
   EXPECT_EQ(r.fabric.cables.size(), 1u);
   EXPECT_EQ(r.warnings.size(), 2u);
   EXPECT_NE(r.warning(": 3 cables join two ports of one switch (loopbacks): skipped"), "");
@@ -224,7 +229,7 @@ TEST(IbnetReader, BlankLineOfOneSpace) {
   const auto r = read_file(path);
   EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"Sun DCS 36 QDR switch localhost"}));
   EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"nsn33-43"}));
-  EXPECT_EQ(r.host_ports_at(40.0), 1u);
+  EXPECT_EQ(r.host_ports_at(32.0), 1u);
   EXPECT_TRUE(r.warnings.empty());
 }
 
@@ -233,6 +238,55 @@ TEST(IbnetReader, CutFileIsRefused) {
   TASKMAP_REQUIRE_SHARED_DATA(path);
   EXPECT_EQ(error_of(path),
             path + ":10: the file ends inside the block of Ca 'dgx-gb200-n01-c1 HCA-1' (no port lines): is it cut?");
+}
+
+// Real files cut short, as an interrupted copy leaves them: in the middle of a line (an
+// unknown last line, a description never closed, a port-list line without its "' )"), or at
+// a line's end, which loses the blocks after the cut.
+TEST(IbnetReader, RealFilesCutShortAreRefused) {
+  const auto plain = ibnet_data("ibtopoweb_topo");
+  const auto ports = ibnet_data("hwloc-netloc_plafrim_ib-subnet-fe80_0000_0000_0000.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(plain);
+  TASKMAP_REQUIRE_SHARED_DATA(ports);
+  const std::string plain_text = io::read_text_file(plain), ports_text = io::read_text_file(ports);
+  auto cut = [](const std::string& text, std::size_t bytes, const std::string& name) {
+    const std::string path = testing::TempDir() + name;
+    std::ofstream(path, std::ios::binary) << text.substr(0, bytes);
+    return path;
+  };
+  auto last_line = [](const std::string& text, std::size_t bytes) {
+    return std::to_string(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bytes), '\n') + 1);
+  };
+  // Within "sysimgguid=...": only its first letter is left.
+  const std::size_t in_word = plain_text.find("sysimgguid", 29000) + 1;
+  const auto a = cut(plain_text, in_word, "cut_word.topo");
+  EXPECT_EQ(error_of(a), a + ":" + last_line(plain_text, in_word) + ": the file ends inside 's': is it cut?");
+  // Five characters into the 100th description.
+  std::size_t in_description = 0;
+  for (int k = 0; k < 100; ++k) in_description = plain_text.find("# \"", in_description) + 3;
+  in_description += 5;
+  const auto b = cut(plain_text, in_description, "cut_description.topo");
+  EXPECT_EQ(error_of(b), b + ":" + last_line(plain_text, in_description) +
+                            ": the description after '#' has no closing '\"': is the line cut?");
+  // A port-list line cut inside its peer's description.
+  const std::size_t in_peer = ports_text.find("' - '", 36000) + 10;
+  const auto c = cut(ports_text, in_peer, "cut_ports.txt");
+  EXPECT_EQ(error_of(c), c + ":" + last_line(ports_text, in_peer) +
+                            ": expected 'TYPE LID PORT 0xGUID WIDTH SPEED [- TYPE LID PORT 0xGUID ( 'DESC' - 'DESC' "
+                            ")]'");
+  // The first 600 lines, whole: the blocks read are those whose header comes before the cut.
+  std::size_t end = 0;
+  for (int k = 0; k < 600; ++k) end = plain_text.find('\n', end) + 1;
+  std::istringstream head(plain_text.substr(0, end));
+  std::size_t blocks = 0;
+  for (std::string line; std::getline(head, line);) blocks += line.rfind("Switch", 0) == 0 || line.rfind("Ca", 0) == 0;
+  const auto d = cut(plain_text, end, "cut_lines.topo");
+  const std::string error = error_of(d);
+  EXPECT_EQ(error.rfind(d + ": port lines lead to ", 0), 0u) << error;
+  EXPECT_NE(error.find(fmt::format(" nodes that have no block of their own, {} blocks read (first: line ", blocks)),
+            std::string::npos)
+      << error;
+  EXPECT_TRUE(error.ends_with("): is the file cut?")) << error;
 }
 
 struct PortListCase {
@@ -270,7 +324,7 @@ TEST(IbnetReader, AvakasDirectorAsicsAreSwitches) {
   r.sw("QLogic 12800-180 GUID=0x00066a00e8001310 L112");
   r.sw("QLogic 12800-180 GUID=0x00066a00e8001310 S201A");
   // grep DDR: node008's port is the one 4x DDR link (listed from both ends).
-  EXPECT_EQ(r.host_ports_at(20.0), 1u);
+  EXPECT_EQ(r.host_ports_at(16.0), 1u);
   EXPECT_EQ(r.ports_of("node008"), 1u);
   EXPECT_EQ(r.warnings.size(), 1u);  // the unconnected ports; the 834 DR path lines are skipped quietly
 }
@@ -301,11 +355,11 @@ TEST(IbnetReader, HandMadeOddities) {
   EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"cn01-0000000000000100", "cn01-0000000000000200", "cn02"}));
   ASSERT_EQ(r.fabric.host_ports.size(), 3u);
   EXPECT_EQ(r.fabric.host_ports[0].sw, 0u);
-  EXPECT_EQ(r.fabric.host_ports[0].gbps, 103.125);  // 4xEDR
+  EXPECT_EQ(r.fabric.host_ports[0].gbps, 100.0);  // 4xEDR
   EXPECT_EQ(r.fabric.host_ports[2].gbps, 0.0);
   ASSERT_EQ(r.fabric.cables.size(), 2u);
   EXPECT_EQ(r.cables_between("leaf", "spine"), 2u);
-  EXPECT_EQ(r.cables_at(212.5), 2u);  // 4xHDR
+  EXPECT_EQ(r.cables_at(200.0), 2u);  // 4xHDR
   EXPECT_EQ(r.warnings.size(), 4u);
   const auto file = test::instance("ibnet/oddities.topo");
   EXPECT_EQ(r.warning("GUID that has no block"),
@@ -327,7 +381,7 @@ TEST(IbnetReader, ByteOrderMarkAndCrlf) {
   const auto r = read_file(test::instance("ibnet/bom_crlf.topo"));
   EXPECT_EQ(r.fabric.switches, (std::vector<std::string>{"leaf"}));
   EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"cn01"}));
-  EXPECT_EQ(r.host_ports_at(103.125), 1u);  // 4xEDR read without its '\r'
+  EXPECT_EQ(r.host_ports_at(100.0), 1u);  // 4xEDR read without its '\r'
   EXPECT_TRUE(r.warnings.empty());
 }
 
@@ -379,8 +433,8 @@ TEST(IbnetReader, GroupedFullOutputWithARouter) {
   EXPECT_EQ(r.cables_between("ib-spine01", "leaf \"A\" row 1"), 1u);
   EXPECT_EQ(r.cables_between("ib-spine01", "leaf \"B\" row 2"), 1u);
   EXPECT_EQ(r.fabric.cables.size(), 2u);        // none through the router
-  EXPECT_EQ(r.cables_at(4 * 53.125), 2u);       // 4xHDR
-  EXPECT_EQ(r.host_ports_at(4 * 25.78125), 4u);  // 4xEDR
+  EXPECT_EQ(r.cables_at(4 * 50.0), 2u);         // 4xHDR
+  EXPECT_EQ(r.host_ports_at(4 * 25.0), 4u);      // 4xEDR
   EXPECT_EQ(r.warnings, std::vector<std::string>{path + ": 1 routers (Rt) join subnets and no route inside this one "
                                                         "crosses them: skipped with their cables (first: line 65: "
                                                         "'ib-router01 ib2ib')"});

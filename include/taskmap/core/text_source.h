@@ -17,12 +17,16 @@ class LineCursor {
   LineCursor(std::string source_name, std::string text);
 
   // Next line that does not start (after spaces) with one of `comment_chars` and, when
-  // skip_blank, is not blank. Returns nullopt at end of input.
+  // skip_blank, is not blank. Returns nullopt at end of input. A line holding a NUL byte is an
+  // error (binary data, not text: and a NUL would cut every message quoting the line short).
   std::optional<std::string_view> next_content_line(std::string_view comment_chars = "#%", bool skip_blank = true);
   std::size_t line_number() const { return line_number_; }
   const std::string& source() const { return source_; }
   // Bytes not read yet.
   std::size_t bytes_left() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; }
+  // True when the line last returned is the text's last and no newline ends it: where a file
+  // cut short stops in the middle of a line.
+  bool in_unterminated_last_line() const { return pos_ > text_.size(); }
 
   // Throws Error "SOURCE:LINE: message".
   [[noreturn]] void fail_here(const std::string& message) const;

@@ -87,9 +87,9 @@ Fabric read_aries_links(const std::string& links_path, const std::string& nodes_
 // "nodes ROUTER COUNT"; docs/topology-file.md); read_aries_links reads it too.
 Fabric read_dragonfly_file(const std::string& path, const WarningSink& warn);
 
-// Data rate of an InfiniBand link "4xEDR", "1xSDR", "4xNDR", "4xFDR10" in Gb/s (signalling
-// rate times width, as the specifications name them: SDR 2.5, DDR 5, QDR 10, FDR10 10.3125,
-// FDR 14.0625, EDR 25.78125, HDR 53.125, NDR 106.25 per lane); 0 when not recognised.
+// Data rate of an InfiniBand link "4xEDR", "1xSDR", "4xNDR", "4xFDR10" in Gb/s: the width
+// times the rate a lane carries after its line code (SDR 2, DDR 4, QDR 8, FDR10 10, FDR 13.64,
+// EDR 25, HDR 50, NDR 100, XDR 200); 0 when not recognised.
 double infiniband_gbps(std::string_view width_speed);
 
 }  // namespace taskmap
