@@ -78,7 +78,8 @@ Machine job_machine(Job& job, const RunConfig& c) {
   if (!job.allocation && machine.named_nodes()) job.allocation = allocation_from_environment();
   if (!job.allocation) return machine;
   for (const std::string& line : job.allocation->warnings) warn(line);
-  Machine allocated = allocate(machine, *job.allocation);
+  // ppn= given with flat nodes fixes their slots, as a node topology does.
+  Machine allocated = allocate(machine, *job.allocation, warn, job.machine_spec.ppn_given);
   std::uint32_t nodes = 0;
   for (NodeId n = 0; n < allocated.num_nodes(); ++n) nodes += allocated.slots_of_node(n) > 0;
   if (speaks) {

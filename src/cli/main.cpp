@@ -1,6 +1,7 @@
 // taskmap: routing-aware task mapping on HPC interconnects (thin CLI over the library).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 #include <memory>
@@ -66,6 +67,12 @@ int main(int argc, char** argv) {
     cmd->add_option("--nodes", config.nodes,
                     "The job's nodes on a machine with host names (slurm:, ibnet:, aries:): a Slurm host list "
                     "(cn[0012-0015,0102]) or @FILE (one host per line, 'host slots=N' or 'host:N')")
+        ->check(
+            [](const std::string& value) -> std::string {
+              // Left out, --nodes means the environment or every node; given empty ("$VAR" unset) it is a slip.
+              return value.find_first_not_of(" \t") == std::string::npos ? "an empty host list" : "";
+            },
+            "HOSTLIST")
         ->default_str("$SLURM_JOB_NODELIST, else $PBS_NODEFILE, else every node");
     cmd->add_option("--node-topology", config.node_topology,
                     "The inside of every node: hwloc:FILE (hwloc XML); a slot is a core")
@@ -237,7 +244,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return speaks ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
-    if (speaks) std::cerr << "taskmap: error: " << e.what() << " (see taskmap --help)\n";
+    std::string what = e.what();
+    // A misspelt command ("taskmap mpa ..."): CLI11 only says that one is required.
+    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+      std::vector<std::string> names;
+      for (const CLI::App* cmd : app.get_subcommands({})) names.push_back(cmd->get_name());
+      what = fmt::format("unknown command '{}'; the commands are {}", argv[1], fmt::join(names, ", "));
+    }
+    if (speaks) std::cerr << "taskmap: error: " << what << " (see taskmap --help)\n";
     return 2;
   }
   const bool spreads = *eval || *map || *compare;

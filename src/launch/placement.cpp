@@ -147,6 +147,10 @@ std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
 }  // namespace
 
 void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine) {
+  const CatalogEntry& entry = *placement_format_catalog().find(placement_format_name(format));
+  if (entry.applies) {
+    if (const std::string reason = entry.applies(machine); !reason.empty()) fail("--out-format {}: {}", entry.name, reason);
+  }
   if (is_launcher_format(format) && num_tasks > machine.num_slots()) {
     fail("--out-format {}: {} ranks but machine '{}' has only {} slots; a launcher file places one rank per slot "
          "(write --out-format plain for a many-to-one mapping)",

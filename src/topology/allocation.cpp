@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <unordered_map>
 
@@ -145,6 +147,10 @@ std::optional<Allocation> allocation_from_environment() {
       if (a.slots.size() != a.hosts.size()) {
         fail("${} gives counts for {} nodes but $SLURM_JOB_NODELIST names {}", counts_name, a.slots.size(), a.hosts.size());
       }
+      // 0 stands for "the whole node" inside an Allocation: a count of 0 from Slurm is not one.
+      if (const auto zero = std::find(a.slots.begin(), a.slots.end(), 0u); zero != a.slots.end()) {
+        fail("${} '{}' gives host '{}' 0 slots", counts_name, counts, a.hosts[static_cast<std::size_t>(zero - a.slots.begin())]);
+      }
       a.source += fmt::format(" with ${}", counts_name);
     } else {
       a.slots.assign(a.hosts.size(), 0);
@@ -152,12 +158,14 @@ std::optional<Allocation> allocation_from_environment() {
     return a;
   }
   if (const char* file = std::getenv("PBS_NODEFILE"); file != nullptr && *file != '\0') {
+    std::error_code error;
+    if (!std::filesystem::exists(file, error)) fail("$PBS_NODEFILE names '{}', which does not exist", file);
     return read_host_file(file, fmt::format("$PBS_NODEFILE ({})", file), true);  // a host once per slot
   }
   return std::nullopt;
 }
 
-Machine allocate(const Machine& machine, const Allocation& allocation) {
+Machine allocate(const Machine& machine, const Allocation& allocation, const WarningSink& warn, bool slots_fixed) {
   if (!machine.named_nodes()) {
     fail("{}: machine '{}' has no host names; an allocation needs a machine read from the cluster's files "
          "(slurm:, ibnet:, aries:)",
@@ -167,9 +175,16 @@ Machine allocate(const Machine& machine, const Allocation& allocation) {
   for (NodeId n = 0; n < machine.num_nodes(); ++n) node_of_name.emplace(machine.node_name(n), n);
   std::vector<std::uint32_t> slots(machine.num_nodes(), 0);
   const std::uint32_t full = machine.node_model ? machine.node_model->num_slots() : 0;
+  std::size_t qualified = 0;  // hosts found by the name before their first '.'
+  std::string first_qualified;
   for (std::size_t i = 0; i < allocation.hosts.size(); ++i) {
     const std::string& host = allocation.hosts[i];
     auto it = node_of_name.find(host);
+    // A PBS node file (or a user) may give fully qualified names where the fabric has short ones.
+    if (const std::size_t dot = host.find('.'); it == node_of_name.end() && dot != std::string::npos && dot > 0) {
+      it = node_of_name.find(std::string_view(host).substr(0, dot));
+      if (it != node_of_name.end() && qualified++ == 0) first_qualified = host;
+    }
     if (it == node_of_name.end()) {
       std::vector<std::string_view> names;
       for (NodeId n = 0; n < machine.num_nodes(); ++n) names.push_back(machine.node_name(n));
@@ -188,7 +203,17 @@ Machine allocate(const Machine& machine, const Allocation& allocation) {
       fail("{}: host '{}' is given {} slots but the node topology {} has {}{}", allocation.source, host, want,
            machine.node_model->source, full, threads);
     }
+    if (full == 0 && slots_fixed && want > own) {
+      fail("{}: host '{}' is given {} slots but machine '{}' has {} per node (ppn={}); give no ppn= to take the "
+           "allocation's counts",
+           allocation.source, host, want, machine.description, own, own);
+    }
     slots[n] = want;
+  }
+  if (qualified > 0 && warn) {
+    warn(fmt::format("{}: {} found by the name before the first '.', e.g. '{}' as '{}'", allocation.source,
+                     qualified == 1 ? std::string("1 host") : fmt::format("{} hosts", qualified), first_qualified,
+                     first_qualified.substr(0, first_qualified.find('.'))));
   }
   std::uint64_t total = 0;
   for (std::uint32_t s : slots) total += s;

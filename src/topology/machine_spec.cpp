@@ -100,7 +100,10 @@ MachineSpec parse_machine_spec(std::string_view text) {
       spec.fabric_path = v.get_text("path");
       if (const char* key = spec.kind == MachineKind::Aries ? "nodes" : "map"; v.given(key)) spec.fabric_map = v.get_text(key);
       if (v.given("node")) spec.node_topology = v.get_text("node");
-      if (spec.kind == MachineKind::Slurm && v.given("topology")) spec.fabric_topology = v.get_text("topology");
+      if (spec.kind == MachineKind::Slurm && v.given("topology")) {
+        spec.fabric_topology = v.get_text("topology");
+        if (spec.fabric_topology.empty()) v.fail("topology= needs the name of one of the file's topologies");
+      }
       spec.slot_unit = v.choice_index("slots") == 0 ? SlotUnit::Core : SlotUnit::Pu;
       break;
   }

@@ -57,15 +57,20 @@ class YamlParser final {
       topologies.push_back(root);
     }
     if (topologies.empty()) fail("{}: no topology (expected a list of '- topology: NAME' entries)", decls_.source);
-    std::size_t chosen = topologies.size();
+    std::size_t chosen = topologies.size(), defaults = 0;
+    std::vector<std::string> names;
     for (std::size_t i = 0; i < topologies.size(); ++i) {
       const auto& t = topologies[i];
       if (!t.IsMap() || !t["topology"]) fail_at(t, "expected 'topology: NAME' and its type (tree, block or flat)");
-      if (chosen == topologies.size() && t["cluster_default"] && t["cluster_default"].as<bool>()) chosen = i;
+      names.push_back(text_of(t["topology"]));
+      for (std::size_t j = 0; j < i; ++j) {
+        if (names[j] == names[i]) {
+          fail_at(t, fmt::format("topology '{}' is defined twice (first on line {})", names[i], line_of(topologies[j])));
+        }
+      }
+      if (t["cluster_default"] && t["cluster_default"].as<bool>() && defaults++ == 0) chosen = i;
     }
     if (!wanted_.empty()) {
-      std::vector<std::string> names;
-      for (const auto& t : topologies) names.push_back(text_of(t["topology"]));
       const auto it = std::find(names.begin(), names.end(), wanted_);
       if (it == names.end()) {
         fail("{}: no topology '{}' (it has {})", decls_.source, wanted_, fmt::join(names, ", "));
@@ -81,7 +86,9 @@ class YamlParser final {
       }
       warn_(fmt::format("{}: {} topologies, read '{}' ({}), not {}", decls_.source, topologies.size(),
                         text_of(topologies[chosen]["topology"]),
-                        by_default ? "the cluster default" : "the first; none is cluster_default",
+                        !by_default    ? std::string("the first; none is cluster_default")
+                        : defaults > 1 ? fmt::format("the first of the {} marked cluster_default", defaults)
+                                       : std::string("the cluster default"),
                         fmt::join(others, ", ")));
     }
     return topologies[chosen];

@@ -48,6 +48,14 @@ TEST(ClusterCommands, MapOnTheJobsNodesWritesTheirNames) {
   EXPECT_EQ(slots.size(), 6u);  // every (host, core) once
 }
 
+// auto's concurrent searches stay within --threads: no TBB warning on stderr about a request
+// for more workers than allowed.
+TEST(ClusterCommands, OneThreadLeavesStderrToTaskmap) {
+  const auto r = test::run_taskmap("map --machine '" + fabric() + "' --pattern halo2d:4x3 --threads 1 --out -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("TBB"), std::string::npos) << r.err;  // its warning came with up to 4 searches at once
+}
+
 TEST(ClusterCommands, TheSchedulersEnvironmentGivesTheNodes) {
   const std::string env = "SLURM_JOB_NODELIST='cn[01,05]' SLURM_TASKS_PER_NODE='2,1' ";
   const auto r = test::run_command(env + TASKMAP_BINARY + std::string(" info --machine '") + fabric() + "'");
@@ -105,6 +113,36 @@ TEST(ClusterCommands, BadAllocationsGetOneLine) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.err, c.error);
   }
+}
+
+// Slips of a scheduler's environment or of the user, each one line: a Slurm count of 0 tasks,
+// an empty --nodes (command-line misuse), counts above an explicit ppn=, a $PBS_NODEFILE that
+// does not exist. A fully qualified name is found by its short name, with a warning.
+TEST(ClusterCommands, AllocationSlipsAreNamed) {
+  const std::string info = std::string(TASKMAP_BINARY) + " info --machine '" + fabric() + "'";
+  const auto zero = test::run_command("SLURM_JOB_NODELIST='cn[01-02]' SLURM_TASKS_PER_NODE='1,0' " + info);
+  EXPECT_EQ(zero.exit_code, 1);
+  EXPECT_EQ(zero.err, "taskmap: error: $SLURM_TASKS_PER_NODE '1,0' gives host 'cn02' 0 slots\n");
+  const auto empty = test::run_taskmap("info --machine '" + fabric() + "' --nodes ''");
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("an empty host list"), std::string::npos) << empty.err;
+  const std::string hosts = testing::TempDir() + "three.hosts";
+  std::ofstream(hosts) << "cn01 slots=3\n";
+  const auto over = test::run_taskmap("info --machine '" + fabric() + "' --nodes @" + hosts);
+  EXPECT_EQ(over.exit_code, 1);
+  EXPECT_EQ(over.err, "taskmap: error: --nodes @" + hosts + ": host 'cn01' is given 3 slots but machine '" + fabric() +
+                          "' has 2 per node (ppn=2); give no ppn= to take the allocation's counts\n");
+  const std::string no_ppn = "slurm:" + test::instance("cluster/two-leaves.conf");
+  const auto taken = test::run_taskmap("info --machine '" + no_ppn + "' --nodes @" + hosts);
+  EXPECT_EQ(taken.exit_code, 0) << taken.err;
+  EXPECT_NE(taken.err.find("1 nodes, 3 slots"), std::string::npos) << taken.err;
+  const auto pbs = test::run_command("PBS_NODEFILE=/nonexistent/nodes " + info);
+  EXPECT_EQ(pbs.exit_code, 1);
+  EXPECT_EQ(pbs.err, "taskmap: error: $PBS_NODEFILE names '/nonexistent/nodes', which does not exist\n");
+  const auto qualified = test::run_taskmap("info --machine '" + fabric() + "' --nodes cn01.cluster.local,cn02");
+  EXPECT_EQ(qualified.exit_code, 0) << qualified.err;
+  EXPECT_EQ(qualified.err, "taskmap: warning: --nodes: 1 host found by the name before the first '.', e.g. "
+                           "'cn01.cluster.local' as 'cn01'\ntaskmap: allocation from --nodes: 2 nodes, 4 slots\n");
 }
 
 // The hand-made Dragonfly of tests/routing/dragonfly_files.cpp, one slot per router, flows

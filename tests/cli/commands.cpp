@@ -94,6 +94,13 @@ TEST(Cli, EvalIsTheSameAtEveryThreadCount) {
   EXPECT_EQ(run_taskmap("eval --machine torus:4 --pattern halo2d:1x4 --threads 0").exit_code, 2);
 }
 
+TEST(Cli, AMisspeltCommandIsNamedWithTheCommands) {
+  const auto r = run_taskmap("mpa --machine torus:4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "taskmap: error: unknown command 'mpa'; the commands are info, eval, map, compare, export, validate, "
+                   "reproduce, list (see taskmap --help)\n");
+}
+
 TEST(Cli, ProgressBarOnlyWhenAskedOrOnATerminal) {
   const std::string args = "compare --machine torus:4x4 --pattern halo2d:4x4 --mappers default,random:seed=1";
   // Through a pipe (as here): no bar.

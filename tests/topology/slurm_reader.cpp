@@ -307,6 +307,15 @@ TEST(SlurmReader, TheTopologyKeyChoosesAmongTheYamlTopologies) {
             path + ": no topology 'nope' (it has fabric, racks, everything)");
   EXPECT_EQ(test::error_message([&] { read_slurm_topology(path, "", {}, "everything"); }),
             path + ":23: topology 'everything' is flat: it names no switch and no block");
+  EXPECT_EQ(test::error_message([&] { read(slurm_instance("bad-twice.yaml")); }),
+            slurm_instance("bad-twice.yaml") + ":7: topology 'fabric' is defined twice (first on line 2)");
+  const auto two = read(slurm_instance("two-defaults.yaml"));
+  EXPECT_EQ(two.fabric.switches, (std::vector<std::string>{"s1"}));
+  EXPECT_EQ(two.warnings, std::vector<std::string>{slurm_instance("two-defaults.yaml") +
+                                                   ": 2 topologies, read 'first' (the first of the 2 marked "
+                                                   "cluster_default), not second"});
+  EXPECT_EQ(test::error_message([&] { make_machine("slurm:" + path + ",topology="); }),
+            "--machine 'slurm:" + path + ",topology=': topology= needs the name of one of the file's topologies");
   const auto conf = slurm_instance("tree-quirks.conf");
   EXPECT_EQ(test::error_message([&] { read_slurm_topology(conf, "", {}, "fabric"); }),
             conf + ": topology=fabric chooses among the topologies of a topology.yaml, and this is a topology.conf "

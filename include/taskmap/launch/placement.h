@@ -61,8 +61,9 @@ class HostNames {
   std::vector<std::string> hosts_;
 };
 
-// Throws unless a job of num_tasks ranks can be written in `format` (launcher formats place
-// one rank per slot). Checked before mapping so that a doomed run fails at once.
+// Throws unless a job of num_tasks ranks can be written in `format` on this machine (launcher
+// formats place one rank per slot; a format with a machine check in its catalog entry, such as
+// bgq-mapfile, applies). Checked before mapping so that a doomed run fails at once.
 void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine);
 
 // Renders a mapping. Launcher formats place one rank per slot, so they refuse a job with

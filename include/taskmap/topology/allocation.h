@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "taskmap/topology/fabric.h"
 #include "taskmap/topology/machine.h"
 #include "taskmap/topology/node_model.h"
 
@@ -35,10 +36,13 @@ Allocation parse_nodes_argument(std::string_view text);
 std::optional<Allocation> allocation_from_environment();
 
 // The machine with slots only on the allocated hosts: each gets its allocated count (all of
-// the node's slots for 0), every other node none. Throws Error naming a host the machine
-// does not know (with the closest known names), a count above the node's slots when a node
-// model fixes them, or a machine without node names.
-Machine allocate(const Machine& machine, const Allocation& allocation);
+// the node's slots for 0), every other node none. A host not known by its name but by the name
+// before its first '.' (cn01.cluster.local) is that one, said once through `warn`. Throws Error
+// naming a host the machine does not know (with the closest known names), a count above the
+// node's slots when a node model fixes them or `slots_fixed` (the user gave ppn=), or a machine
+// without node names.
+Machine allocate(const Machine& machine, const Allocation& allocation, const WarningSink& warn = {},
+                 bool slots_fixed = false);
 
 // Every node gets the model's slots (cores, or hardware threads): the machine's slots_per_node
 // becomes the model's count. An allocation applied afterwards may give a node fewer.

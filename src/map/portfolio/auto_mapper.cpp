@@ -11,6 +11,7 @@
 #include <optional>
 #include <variant>
 
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -102,7 +103,9 @@ int concurrent_searches(const MappingProblem& problem, std::size_t searches) {
       saturating_add(saturating_mul(2, CommGraph::estimated_bytes(g.num_tasks(), g.num_edges())),
                      saturating_mul(problem.machine().channels.size(), 32));
   const std::uint64_t fit = memory_limit() / 4 / std::max<std::uint64_t>(1, per_search);
-  return static_cast<int>(std::clamp<std::uint64_t>(fit, 1, std::max<std::size_t>(1, searches)));
+  // No wider than --threads allows: TBB warns on stderr about an arena asking for more.
+  const std::uint64_t threads = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+  return static_cast<int>(std::clamp<std::uint64_t>(std::min(fit, threads), 1, std::max<std::size_t>(1, searches)));
 }
 
 class AutoMapper final : public Mapper {
