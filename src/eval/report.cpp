@@ -206,8 +206,10 @@ std::string machine_info_table(const Machine& machine, const MachineInfo& info) 
     out += fmt::format("{:<22}{} (top: {}{})\n", "switches", fabric->switch_names.size(), fmt::join(top, ", "), more);
   }
   if (machine.node_model) {
+    const auto& levels = machine.node_model->levels;
     out += fmt::format("{:<22}{} slots: {} ({})\n", "node model", machine.node_model->num_slots(),
-                       fmt::join(machine.node_model->levels, " > "), machine.node_model->source);
+                       levels.empty() ? std::string("no level tells them apart") : fmt::format("{}", fmt::join(levels, " > ")),
+                       machine.node_model->source);
   }
   const auto counts = channels_per_class(machine);
   std::uint64_t channels = 0;
