@@ -94,13 +94,17 @@ bool better(const Metrics& x, const Metrics& y, AutoObjective objective) {
   return false;
 }
 
-// MCL searches that may run at once: each holds about two copies of the task graph (the
-// incremental evaluator's flow lists and its build) and a few loads per channel, and all of
-// them together get at most a quarter of the memory limit; --max-memory thus bounds them too.
+// Refinements that may run at once: each holds about two copies of the task graph (the
+// incremental evaluator's flow lists and its build), its flows' routes (up to a kilobyte a
+// flow: 0.8 KB on Edison's all-minimal-paths Dragonfly routing, 87 MB for 4,096 ranks) and a
+// few loads per channel, and all of them together get at most a quarter of the memory limit;
+// --max-memory thus bounds them too.
+constexpr std::uint64_t kRouteBytesPerFlow = 1024;
 int concurrent_searches(const MappingProblem& problem, std::size_t searches) {
   const CommGraph& g = problem.graph();
   const std::uint64_t per_search =
-      saturating_add(saturating_mul(2, CommGraph::estimated_bytes(g.num_tasks(), g.num_edges())),
+      saturating_add(saturating_add(saturating_mul(2, CommGraph::estimated_bytes(g.num_tasks(), g.num_edges())),
+                                    saturating_mul(g.num_edges(), kRouteBytesPerFlow)),
                      saturating_mul(problem.machine().channels.size(), 32));
   const std::uint64_t fit = memory_limit() / 4 / std::max<std::uint64_t>(1, per_search);
   // No wider than --threads allows: TBB warns on stderr about an arena asking for more.
@@ -148,14 +152,12 @@ class AutoMapper final : public Mapper {
       }
     };
     auto consider = [&](const std::string& spec, const std::function<Mapping()>& map) { keep(attempt(spec, map)); };
-    // The MCL searches of step 5: independent of each other and reading the problem only, so
-    // they run at once (they are most of auto's time on trees, where there are up to four), as
-    // many as concurrent_searches lets the memory limit hold; their results are taken in the
-    // list's order, so the choice is the same for every thread count. Each runs isolated: a
-    // thread waiting inside one (the evaluator's parallel loops) does not pick up another's
-    // work on its stack. The hop-bytes refinements stay one at a time: together they take
-    // little time, and at once each would hold its own evaluation's memory (on Edison's 5,760
-    // nodes, 4,096 ranks: 174 MB at a time, 278 MB at once).
+    // The refinements of steps 4 and 5 (hop-bytes, then MCL): independent of each other within
+    // a step and reading the problem only, so they run at once (the MCL searches are most of
+    // auto's time on trees, where there are up to four), as many as concurrent_searches lets
+    // the memory limit hold; their results are taken in the list's order, so the choice is the
+    // same for every thread count. Each runs isolated: a thread waiting inside one (the
+    // evaluator's parallel loops) does not pick up another's work on its stack.
     using Refinement = std::pair<std::string, std::function<Mapping()>>;
     auto consider_all = [&](const std::vector<Refinement>& refinements) {
       std::vector<std::variant<Result, std::string>> outcomes(refinements.size());
@@ -195,10 +197,14 @@ class AutoMapper final : public Mapper {
       }
     }
     progress.set_total(portfolio.size() + starts.size() + (refine_mcl ? 1 : 0));
-    for (std::size_t i : starts) {
+    {
       const std::string refiner = fmt::format("refine-hb:seed={}", options_.seed);
-      const Result start = results[i];
-      consider(start.spec + "+" + refiner, [&] { return factory_.make(refiner)->improve(problem, start.mapping); });
+      std::vector<Refinement> refinements;
+      for (std::size_t i : starts) {
+        refinements.emplace_back(results[i].spec + "+" + refiner,
+                                 [&, i] { return factory_.make(refiner)->improve(problem, results[i].mapping); });
+      }
+      consider_all(refinements);
     }
     // The MCL search under the run's routing, from the best so far. On leaf switches, where
     // the portfolio holds several placements of nearly the same MCL, also from the best of
