@@ -94,18 +94,29 @@ bool better(const Metrics& x, const Metrics& y, AutoObjective objective) {
   return false;
 }
 
+// The tables a hop-bytes refinement builds besides (refine_hop_bytes.cpp): the hops between
+// routers (2 bytes a pair, at most 4,096 routers), and, where its group phase runs (at most
+// 2^24 router pairs), every router's hops again (8 bytes a pair) and a groups x routers cost
+// table (8 bytes an entry, at most 2^24 entries). On Edison's 1,440 routers about 155 MB;
+// running a second one at once was measured at 87 MB more.
+std::uint64_t hop_bytes_tables(const Machine& m) {
+  const std::uint64_t pairs = std::uint64_t{m.num_routers} * m.num_routers;
+  constexpr std::uint64_t kMostPairs = std::uint64_t{1} << 24;
+  std::uint64_t bytes = 2 * std::min(pairs, kMostPairs);
+  if (pairs <= kMostPairs) bytes += 8 * pairs + 8 * std::min(kMostPairs, 32 * pairs);
+  return bytes;
+}
+
 // Refinements that may run at once: each holds about two copies of the task graph (the
-// incremental evaluator's flow lists and its build), its flows' routes (up to a kilobyte a
-// flow: 0.8 KB on Edison's all-minimal-paths Dragonfly routing, 87 MB for 4,096 ranks) and a
-// few loads per channel, and all of them together get at most a quarter of the memory limit;
+// incremental evaluator's flow lists and its build), a few loads per channel and `tables`
+// bytes of its own, and all of them together get at most a quarter of the memory limit;
 // --max-memory thus bounds them too.
-constexpr std::uint64_t kRouteBytesPerFlow = 1024;
-int concurrent_searches(const MappingProblem& problem, std::size_t searches) {
+int concurrent_searches(const MappingProblem& problem, std::size_t searches, std::uint64_t tables) {
   const CommGraph& g = problem.graph();
   const std::uint64_t per_search =
       saturating_add(saturating_add(saturating_mul(2, CommGraph::estimated_bytes(g.num_tasks(), g.num_edges())),
-                                    saturating_mul(g.num_edges(), kRouteBytesPerFlow)),
-                     saturating_mul(problem.machine().channels.size(), 32));
+                                    saturating_mul(problem.machine().channels.size(), 32)),
+                     tables);
   const std::uint64_t fit = memory_limit() / 4 / std::max<std::uint64_t>(1, per_search);
   // No wider than --threads allows: TBB warns on stderr about an arena asking for more.
   const std::uint64_t threads = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
@@ -159,10 +170,10 @@ class AutoMapper final : public Mapper {
     // same for every thread count. Each runs isolated: a thread waiting inside one (the
     // evaluator's parallel loops) does not pick up another's work on its stack.
     using Refinement = std::pair<std::string, std::function<Mapping()>>;
-    auto consider_all = [&](const std::vector<Refinement>& refinements) {
+    auto consider_all = [&](const std::vector<Refinement>& refinements, std::uint64_t tables) {
       std::vector<std::variant<Result, std::string>> outcomes(refinements.size());
       auto run = [&](std::size_t k) { outcomes[k] = attempt(refinements[k].first, refinements[k].second); };
-      tbb::task_arena arena(concurrent_searches(problem, refinements.size()));  // 1: on this thread alone
+      tbb::task_arena arena(concurrent_searches(problem, refinements.size(), tables));  // 1: on this thread alone
       arena.execute([&] {
         tbb::parallel_for(std::size_t{0}, refinements.size(),
                           [&](std::size_t k) { tbb::this_task_arena::isolate([&] { run(k); }); });
@@ -204,7 +215,7 @@ class AutoMapper final : public Mapper {
         refinements.emplace_back(results[i].spec + "+" + refiner,
                                  [&, i] { return factory_.make(refiner)->improve(problem, results[i].mapping); });
       }
-      consider_all(refinements);
+      consider_all(refinements, hop_bytes_tables(problem.machine()));
     }
     // The MCL search under the run's routing, from the best so far. On leaf switches, where
     // the portfolio holds several placements of nearly the same MCL, also from the best of
@@ -257,7 +268,7 @@ class AutoMapper final : public Mapper {
         search_from(fewest, false);
       }
       progress.set_total(portfolio.size() + starts.size() + searches.size());
-      consider_all(searches);
+      consider_all(searches, 0);
     }
 
     Result chosen = std::move(results[choice()]);
