@@ -111,7 +111,7 @@ std::uint64_t hop_bytes_tables(const Machine& m) {
 // incremental evaluator's flow lists and its build), a few loads per channel and `tables`
 // bytes of its own, and all of them together get at most a quarter of the memory limit;
 // --max-memory thus bounds them too.
-int concurrent_searches(const MappingProblem& problem, std::size_t searches, std::uint64_t tables) {
+int concurrent_refinements(const MappingProblem& problem, std::size_t count, std::uint64_t tables) {
   const CommGraph& g = problem.graph();
   const std::uint64_t per_search =
       saturating_add(saturating_add(saturating_mul(2, CommGraph::estimated_bytes(g.num_tasks(), g.num_edges())),
@@ -120,7 +120,7 @@ int concurrent_searches(const MappingProblem& problem, std::size_t searches, std
   const std::uint64_t fit = memory_limit() / 4 / std::max<std::uint64_t>(1, per_search);
   // No wider than --threads allows: TBB warns on stderr about an arena asking for more.
   const std::uint64_t threads = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
-  return static_cast<int>(std::clamp<std::uint64_t>(std::min(fit, threads), 1, std::max<std::size_t>(1, searches)));
+  return static_cast<int>(std::clamp<std::uint64_t>(std::min(fit, threads), 1, std::max<std::size_t>(1, count)));
 }
 
 class AutoMapper final : public Mapper {
@@ -165,7 +165,7 @@ class AutoMapper final : public Mapper {
     auto consider = [&](const std::string& spec, const std::function<Mapping()>& map) { keep(attempt(spec, map)); };
     // The refinements of steps 4 and 5 (hop-bytes, then MCL): independent of each other within
     // a step and reading the problem only, so they run at once (the MCL searches are most of
-    // auto's time on trees, where there are up to four), as many as concurrent_searches lets
+    // auto's time on trees, where there are up to four), as many as concurrent_refinements lets
     // the memory limit hold; their results are taken in the list's order, so the choice is the
     // same for every thread count. Each runs isolated: a thread waiting inside one (the
     // evaluator's parallel loops) does not pick up another's work on its stack.
@@ -173,7 +173,7 @@ class AutoMapper final : public Mapper {
     auto consider_all = [&](const std::vector<Refinement>& refinements, std::uint64_t tables) {
       std::vector<std::variant<Result, std::string>> outcomes(refinements.size());
       auto run = [&](std::size_t k) { outcomes[k] = attempt(refinements[k].first, refinements[k].second); };
-      tbb::task_arena arena(concurrent_searches(problem, refinements.size(), tables));  // 1: on this thread alone
+      tbb::task_arena arena(concurrent_refinements(problem, refinements.size(), tables));  // 1: on this thread alone
       arena.execute([&] {
         tbb::parallel_for(std::size_t{0}, refinements.size(),
                           [&](std::size_t k) { tbb::this_task_arena::isolate([&] { run(k); }); });
