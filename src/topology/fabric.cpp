@@ -47,10 +47,15 @@ class ClassTable {
   void collect(const std::string& kind, double gbps) { rates_[kind].insert(effective(gbps)); }
   void create() {
     for (const auto& [kind, rates] : rates_) {
+      // Rates at 6 significant digits ("link-54.5455G" for 4xFDR), unless two of the kind's
+      // rates print alike so: then the shortest text that reads back as each.
+      std::set<std::string> short_names;
+      for (double r : rates) short_names.insert(fmt::format("{:.6g}", r));
+      const bool six_digits = short_names.size() == rates.size();
       for (double r : rates) {
-        // The shortest text that reads back as r: rates that print alike at 6 digits stay apart.
+        const std::string rate = six_digits ? fmt::format("{:.6g}", r) : fmt::format("{}", r);
         const std::string name = rates.size() == 1 ? kind
-                                 : r > 0           ? fmt::format("{}-{}{}", kind, r, unit_)
+                                 : r > 0           ? fmt::format("{}-{}{}", kind, rate, unit_)
                                                    : kind + "-rate-unknown";  // bandwidth 1, the reference's
         const std::uint16_t id = m_.add_class(name, r > 0 ? r / reference_ : 1.0);
         m_.classes[id].host_link = kind != "link";

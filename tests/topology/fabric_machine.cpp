@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -46,6 +48,23 @@ TEST(FabricMachine, RoutersChannelsAndClassesFromTheCables) {
   EXPECT_EQ(classes["link-100G"], std::make_pair(0.5, false));
   EXPECT_EQ(classes["inject"], std::make_pair(0.5, true));
   EXPECT_EQ(classes["eject"], std::make_pair(0.5, true));
+}
+
+// A class is named by its rate at 6 significant digits (4xFDR's 4 x 14.0625 x 64/66 Gb/s is
+// 54.5454...), unless two rates of one kind print alike so: then each as it reads back.
+TEST(FabricMachine, ClassNamesGiveRatesAtSixDigitsWhileThatKeepsThemApart) {
+  Fabric f = two_leaves();
+  f.rates_in_gbps = true;
+  f.cables[2].gbps = 4 * 14.0625 * 64 / 66;
+  f.host_ports[0].gbps = 100.0000001;
+  auto names = [](const Machine& m) {
+    std::set<std::string> out;
+    for (const LinkClass& c : m.classes) out.insert(c.name);
+    return out;
+  };
+  EXPECT_EQ(names(build_fabric_machine(f, {})),
+            (std::set<std::string>{"link-200G", "link-54.5455G", "inject-100G", "inject-100.0000001G", "eject-100G",
+                                   "eject-100.0000001G"}));
 }
 
 TEST(FabricMachine, CablesOfUnknownRateGetTheReferenceBandwidthInAClassNamedSo) {
