@@ -342,10 +342,11 @@ Declarations parse_slurm_conf(const std::string& source, std::string text, const
 namespace {
 
 // topology.yaml by its name, or by its first line that is neither blank, a comment nor "---".
-bool is_yaml(std::string path, std::string_view text) {
-  if (path.ends_with(".gz") || path.ends_with(".xz")) path.resize(path.size() - 3);
-  if (path.ends_with(".yaml") || path.ends_with(".yml")) return true;
-  io::LineCursor cur("", std::string(text.substr(0, std::min<std::size_t>(text.size(), 4096))));
+bool is_yaml(const std::string& path, std::string_view text) {
+  std::string_view name = path;
+  if (name.ends_with(".gz") || name.ends_with(".xz")) name.remove_suffix(3);
+  if (name.ends_with(".yaml") || name.ends_with(".yml")) return true;
+  io::LineCursor cur(path, std::string(text.substr(0, std::min<std::size_t>(text.size(), 4096))));  // names it in errors
   while (auto line = cur.next_content_line("#")) {
     std::string_view l = *line;
     auto skip_blanks = [&l] { l.remove_prefix(std::min(l.find_first_not_of(" \t"), l.size())); };

@@ -344,6 +344,11 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
             bad("bad-include.conf") + ":3: Include topology.d/more.conf: no file " + bad("topology.d/more.conf"));
   EXPECT_EQ(error_of(bad("bad-include-dir.conf")),
             bad("bad-include-dir.conf") + ":3: Include include.d: " + bad("include.d") + " is not a regular file");
+  // A NUL byte, even on the first line, which tells topology.conf from topology.yaml, is named
+  // with the file.
+  const std::string nul = testing::TempDir() + "nul.conf";
+  std::ofstream(nul, std::ios::binary) << std::string("SwitchName=s1 No\0des=n1\n", 24);
+  EXPECT_EQ(error_of(nul), nul + ":1: a NUL byte at column 17: not a text file");
   // An error inside an included file names that file and its line.
   EXPECT_EQ(error_of(bad("bad-include-inner.conf")), bad("include.d/bad-leaf.conf") + ":2: host list 'cn[01-': unclosed '['");
   EXPECT_EQ(error_of(bad("bad-include-loop.conf")),
