@@ -88,8 +88,8 @@ std::optional<std::string_view> LineCursor::next_content_line(std::string_view c
     pos_ = end + 1;
     ++line_number_;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find('\0') != std::string_view::npos) {
-      fail_here(fmt::format("a NUL byte at column {}: not a text file", line.find('\0') + 1));
+    if (const std::size_t nul = line.find('\0'); nul != std::string_view::npos) {
+      fail_here(fmt::format("a NUL byte at column {}: not a text file", nul + 1));
     }
     std::size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos) {

@@ -25,6 +25,13 @@ std::vector<std::string> NameBudget::expand(std::string_view hostlist, const std
 
 namespace {
 
+// A topology file's text, without the UTF-8 byte order mark some editors write first.
+std::string read_topology_text(const std::string& path) {
+  std::string text = io::read_text_file(path);
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+  return text;
+}
+
 enum class LineKind { kSwitch, kBlock, kBlockSizes };
 
 struct KeyValue {
@@ -137,7 +144,7 @@ class ConfParser final {
  public:
   ConfParser(const std::string& source, std::string text, const WarningSink& warn) : warn_(warn) {
     decls_.source = source;
-    open_.push_back(std::make_unique<OpenFile>(OpenFile{io::LineCursor(source, std::move(text)), 0}));
+    open_.push_back(std::make_unique<OpenFile>(OpenFile{io::LineCursor(source, std::move(text)), 0, canonical(source)}));
   }
 
   Declarations parse() {
@@ -180,7 +187,14 @@ class ConfParser final {
   struct OpenFile {
     io::LineCursor cursor;
     std::size_t index = 0;  // in Declarations::file
+    std::filesystem::path canonical;  // empty when it cannot be found
   };
+
+  static std::filesystem::path canonical(const std::string& path) {
+    std::error_code error;
+    auto p = std::filesystem::weakly_canonical(path, error);
+    return error ? std::filesystem::path() : p;
+  }
 
   io::LineCursor& cur() { return open_.back()->cursor; }
   const io::LineCursor& cur() const { return open_.back()->cursor; }
@@ -207,25 +221,23 @@ class ConfParser final {
       const std::size_t slash = including.rfind('/');
       path = slash == std::string::npos ? name : including.substr(0, slash + 1) + name;
     }
-    std::error_code error;
-    const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, error);
+    const std::filesystem::path included = canonical(path);
     for (const auto& file : open_) {
-      std::error_code other_error;
-      if (!error && std::filesystem::weakly_canonical(file->cursor.source(), other_error) == canonical && !other_error) {
+      if (!included.empty() && file->canonical == included) {
         cur().fail_here(fmt::format("Include {}: {} is already being read (an Include loop)", name, path));
       }
     }
     if (open_.size() > kMaxIncludeDepth) {
       cur().fail_here(fmt::format("Include {}: Include lines nested more than {} deep", name, kMaxIncludeDepth));
     }
+    std::error_code error;
     if (!std::filesystem::exists(path, error)) cur().fail_here(fmt::format("Include {}: no file {}", name, path));
     if (!std::filesystem::is_regular_file(path, error)) {
       cur().fail_here(fmt::format("Include {}: {} is not a regular file", name, path));
     }
-    std::string text = io::read_text_file(path);
-    if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // UTF-8 byte order mark
     decls_.included.push_back(path);
-    open_.push_back(std::make_unique<OpenFile>(OpenFile{io::LineCursor(path, std::move(text)), decls_.included.size()}));
+    open_.push_back(std::make_unique<OpenFile>(
+        OpenFile{io::LineCursor(path, read_topology_text(path)), decls_.included.size(), included}));
   }
 
   void parse_line(const std::vector<KeyValue>& pairs) {
@@ -366,8 +378,7 @@ bool is_yaml(const std::string& path, std::string_view text) {
 Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& sink,
                            const std::string& topology) {
   const WarningSink warn = sink ? sink : [](const std::string&) {};
-  std::string text = io::read_text_file(path);
-  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // UTF-8 byte order mark
+  std::string text = slurm::read_topology_text(path);
   const bool yaml = is_yaml(path, text);
   if (!yaml && !topology.empty()) {
     fail("{}: topology={} chooses among the topologies of a topology.yaml, and this is a topology.conf (one topology)",

@@ -113,11 +113,11 @@ std::uint64_t hop_bytes_tables(const Machine& m) {
 // --max-memory thus bounds them too.
 int concurrent_refinements(const MappingProblem& problem, std::size_t count, std::uint64_t tables) {
   const CommGraph& g = problem.graph();
-  const std::uint64_t per_search =
+  const std::uint64_t per_refinement =
       saturating_add(saturating_add(saturating_mul(2, CommGraph::estimated_bytes(g.num_tasks(), g.num_edges())),
                                     saturating_mul(problem.machine().channels.size(), 32)),
                      tables);
-  const std::uint64_t fit = memory_limit() / 4 / std::max<std::uint64_t>(1, per_search);
+  const std::uint64_t fit = memory_limit() / 4 / std::max<std::uint64_t>(1, per_refinement);
   // No wider than --threads allows: TBB warns on stderr about an arena asking for more.
   const std::uint64_t threads = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
   return static_cast<int>(std::clamp<std::uint64_t>(std::min(fit, threads), 1, std::max<std::size_t>(1, count)));
