@@ -5,8 +5,15 @@
 // switches with a channel at each end; those are cached per switch pair (a fabric's hosts
 // outnumber its switches many times). The shares are the full search's: one channel at each end
 // multiplies no path count, and they come in its order, by the router each channel leaves.
+// Where hosts hang on few enough switches, the cache is a table of their pairs read without a
+// lock: searches that run at once route millions of flows through it and would otherwise
+// queue on its lock (two MCL searches on a tree of 10,000 hosts kept each other waiting half
+// the time).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
@@ -21,7 +28,23 @@ namespace taskmap::detail {
 class HostLinkRoutes {
  public:
   HostLinkRoutes(const Machine& m, const ChannelAdjacency& forward, const ChannelAdjacency& backward)
-      : m_(m), forward_(forward), backward_(backward) {}
+      : m_(m), forward_(forward), backward_(backward) {
+    // The switches that hosts hang on, numbered for the table of their pairs.
+    index_.assign(m.num_routers, kNoIndex);
+    std::uint32_t switches = 0;
+    for (RouterId r = 0; r < m.num_routers; ++r) {
+      const ChannelId up = single_link(r, false), down = single_link(r, true);
+      if (up == kNoChannel || down == kNoChannel) continue;
+      for (RouterId s : {m.channels[up].dst, m.channels[down].src}) {
+        if (index_[s] == kNoIndex) index_[s] = switches++;
+      }
+    }
+    if (switches <= kMaxTableSwitches) {
+      switches_ = switches;
+      table_ = std::make_unique<std::atomic<const std::vector<ChannelShare>*>[]>(std::size_t{switches} * switches);
+      for (std::size_t i = 0; i < std::size_t{switches} * switches; ++i) table_[i].store(nullptr, std::memory_order_relaxed);
+    }
+  }
 
   // Appends the route src -> dst to `out` when both are hosts on one link each (and neither is
   // the other's switch) and `ends(up, down)` accepts their two channels as a route's first and
@@ -42,6 +65,14 @@ class HostLinkRoutes {
       return true;
     }
     append(out, &shares, e, src);
+    if (table_) {
+      // Kept for good once published (a reader may be copying it): beyond the limit, not kept.
+      if (cached_shares_ + shares.size() > kMaxCachedShares) return true;
+      cached_shares_ += shares.size();
+      kept_.push_back(std::move(shares));
+      table_[key(e)].store(&kept_.back(), std::memory_order_release);
+      return true;
+    }
     std::unique_lock write(cache_mutex_);
     if (cached_shares_ > kMaxCachedShares) cache_.clear(), cached_shares_ = 0;
     cached_shares_ += shares.size();
@@ -57,6 +88,12 @@ class HostLinkRoutes {
     const HostEnds e = ends_of(src, dst, ends);
     if (!e.valid) return false;
     if (e.s == e.t) return append(out, nullptr, e, src), true;
+    if (table_) {
+      const std::vector<ChannelShare>* middle = table_[key(e)].load(std::memory_order_acquire);
+      if (middle == nullptr) return false;
+      append(out, middle, e, src);
+      return true;
+    }
     std::shared_lock read(cache_mutex_);
     const auto it = cache_.find(std::uint64_t{e.s} << 32 | e.t);
     if (it == cache_.end()) return false;
@@ -67,6 +104,8 @@ class HostLinkRoutes {
  private:
   static constexpr ChannelId kNoChannel = UINT32_MAX;
   static constexpr std::size_t kMaxCachedShares = std::size_t{1} << 22;
+  static constexpr std::uint32_t kNoIndex = UINT32_MAX;
+  static constexpr std::uint32_t kMaxTableSwitches = 1024;  // a table of at most 8 MiB
 
   // The one channel out of (into, when `reverse`) router r when it has exactly one and it joins
   // another router; else kNoChannel.
@@ -76,6 +115,9 @@ class HostLinkRoutes {
     const ChannelId c = adj.channels[adj.offsets[r]];
     return (reverse ? m_.channels[c].src : m_.channels[c].dst) == r ? kNoChannel : c;
   }
+
+  struct HostEnds;
+  std::size_t key(const HostEnds& e) const { return std::size_t{index_[e.s]} * switches_ + index_[e.t]; }
 
   // A host pair's end channels (up out of src, down into dst) and their switches s and t.
   struct HostEnds {
@@ -106,6 +148,13 @@ class HostLinkRoutes {
   const Machine& m_;
   const ChannelAdjacency& forward_;
   const ChannelAdjacency& backward_;
+  std::vector<std::uint32_t> index_;  // per router: its number among the hosts' switches, or kNoIndex
+  std::uint32_t switches_ = 0;
+  // The table: per pair of the hosts' switches, the route between them once searched (null
+  // before); written under the routing's lock, read without any.
+  std::unique_ptr<std::atomic<const std::vector<ChannelShare>*>[]> table_;
+  mutable std::deque<std::vector<ChannelShare>> kept_;  // the table's routes, at fixed places
+  // Without the table (hosts on more switches): a map under a lock of its own.
   mutable std::shared_mutex cache_mutex_;  // readers need not hold the routing's lock; the writer does
   mutable std::unordered_map<std::uint64_t, std::vector<ChannelShare>> cache_;
   mutable std::size_t cached_shares_ = 0;

@@ -27,7 +27,12 @@ ChannelAdjacency::ChannelAdjacency(const Machine& m, bool reverse) {
 // Rows are kept up to a budget (an eighth of the memory limit, at most 1 GiB), then all are
 // dropped and computed again as needed: memory stays bounded on fabrics of many routers.
 // Where every row fits the budget none is ever dropped, so a row once computed is published
-// and read without the lock (searches that run at once look distances up millions of times).
+// and read without the lock (searches that run at once look distances up millions of times),
+// and a missing one is built outside the lock.
+// A router hung on one other by a single cable each way (a fabric's host on its switch) is
+// one hop from it and reached only through it, so its distances are its switch's plus one:
+// rows are needed only for the switches (on a tree of 10,000 hosts, a few hundred rows, not
+// 10,000 of 40 KB each).
 struct HopDistance::GraphCache {
   explicit GraphCache(const Machine& m)
       : adjacency(m, false),
@@ -35,13 +40,59 @@ struct HopDistance::GraphCache {
         max_rows(std::max<std::uint64_t>(1, std::min<std::uint64_t>(memory_limit() / 8, std::uint64_t{1} << 30) /
                                                 (std::uint64_t{4} * m.num_routers))) {
     if (max_rows >= m.num_routers) published = std::make_unique<std::atomic<const std::uint32_t*>[]>(m.num_routers);
+    const ChannelAdjacency in(m, true);
+    attached.resize(m.num_routers);
+    for (RouterId r = 0; r < m.num_routers; ++r) {
+      attached[r] = r;
+      if (adjacency.offsets[r + 1] - adjacency.offsets[r] != 1 || in.offsets[r + 1] - in.offsets[r] != 1) continue;
+      const RouterId to = m.channels[adjacency.channels[adjacency.offsets[r]]].dst;
+      if (to != r && m.channels[in.channels[in.offsets[r]]].src == to) attached[r] = to;
+    }
+    // Two routers joined only to each other: neither stands for the other.
+    for (RouterId r = 0; r < m.num_routers; ++r) {
+      if (attached[r] != r && attached[attached[r]] != attached[r]) attached[r] = r;
+    }
   }
   ChannelAdjacency adjacency;
+  std::vector<RouterId> attached;  // the router one stands for (itself unless hung on one cable)
   std::vector<std::vector<std::uint32_t>> rows;
   std::uint64_t max_rows, kept = 0;
   // Only where every row fits: per row, null until computed.
   std::unique_ptr<std::atomic<const std::uint32_t*>[]> published;
   std::mutex mutex;
+
+  std::vector<std::uint32_t> build(const Machine& m, RouterId a) const {
+    std::vector<std::uint32_t> built(m.num_routers);
+    std::vector<RouterId> queue(m.num_routers);
+    bfs_row(m, adjacency, a, built, queue);
+    return built;
+  }
+  std::uint32_t hops(const Machine& m, RouterId a, RouterId b) {
+    if (published) {
+      if (const std::uint32_t* row = published[a].load(std::memory_order_acquire)) return row[b];
+      std::vector<std::uint32_t> built = build(m, a);  // two threads may build one row; the first kept stays
+      std::lock_guard lock(mutex);
+      auto& row = rows[a];
+      if (row.empty()) {
+        row = std::move(built);
+        published[a].store(row.data(), std::memory_order_release);
+      }
+      return row[b];
+    }
+    std::lock_guard lock(mutex);
+    auto& row = rows[a];
+    if (row.empty()) {
+      // Built aside and kept only when whole: a failed allocation leaves no row counted half made.
+      std::vector<std::uint32_t> built = build(m, a);
+      if (kept == max_rows) {
+        for (auto& r : rows) std::vector<std::uint32_t>().swap(r);
+        kept = 0;
+      }
+      row = std::move(built);
+      ++kept;
+    }
+    return row[b];
+  }
 };
 
 HopDistance::HopDistance(const Machine& machine) : machine_(machine) {
@@ -117,31 +168,12 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
   if (const auto* p = std::get_if<PercsShape>(&machine_.shape)) return percs_distance(*p, a, b);
   if (const auto* r = std::get_if<RectTorusShape>(&machine_.shape)) return rect_distance(*r, a, b);
   if (const auto* h = std::get_if<HierShape>(&machine_.shape)) return h->distance(a, b);
+  if (a == b) return 0;
   GraphCache& cache = *graph_;
-  auto reachable = [&](std::uint32_t d) {
-    if (d == UINT32_MAX) fail("{}: router {} cannot reach router {}", machine_.description, a, b);
-    return d;
-  };
-  if (cache.published) {
-    if (const std::uint32_t* row = cache.published[a].load(std::memory_order_acquire)) return reachable(row[b]);
-  }
-  std::lock_guard lock(cache.mutex);
-  auto& row = cache.rows[a];
-  if (row.empty()) {
-    // Built aside and kept only when whole: a failed allocation leaves no row counted or
-    // published half made.
-    std::vector<std::uint32_t> built(machine_.num_routers);
-    std::vector<RouterId> queue(machine_.num_routers);
-    bfs_row(machine_, cache.adjacency, a, built, queue);
-    if (!cache.published && cache.kept == cache.max_rows) {
-      for (auto& r : cache.rows) std::vector<std::uint32_t>().swap(r);
-      cache.kept = 0;
-    }
-    row = std::move(built);
-    ++cache.kept;
-    if (cache.published) cache.published[a].store(row.data(), std::memory_order_release);
-  }
-  return reachable(row[b]);
+  const RouterId from = cache.attached[a], to = cache.attached[b];
+  const std::uint32_t hops = from == to ? 0 : cache.hops(machine_, from, to);
+  if (hops == UINT32_MAX) fail("{}: router {} cannot reach router {}", machine_.description, a, b);
+  return hops + (from != a) + (to != b);
 }
 
 namespace {
