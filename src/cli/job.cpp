@@ -83,8 +83,8 @@ Machine job_machine(Job& job, const RunConfig& c) {
   std::uint32_t nodes = 0;
   for (NodeId n = 0; n < allocated.num_nodes(); ++n) nodes += allocated.slots_of_node(n) > 0;
   if (speaks) {
-    std::cerr << fmt::format("taskmap: allocation from {}: {} nodes, {} slots\n", job.allocation->source, nodes,
-                             allocated.num_slots());
+    std::cerr << fmt::format("taskmap: allocation from {}: {} node{}, {} slot{}\n", job.allocation->source, nodes,
+                             nodes == 1 ? "" : "s", allocated.num_slots(), allocated.num_slots() == 1 ? "" : "s");
   }
   return allocated;
 }

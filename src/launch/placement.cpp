@@ -50,9 +50,12 @@ std::string slurm_map_cpu(const Mapping& m, const Machine& machine) {
     if (first == nullptr) {
       first = &cpus[n], first_node = n;
     } else if (cpus[n] != *first) {
-      fail("--out-format slurm-map-cpu: the ranks of node {} sit on CPUs {} but those of node {} on {}; srun's "
+      auto name = [&](NodeId node) {
+        return machine.named_nodes() ? fmt::format("host {}", machine.node_name(node)) : fmt::format("node {}", node);
+      };
+      fail("--out-format slurm-map-cpu: the ranks on {} sit on CPUs {} but those on {} on {}; srun's "
            "map_cpu gives every node one list (write openmpi-rankfile, or bind with the slurm hostfile alone)",
-           n, fmt::join(cpus[n], ","), first_node, fmt::join(*first, ","));
+           name(n), fmt::join(cpus[n], ","), name(first_node), fmt::join(*first, ","));
     }
   }
   return fmt::format("map_cpu:{}\n", fmt::join(*first, ","));

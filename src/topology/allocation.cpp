@@ -25,28 +25,43 @@ namespace {
 class AllocationBuilder {
  public:
   explicit AllocationBuilder(std::string source) { a_.source = std::move(source); }
-  void add(std::string_view host, std::optional<std::uint32_t> count) {
+  // `line`: "FILE:LINE" of a host file's line, else empty.
+  void add(std::string_view host, std::optional<std::uint32_t> count, std::string line = {}) {
     auto [it, fresh] = index_.emplace(std::string(host), a_.hosts.size());
     if (fresh) {
       a_.hosts.emplace_back(host);
+      a_.lines.push_back(std::move(line));
       counted_.push_back(0);
       plain_.push_back(0);
     }
     const std::size_t i = it->second;
     if (count) {
       counted_[i] += *count;
-    } else if (++plain_[i] > 1) {
+    } else if (++plain_[i] > 1 && !per_slot_) {
       per_slot_ = true;
+      first_repeated_ = i;
     }
     if (counted_[i] + plain_[i] > detail::kMaxSlots) {
       fail("{}: host '{}' is given more than {} slots", a_.source, host, detail::kMaxSlots);
     }
   }
   void warn(std::string line) { a_.warnings.push_back(std::move(line)); }
+  // per_slot: every line without a count is one slot (a PBS node file); else that holds only
+  // when some host is listed twice without a count, which is said in a warning.
   Allocation take(bool per_slot) {
     if (a_.hosts.empty()) fail("{}: names no host", a_.source);
+    if (per_slot_ && !per_slot) {
+      warn(fmt::format("{}: host '{}' is listed {} times, so every host listed without a count gets one slot per "
+                       "listing (as in a PBS node file), not the whole node",
+                       a_.source, a_.hosts[first_repeated_], plain_[first_repeated_]));
+    }
     per_slot = per_slot || per_slot_;
+    std::size_t dropped = 0;  // hosts listed with a count and also without one
     for (std::size_t i = 0; i < a_.hosts.size(); ++i) {
+      if (!per_slot && counted_[i] > 0 && plain_[i] > 0 && dropped++ == 0) {
+        warn(fmt::format("{}: host '{}' is listed with a slot count and also without one; it gets the count ({})",
+                         a_.source, a_.hosts[i], counted_[i]));
+      }
       a_.slots.push_back(static_cast<std::uint32_t>(counted_[i] + (per_slot ? plain_[i] : 0)));
     }
     return std::move(a_);
@@ -57,6 +72,7 @@ class AllocationBuilder {
   std::unordered_map<std::string, std::size_t> index_;
   std::vector<std::uint64_t> counted_, plain_;
   bool per_slot_ = false;
+  std::size_t first_repeated_ = 0;  // the first host listed twice without a count
 };
 
 std::uint32_t parse_count(const io::LineCursor& cur, std::string_view key, std::string_view text) {
@@ -109,7 +125,8 @@ Allocation read_host_file(const std::string& path, const std::string& source, bo
     if (host.empty()) cur.fail_here("a line with no host name");
     for (const auto& [key, value] : hostfile_keys(end == std::string_view::npos ? "" : line.substr(end), cur)) {
       if (key == "slots" || key == "cpu" || key == "count") {  // Open MPI's synonyms
-        count = count.value_or(0) + parse_count(cur, key, value);
+        if (count) cur.fail_here(fmt::format("'{}=' gives this host a second slot count", key));
+        count = parse_count(cur, key, value);
       } else if (key == "max_slots" || key == "max-slots") {
         max_slots = parse_count(cur, key, value);
       } else if (unknown++ == 0) {
@@ -119,7 +136,7 @@ Allocation read_host_file(const std::string& path, const std::string& source, bo
     if (count && max_slots && *count > *max_slots) {
       cur.fail_here(fmt::format("{} slots but max_slots={}", *count, *max_slots));
     }
-    b.add(host, count ? count : max_slots);
+    b.add(host, count ? count : max_slots, fmt::format("{}:{}", path, cur.line_number()));
   }
   if (unknown > 0) b.warn(fmt::format("{} hostfile keys not known here ignored, first {}", unknown, first_unknown));
   return b.take(per_slot);
@@ -160,6 +177,7 @@ std::optional<Allocation> allocation_from_environment() {
   if (const char* file = std::getenv("PBS_NODEFILE"); file != nullptr && *file != '\0') {
     std::error_code error;
     if (!std::filesystem::exists(file, error)) fail("$PBS_NODEFILE names '{}', which does not exist", file);
+    if (std::filesystem::is_directory(file, error)) fail("$PBS_NODEFILE names '{}', which is a directory", file);
     return read_host_file(file, fmt::format("$PBS_NODEFILE ({})", file), true);  // a host once per slot
   }
   return std::nullopt;
@@ -177,8 +195,14 @@ Machine allocate(const Machine& machine, const Allocation& allocation, const War
   const std::uint32_t full = machine.node_model ? machine.node_model->num_slots() : 0;
   std::size_t qualified = 0;  // hosts found by the name before their first '.'
   std::string first_qualified;
+  // Per node, the slots asked so far (0: the whole node): a host given once by its full name
+  // and once by its short one (a PBS node file may mix them) gets the sum.
+  std::vector<std::uint32_t> asked(machine.num_nodes(), 0);
+  std::vector<char> seen(machine.num_nodes(), 0);
   for (std::size_t i = 0; i < allocation.hosts.size(); ++i) {
     const std::string& host = allocation.hosts[i];
+    // Where the host was given: its host file's line, else the allocation's source.
+    const std::string& place = i < allocation.lines.size() && !allocation.lines[i].empty() ? allocation.lines[i] : allocation.source;
     auto it = node_of_name.find(host);
     // A PBS node file (or a user) may give fully qualified names where the fabric has short ones.
     if (const std::size_t dot = host.find('.'); it == node_of_name.end() && dot != std::string::npos && dot > 0) {
@@ -188,25 +212,29 @@ Machine allocate(const Machine& machine, const Allocation& allocation, const War
     if (it == node_of_name.end()) {
       std::vector<std::string_view> names;
       for (NodeId n = 0; n < machine.num_nodes(); ++n) names.push_back(machine.node_name(n));
-      fail("{}: host '{}' is not in machine '{}' (closest: {})", allocation.source, host, machine.description,
+      fail("{}: host '{}' is not in machine '{}' (closest: {})", place, host, machine.description,
            fmt::join(closest_names(host, names, 3), ", "));
     }
     const NodeId n = it->second;
+    const std::uint32_t given = allocation.slots.empty() ? 0 : allocation.slots[i];
+    asked[n] = seen[n] && (asked[n] == 0 || given == 0) ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                                                  std::uint64_t{asked[n]} + given, UINT32_MAX));
+    seen[n] = 1;
     const std::uint32_t own = machine.slots_of_node(n);
-    const std::uint32_t want = allocation.slots.empty() || allocation.slots[i] == 0 ? own : allocation.slots[i];
+    const std::uint32_t want = asked[n] == 0 ? own : asked[n];
     if (full > 0 && want > full) {
       std::size_t pus = 0;
       for (const auto& cpus : machine.node_model->os_cpus) pus += cpus.size();
-      // Slurm counts hardware threads as CPUs: say how to have them as slots.
+      // Slurm counts hardware threads as CPUs: say how to have them as slots, when they are enough.
       const std::string threads =
-          pus > full ? fmt::format(" (slots=pu in the machine makes its {} hardware threads the slots)", pus) : "";
-      fail("{}: host '{}' is given {} slots but the node topology {} has {}{}", allocation.source, host, want,
+          pus > full && want <= pus ? fmt::format(" (slots=pu in the machine makes its {} hardware threads the slots)", pus) : "";
+      fail("{}: host '{}' is given {} slots but the node topology {} has {}{}", place, host, want,
            machine.node_model->source, full, threads);
     }
     if (full == 0 && slots_fixed && want > own) {
       fail("{}: host '{}' is given {} slots but machine '{}' has {} per node (ppn={}); give no ppn= to take the "
            "allocation's counts",
-           allocation.source, host, want, machine.description, own, own);
+           place, host, want, machine.description, own, own);
     }
     slots[n] = want;
   }

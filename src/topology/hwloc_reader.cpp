@@ -89,7 +89,7 @@ void refuse_unless_xml(const std::string& path, std::string_view text) {
     fail("{}: not hwloc XML: looks like lstopo's text output; write XML with `lstopo --of xml FILE`", path);
   }
   if (line.empty()) fail("{}: not hwloc XML: the file is empty", path);
-  fail("{}: not hwloc XML: it starts with '{}'", path, line.substr(0, 40));
+  fail("{}: not hwloc XML: it starts with '{}'", path, io::printable(line.substr(0, 40)));
 }
 
 // The version attribute of the <topology> element, for a clearer message when hwloc refuses

@@ -82,7 +82,8 @@ void set_terminal_weights(Machine& m, const std::vector<std::uint32_t>& weights,
 }
 
 Machine complete(io::TokenCursor& in, bool weighted, std::uint32_t slots, const std::string& path) {
-  const auto n = in.next_int(weighted ? "cmpltw terminal count" : "cmplt terminal count", 1, kMaxTerminals);
+  // The complete graph's hier machine has a router over the terminals.
+  const auto n = in.next_int(weighted ? "cmpltw terminal count" : "cmplt terminal count", 1, kMaxTerminals - 1);
   std::vector<std::uint32_t> weights;
   if (weighted) {
     if (static_cast<std::size_t>(n) > in.tokens_left_at_most()) {

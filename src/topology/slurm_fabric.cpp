@@ -100,7 +100,7 @@ class TreeBuilder final {
     first_switch_.reserve(node_count(decls_));
     fabric_.host_ports.reserve(node_count(decls_));
     for (std::uint32_t s = 0; s < decls_.switches.size(); ++s) add_host_ports(decls_.switches[s], s);
-    if (fabric_.hosts.empty()) fail("{}: defines no node (no Nodes= under any switch)", decls_.source);
+    if (fabric_.hosts.empty()) fail("{}: defines no node (no {} under any switch)", decls_.source, decls_.nodes_key());
     find_top_switches();
     warn_oddities();
     return std::move(fabric_);
@@ -135,8 +135,9 @@ class TreeBuilder final {
     for (const auto& name : decl.switches) {
       const auto it = index_.find(name);
       if (it == index_.end()) {
-        fail("{}: switch '{}' is listed under Switches= but never defined (no SwitchName={} line)",
-             decls_.where(decl.place), name, name);
+        fail("{}: switch '{}' is listed under {} but never defined ({})", decls_.where(decl.place), name,
+             decls_.switches_key(),
+             decls_.yaml ? fmt::format("no '- switch: {}' entry", name) : fmt::format("no SwitchName={} line", name));
       }
       const std::uint32_t other = it->second;
       if (other == self) {
@@ -185,7 +186,7 @@ class TreeBuilder final {
   void warn_oddities() {
     const std::string& file = decls_.source;
     if (two_cycles_.count > 0) {
-      warn_(fmt::format("{}: Switches= lists neighbours ({} two-cycles, e.g. {}): read as cables{}", file,
+      warn_(fmt::format("{}: {} lists neighbours ({} two-cycles, e.g. {}): read as cables{}", file, decls_.switches_key(),
                         two_cycles_.count, two_cycles_.example,
                         fabric_.top_switches.empty() ? "; no switch is a root: the top switches are found from the cables"
                                                      : ""));
@@ -195,8 +196,9 @@ class TreeBuilder final {
                         counted(repeated_.count, "name listed", "names listed"), repeated_.example));
     }
     if (self_listed_.count > 0) {
-      warn_(fmt::format("{}: {} under Switches= (ignored), e.g. {}", file,
-                        counted(self_listed_.count, "switch lists itself", "switches list themselves"), self_listed_.example));
+      warn_(fmt::format("{}: {} under {} (ignored), e.g. {}", file,
+                        counted(self_listed_.count, "switch lists itself", "switches list themselves"), decls_.switches_key(),
+                        self_listed_.example));
     }
     if (several_leaves_.count > 0) {
       warn_(fmt::format("{}: {} under several switches (one port to each), e.g. {}", file,
@@ -261,7 +263,10 @@ Fabric tree_fabric(const Declarations& decls, const GuidMap* map, const WarningS
 }
 
 Fabric block_fabric(const Declarations& decls, const GuidMap* map, const WarningSink& warn) {
-  if (decls.blocks.empty()) fail("{}: defines no block (every BlockName= line is commented out?)", decls.source);
+  if (decls.blocks.empty()) {
+    fail("{}: defines no block ({})", decls.source,
+         decls.yaml ? "its 'blocks:' list is empty" : "every BlockName= line is commented out?");
+  }
   Fabric fabric;
   fabric.source = decls.source;
   std::size_t nodes = 0;

@@ -18,8 +18,12 @@ namespace taskmap {
 namespace slurm {
 
 std::vector<std::string> NameBudget::expand(std::string_view hostlist, const std::string& where) {
-  auto names = io::expand_hostlist(hostlist, where, kMaxNames - used_);
+  if (used_ == kMaxNames) fail("{}: the file lists more than {} names, more than taskmap reads", where, kMaxNames);
+  auto names = io::expand_hostlist(
+      hostlist, where, kMaxNames - used_, held_,
+      used_ == 0 ? "" : fmt::format("what is left of the {} names taskmap reads from one file", kMaxNames));
   used_ += names.size();
+  held_ += io::expanded_bytes(names);
   return names;
 }
 
@@ -301,7 +305,13 @@ class ConfParser final {
         decl.nodes = budget_.expand(value, where());
       } else if (key == "linkspeed") {
         const auto speed = io::parse_double(value);
-        if (!speed || *speed < 0) cur().fail_here(fmt::format("LinkSpeed '{}' is not a number >= 0", value));
+        // Slurm keeps LinkSpeed as a 32-bit count; far outside that, ratios of two speeds over-
+        // or underflow.
+        constexpr double kMinLinkSpeed = 1e-3, kMaxLinkSpeed = 4294967295.0;
+        if (!speed || *speed < 0 || (*speed > 0 && *speed < kMinLinkSpeed) || *speed > kMaxLinkSpeed) {
+          cur().fail_here(fmt::format("LinkSpeed '{}' is not 0 or a number from {} to {:.0f}", value, kMinLinkSpeed,
+                                      kMaxLinkSpeed));
+        }
         decl.gbps = *speed;
       } else {
         unknown(pairs[i]);
@@ -364,11 +374,14 @@ bool is_yaml(const std::string& path, std::string_view text) {
     auto skip_blanks = [&l] { l.remove_prefix(std::min(l.find_first_not_of(" \t"), l.size())); };
     skip_blanks();
     if (l.starts_with("---")) continue;
+    if (l.starts_with("[") || l.starts_with("{")) return true;  // flow style (JSON)
     if (l.starts_with("-")) {  // "- topology: NAME"
       l.remove_prefix(1);
       skip_blanks();
     }
-    return l.starts_with("topology:");
+    // "topology: NAME", "cluster_default: true": a YAML key, where topology.conf has KEY=VALUE.
+    const std::size_t word = std::min(l.find_first_not_of("abcdefghijklmnopqrstuvwxyz_"), l.size());
+    return word > 0 && l.substr(word).starts_with(":");
   }
   return false;
 }

@@ -39,9 +39,13 @@ struct Declarations {
   std::string source;
   std::vector<std::string> included;  // files read through Include lines: file 1, 2, ...
   bool is_block = false;  // topology/block (BlockName=/BlockSizes= or a yaml block topology)
+  bool yaml = false;      // read from a topology.yaml: messages name its keys, not topology.conf's
   std::vector<SwitchDecl> switches;
   std::vector<BlockDecl> blocks;
 
+  // The key that lists a switch's child switches, and the one that lists its nodes.
+  const char* switches_key() const { return yaml ? "children:" : "Switches="; }
+  const char* nodes_key() const { return yaml ? "nodes:" : "Nodes="; }
   const std::string& file(std::size_t index) const { return index == 0 ? source : included.at(index - 1); }
   // "FILE:LINE".
   std::string where(Place p) const { return fmt::format("{}:{}", file(p.file), p.line); }
@@ -58,6 +62,7 @@ class NameBudget final {
 
  private:
   std::size_t used_ = 0;
+  std::uint64_t held_ = 0;  // the expanded names' memory, as expand_hostlist counts it
 };
 
 // "1 node", "3 nodes": the count and the noun that fits it, for warnings.

@@ -18,12 +18,20 @@ class YamlParser final {
   YamlParser(const std::string& source, std::string wanted, const WarningSink& warn)
       : warn_(warn), wanted_(std::move(wanted)) {
     decls_.source = source;
+    decls_.yaml = true;
   }
 
   Declarations parse(const std::string& text) {
     YAML::Node root;
     try {
-      root = YAML::Load(text);
+      // Slurm reads one document; a second after '---' would be passed over unseen.
+      std::vector<YAML::Node> documents = YAML::LoadAll(text);
+      std::erase_if(documents, [](const YAML::Node& d) { return d.IsNull(); });
+      if (documents.size() > 1) {
+        warn_(fmt::format("{}:{}: {} YAML documents; read the first only", decls_.source, line_of(documents[1]),
+                          documents.size()));
+      }
+      if (!documents.empty()) root = documents.front();
     } catch (const YAML::Exception& e) {  // its message may quote a line break or a NUL it stopped at
       fail("{}:{}: {}", decls_.source, e.mark.line + 1, io::printable(e.msg));
     }
@@ -68,7 +76,8 @@ class YamlParser final {
           fail_at(t, fmt::format("topology '{}' is defined twice (first on line {})", names[i], line_of(topologies[j])));
         }
       }
-      if (t["cluster_default"] && t["cluster_default"].as<bool>() && defaults++ == 0) chosen = i;
+      check_unique_keys(t);
+      if (t["cluster_default"] && flag(t["cluster_default"], "cluster_default") && defaults++ == 0) chosen = i;
     }
     if (!wanted_.empty()) {
       const auto it = std::find(names.begin(), names.end(), wanted_);
@@ -120,7 +129,9 @@ class YamlParser final {
 
   void read_tree(const YAML::Node& tree) {
     const YAML::Node switches = entries(tree, "switches");
+    other_keys(tree, {"switches"});
     for (const auto& entry : switches) {
+      check_unique_keys(entry);
       SwitchDecl decl;
       decl.name = name_of(entry, "switch");
       decl.place.line = line_of(entry);
@@ -141,7 +152,9 @@ class YamlParser final {
   void read_blocks(const YAML::Node& block) {
     check_block_sizes(block["block_sizes"]);
     const YAML::Node blocks = entries(block, "blocks");
+    other_keys(block, {"blocks", "block_sizes"});
     for (const auto& entry : blocks) {
+      check_unique_keys(entry);
       BlockDecl decl;
       decl.name = name_of(entry, "block");
       decl.place.line = line_of(entry);
@@ -172,6 +185,36 @@ class YamlParser final {
     };
     if (!sizes.IsSequence()) return check(sizes);
     for (const auto& size : sizes) check(size);
+  }
+
+  // A map's keys each once: a second 'nodes:' in one entry would replace the first unseen.
+  void check_unique_keys(const YAML::Node& map) const {
+    std::vector<std::pair<std::string, std::size_t>> seen;
+    for (const auto& field : map) {
+      const auto key = field.first.as<std::string>();
+      for (const auto& [earlier, line] : seen) {
+        if (earlier == key) fail_at(field.first, fmt::format("'{}:' is given twice (first on line {})", io::printable(key), line));
+      }
+      seen.emplace_back(key, line_of(field.first));
+    }
+  }
+
+  // Keys of `map` other than `known` count as unknown.
+  void other_keys(const YAML::Node& map, std::initializer_list<std::string_view> known) {
+    check_unique_keys(map);
+    for (const auto& field : map) {
+      const auto key = field.first.as<std::string>();
+      if (std::find(known.begin(), known.end(), key) == known.end()) unknown(key, field.first);
+    }
+  }
+
+  bool flag(const YAML::Node& value, std::string_view key) const {
+    bool on = false;
+    if (!value.IsScalar() || !YAML::convert<bool>::decode(value, on)) {
+      fail_at(value, fmt::format("{}: expected true or false, found '{}'", key,
+                                 value.IsScalar() ? io::printable(value.Scalar()) : std::string("a list or map")));
+    }
+    return on;
   }
 
   YAML::Node entries(const YAML::Node& parent, const char* key) const {

@@ -361,7 +361,7 @@ CommGraph read_edge_list(const std::string& path, std::uint32_t min_tasks) {
     auto f = io::split_fields(*line, true);
     if (f.size() != 3 && f.size() != 4) cur.fail_here("expected 'src dst volume [messages]'");
     std::int64_t s = int_field(cur, f[0], "task id"), d = int_field(cur, f[1], "task id");
-    if (s < 0 || d < 0 || s >= kMaxTasks || d >= kMaxTasks) cur.fail_here("task id out of range");
+    if (s < 0 || d < 0 || s >= kMaxTasks || d >= kMaxTasks) cur.fail_here(fmt::format("task id out of range (0 to {})", kMaxTasks - 1));
     double v = volume_field(cur, f[2]);
     if (f.size() == 4) {
       std::int64_t msgs = int_field(cur, f[3], "message count");

@@ -67,7 +67,7 @@ TEST(ClusterCommands, TheSchedulersEnvironmentGivesTheNodes) {
   // --nodes wins over the environment; a synthetic machine ignores it.
   const auto given = test::run_command(env + TASKMAP_BINARY + std::string(" info --machine '") + fabric() +
                                        "' --nodes cn03");
-  EXPECT_NE(given.err.find("allocation from --nodes: 1 nodes, 2 slots"), std::string::npos) << given.err;
+  EXPECT_NE(given.err.find("allocation from --nodes: 1 node, 2 slots"), std::string::npos) << given.err;
   const auto torus = test::run_command(env + TASKMAP_BINARY + std::string(" info --machine torus:2x2"));
   EXPECT_EQ(torus.exit_code, 0);
   EXPECT_EQ(torus.err, "");
@@ -130,12 +130,12 @@ TEST(ClusterCommands, AllocationSlipsAreNamed) {
   std::ofstream(hosts) << "cn01 slots=3\n";
   const auto over = test::run_taskmap("info --machine '" + fabric() + "' --nodes @" + hosts);
   EXPECT_EQ(over.exit_code, 1);
-  EXPECT_EQ(over.err, "taskmap: error: --nodes @" + hosts + ": host 'cn01' is given 3 slots but machine '" + fabric() +
+  EXPECT_EQ(over.err, "taskmap: error: " + hosts + ":1: host 'cn01' is given 3 slots but machine '" + fabric() +
                           "' has 2 per node (ppn=2); give no ppn= to take the allocation's counts\n");
   const std::string no_ppn = "slurm:" + test::instance("cluster/two-leaves.conf");
   const auto taken = test::run_taskmap("info --machine '" + no_ppn + "' --nodes @" + hosts);
   EXPECT_EQ(taken.exit_code, 0) << taken.err;
-  EXPECT_NE(taken.err.find("1 nodes, 3 slots"), std::string::npos) << taken.err;
+  EXPECT_NE(taken.err.find("1 node, 3 slots"), std::string::npos) << taken.err;
   const auto pbs = test::run_command("PBS_NODEFILE=/nonexistent/nodes " + info);
   EXPECT_EQ(pbs.exit_code, 1);
   EXPECT_EQ(pbs.err, "taskmap: error: $PBS_NODEFILE names '/nonexistent/nodes', which does not exist\n");
@@ -214,9 +214,14 @@ TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) 
   const auto threads = test::run_taskmap("info --machine 'slurm:" + conf + "' --node-topology 'hwloc:" + smt +
                                          "' --nodes @" + test::instance("cluster/six-per-node.hosts"));
   EXPECT_EQ(threads.exit_code, 1);
-  EXPECT_EQ(threads.err, "taskmap: error: --nodes @" + test::instance("cluster/six-per-node.hosts") +
-                             ": host 'cn01' is given 6 slots but the node topology " + smt +
+  EXPECT_EQ(threads.err, "taskmap: error: " + test::instance("cluster/six-per-node.hosts") +
+                             ":2: host 'cn01' is given 6 slots but the node topology " + smt +
                              " has 3 (slots=pu in the machine makes its 6 hardware threads the slots)\n");
+  // 7 slots are more than the hardware threads too: no hint then.
+  const std::string seven = testing::TempDir() + "seven.hosts";
+  std::ofstream(seven) << "cn01 slots=7\n";
+  const auto more = test::run_taskmap("info --machine 'slurm:" + conf + "' --node-topology 'hwloc:" + smt + "' --nodes @" + seven);
+  EXPECT_EQ(more.err, "taskmap: error: " + seven + ":1: host 'cn01' is given 7 slots but the node topology " + smt + " has 3\n");
 }
 
 // two_planes.topo: leaves under spines P1 and P2, top T1 above P1 only and T2 above P2 only, a

@@ -11,9 +11,9 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-std::string error_of(std::string_view text, std::size_t max_hosts = std::size_t{1} << 24) {
+std::string error_of(std::string_view text, std::size_t max_hosts = std::size_t{1} << 24, std::uint64_t held = 0) {
   try {
-    io::expand_hostlist(text, "topology.conf:7", max_hosts);
+    io::expand_hostlist(text, "topology.conf:7", max_hosts, held);
   } catch (const Error& e) {
     return e.what();
   }
@@ -93,18 +93,25 @@ TEST(HostList, ErrorsQuotingALineBreakStayOneLine) {
 }
 
 TEST(HostList, NamesNeedingMoreThanTheMemoryLimitAreRefusedBeforeExpanding) {
-  // 10^5 names of 14 characters: 32 bytes each (in the string itself) = 3.2e6 bytes = 3.1 MiB.
+  // Each name: the string (32 bytes), its characters when over 15 (with the NUL), and 128
+  // bytes for the caller's index of it. 10^5 names of 14 characters: 160 bytes each = 1.6e7
+  // bytes = 15.3 MiB.
   set_memory_limit(std::uint64_t{1} << 20);
   EXPECT_EQ(error_of("longname-[00000-99999]"),
-            "topology.conf:7: host list 'longname-[00000-99999]' needs about 3.1 MiB for 100000 names; "
+            "topology.conf:7: host list 'longname-[00000-99999]' needs about 15 MiB for 100000 names; "
             "limit 1 MiB (--max-memory)");
-  // 10 names of 23 characters: 32 + 24 bytes each = 560 bytes.
-  set_memory_limit(559);
+  // 10 names of 23 characters: 32 + 24 + 128 bytes each = 1,840 bytes.
+  set_memory_limit(1839);
   EXPECT_EQ(error_of("a-very-long-host-name-[0-9]"),
-            "topology.conf:7: host list 'a-very-long-host-name-[0-9]' needs about 560 B for 10 names; "
-            "limit 559 B (--max-memory)");
-  set_memory_limit(560);
+            "topology.conf:7: host list 'a-very-long-host-name-[0-9]' needs about 1.8 KiB for 10 names; "
+            "limit 1.8 KiB (--max-memory)");
+  set_memory_limit(1840);
   EXPECT_EQ(io::expand_hostlist("a-very-long-host-name-[0-9]", "x").size(), 10u);
+  // A file's earlier lists count: 5 such names held already leave room for 4 more, not 10.
+  set_memory_limit(1840 + 920 - 1);
+  EXPECT_EQ(error_of("a-very-long-host-name-[0-9]", 100, 920),
+            "topology.conf:7: host list 'a-very-long-host-name-[0-9]' needs about 2.7 KiB for 10 names with the "
+            "earlier lists'; limit 2.7 KiB (--max-memory)");
   set_memory_limit(0);
 }
 

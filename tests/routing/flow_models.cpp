@@ -7,6 +7,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <thread>
 #include <unistd.h>
 
 #include "taskmap/core/error.h"
@@ -263,6 +264,64 @@ TEST(HostLinks, SplitOverTheirSwitchesPathsUnderEcmpAndUpDown) {
     EXPECT_EQ(test::route_loads(*fabric_routing, router("h1"), router("h3")),
               (std::map<ChannelId, double>{{channel("h1", "L1"), 1.0}, {channel("L1", "h3"), 1.0}}));
   }
+}
+
+// The routes between hosts' switches are kept in a table read without a lock where the hosts
+// hang on at most 1,024 switches, else in a map: a host on each of 1,100 leaves under one top
+// switch routes up and down through it either way, the second time from what was kept; and
+// threads routing at once get what one thread gets.
+TEST(HostLinks, KeptRoutesAreTheSearchedOnesWithManySwitchesAndFromThreadsAtOnce) {
+  const std::string conf = test::temp_path("many_leaves", "topology.conf");
+  {
+    std::ofstream out(conf);
+    out << "SwitchName=top Switches=L[1-1100]\n";
+    for (int i = 1; i <= 1100; ++i) out << "SwitchName=L" << i << " Nodes=n" << i << "\n";
+  }
+  const Machine wide = make_machine("slurm:" + conf);
+  std::filesystem::remove(conf);
+  const auto& fabric = std::get<FabricShape>(wide.shape);
+  ASSERT_EQ(wide.num_routers, 2201u);
+  const auto named_top = std::find(fabric.switch_names.begin(), fabric.switch_names.end(), "top");
+  ASSERT_NE(named_top, fabric.switch_names.end());
+  const RouterId top = fabric.first_switch + static_cast<RouterId>(named_top - fabric.switch_names.begin());
+  for (const char* name : {"ecmp", "updn"}) {
+    SCOPED_TRACE(name);
+    const auto r = routing(wide, name);
+    for (int pass = 0; pass < 2; ++pass) {
+      const auto loads = test::route_loads(*r, 0, 1099);  // n1 -> n1100: up to the top and down
+      ASSERT_EQ(loads.size(), 4u);
+      std::set<RouterId> through;
+      for (auto [c, f] : loads) {
+        EXPECT_DOUBLE_EQ(f, 1.0);
+        through.insert(wide.channels[c].src);
+      }
+      EXPECT_TRUE(through.count(top));
+    }
+  }
+  // Threads at once on the table: every host pair of a two-leaf, two-spine fabric.
+  const Machine m = test::four_named_nodes(1);
+  std::vector<std::map<ChannelId, double>> alone;
+  const auto first = routing(m, "ecmp");
+  for (RouterId a = 0; a < 4; ++a)
+    for (RouterId b = 0; b < 4; ++b) alone.push_back(test::route_loads(*first, a, b));
+  const auto shared = routing(m, "ecmp");
+  std::vector<std::map<ChannelId, double>> got[2];
+  auto run = [&](int k) {
+    for (int round = 0; round < 50; ++round)
+      for (RouterId a = 0; a < 4; ++a)
+        for (RouterId b = 0; b < 4; ++b) {
+          auto loads = test::route_loads(*shared, (a + k) % 4, b);
+          if (round == 0) got[k].push_back(std::move(loads));
+        }
+  };
+  std::thread other(run, 1);
+  run(0);
+  other.join();
+  for (RouterId a = 0; a < 4; ++a)
+    for (RouterId b = 0; b < 4; ++b) {
+      EXPECT_EQ(got[0][a * 4 + b], alone[a * 4 + b]);
+      EXPECT_EQ(got[1][a * 4 + b], alone[((a + 1) % 4) * 4 + b]);
+    }
 }
 
 TEST(RoutingNames, UnknownNamesAreRejected) {

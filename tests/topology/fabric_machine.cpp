@@ -273,6 +273,48 @@ TEST(Allocation, OpenMpiHostfileKeysAndPerSlotLists) {
   EXPECT_EQ(test::error_message([&] { parse_nodes_argument("@" + path); }), path + ":1: 4 slots but max_slots=2");
 }
 
+TEST(Allocation, RepeatsAndSecondCountsAreSaid) {
+  // A host named twice on the command line turns the list into one of slots: said in a warning.
+  const Allocation listed = parse_nodes_argument("cn01,cn01,cn2");
+  ASSERT_EQ(listed.warnings.size(), 1u);
+  EXPECT_EQ(listed.warnings[0], "--nodes: host 'cn01' is listed 2 times, so every host listed without a count gets "
+                                "one slot per listing (as in a PBS node file), not the whole node");
+  EXPECT_TRUE(parse_nodes_argument("cn01,cn2").warnings.empty());
+  const std::string path = testing::TempDir() + "second_count.txt";
+  std::ofstream(path) << "cn01 slots=4\ncn2\ncn01\n";  // cn01 with a count, then without: the count holds
+  const Allocation a = parse_nodes_argument("@" + path);
+  EXPECT_EQ(a.slots, (std::vector<std::uint32_t>{4, 0}));
+  EXPECT_EQ(a.lines, (std::vector<std::string>{path + ":1", path + ":2"}));
+  ASSERT_EQ(a.warnings.size(), 1u);
+  EXPECT_NE(a.warnings[0].find("host 'cn01' is listed with a slot count and also without one; it gets the count (4)"),
+            std::string::npos);
+  std::ofstream(path) << "cn01 slots=2 slots=3\n";  // Open MPI would take one of them; which is not said
+  EXPECT_EQ(test::error_message([&] { parse_nodes_argument("@" + path); }),
+            path + ":1: 'slots=' gives this host a second slot count");
+  std::ofstream(path) << "cn2:2 cpu=2\n";
+  EXPECT_EQ(test::error_message([&] { parse_nodes_argument("@" + path); }), path + ":1: 'cpu=' gives this host a second slot count");
+}
+
+TEST(Allocation, AHostByItsFullAndItsShortNameGetsBothCounts) {
+  // A PBS node file that names cn01 twice by its full name and twice by its short one: 4 slots.
+  const std::string path = testing::TempDir() + "mixed_names.txt";
+  std::ofstream(path) << "cn01.cluster.local\ncn01.cluster.local\ncn01\ncn01\ncn2\n";
+  Machine m = allocate(test::four_named_nodes(8), parse_nodes_argument("@" + path));
+  EXPECT_EQ(m.slots_of_node(2), 4u);  // cn01
+  EXPECT_EQ(m.slots_of_node(1), 1u);  // cn2
+  EXPECT_EQ(m.num_slots(), 5u);
+  std::ofstream(path) << "cn01.cluster.local slots=2\ncn01 slots=3\n";
+  m = allocate(test::four_named_nodes(8), parse_nodes_argument("@" + path));
+  EXPECT_EQ(m.num_slots(), 5u);
+  std::ofstream(path) << "cn01.cluster.local\ncn01 slots=3\n";  // the whole node, once named without a count
+  m = allocate(test::four_named_nodes(8), parse_nodes_argument("@" + path));
+  EXPECT_EQ(m.num_slots(), 8u);
+  // Refusals about one host of a host file name its line.
+  std::ofstream(path) << "cn2\nlocalhost\n";
+  EXPECT_TRUE(test::error_message([&] { allocate(test::four_named_nodes(8), parse_nodes_argument("@" + path)); })
+                  .starts_with(path + ":2: host 'localhost' is not in machine 'four' (closest: "));
+}
+
 TEST(Allocation, SlotCountsAreCappedBeforeTheyOverflow) {
   // 1,025 lines of 2^20 slots for one host: 2^30 + 2^20 slots, past taskmap's 2^30.
   const std::string path = testing::TempDir() + "huge_hosts.txt";

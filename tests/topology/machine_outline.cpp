@@ -9,9 +9,11 @@
 
 #include "taskmap/core/error.h"
 #include "taskmap/topology/distance.h"
+#include "taskmap/topology/fabric.h"
 #include "taskmap/topology/machine_spec.h"
 #include "taskmap/topology/partial_cube.h"
 #include "taskmap/routing/routing.h"
+#include "test_support.h"
 
 namespace taskmap {
 namespace {
@@ -62,6 +64,41 @@ void expect_outline_matches(const std::string& text) {
   EXPECT_EQ(closed.diameter_upper, expected.diameter);
   EXPECT_NEAR(closed.avg_distance, expected.avg_distance, 1e-12 * expected.avg_distance);
   EXPECT_EQ(topology_stats(full).avg_distance, closed.avg_distance);
+}
+
+// A host hung on one cable takes its switch's distances plus one; a host on two switches, a
+// switch with a single host, and the two routers of a one-cable fabric do not: every pair by
+// HopDistance must still equal a breadth-first search over the channels.
+TEST(HopDistances, OnFabricsEqualSearchForEveryPair) {
+  Fabric rails;  // h0 on s0 and s1 (two rails), h1 on s0, h2 on s2 (alone there), s0-s1-s2 a chain
+  rails.source = "rails";
+  rails.switches = {"s0", "s1", "s2"};
+  rails.hosts = {"h0", "h1", "h2"};
+  rails.host_ports = {{0, 0, 0}, {0, 1, 0}, {1, 0, 0}, {2, 2, 0}};
+  rails.cables = {{0, 1, 0}, {1, 2, 0}};
+  Fabric pair;  // one host on one switch: each has one cable to the other only
+  pair.source = "pair";
+  pair.switches = {"s"};
+  pair.hosts = {"h"};
+  pair.host_ports = {{0, 0, 0}};
+  for (const Machine& m : {test::four_named_nodes(2), build_fabric_machine(rails, {.slots_per_node = 1, .description = "rails"}),
+                           build_fabric_machine(pair, {.slots_per_node = 1, .description = "pair"})}) {
+    SCOPED_TRACE(m.description);
+    const HopDistance hop(m);
+    for (RouterId a = 0; a < m.num_routers; ++a) {
+      std::vector<std::uint32_t> dist(m.num_routers, UINT32_MAX);
+      std::deque<RouterId> queue{a};
+      dist[a] = 0;
+      while (!queue.empty()) {
+        const RouterId u = queue.front();
+        queue.pop_front();
+        for (const Channel& c : m.channels) {
+          if (c.src == u && dist[c.dst] == UINT32_MAX) dist[c.dst] = dist[u] + 1, queue.push_back(c.dst);
+        }
+      }
+      for (RouterId b = 0; b < m.num_routers; ++b) EXPECT_EQ(hop(a, b), dist[b]) << a << " -> " << b;
+    }
+  }
 }
 
 TEST(MachineOutline, ClosedFormsMatchSearchOnTori) {

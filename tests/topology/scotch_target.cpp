@@ -159,6 +159,8 @@ TEST(ScotchTarget, BadTargetsNameTheFileAndLine) {
             "the pairs at distance 1 (taskmap reads deco targets of unit-distance links, as amk_grf writes for a graph "
             "without edge weights)");
   EXPECT_EQ(error_of("deco 0 2 3\n5 1 2\n5 1 3\n1\n"), ": two terminals have the label 5");
+  // cmplt n is a hier machine of n terminals and a router above them: at most 2^22 - 1 terminals.
+  EXPECT_EQ(error_of("cmplt 4194304\n"), ":1: cmplt terminal count must be in [1, 4194303], not 4194304");
   // 2048 x 2048 leaves and 2049 switches: more routers than taskmap numbers (2^22).
   EXPECT_EQ(error_of("tleaf 2 2048 1 2048 1\n"), ":1: hier: 4196353 routers is more than taskmap supports (4194304)");
   std::filesystem::remove_all(dir);

@@ -329,6 +329,42 @@ TEST(SlurmReader, YamlRecognisedByItsContent) {
   EXPECT_EQ(r.fabric.cables.size(), 1u);
 }
 
+TEST(SlurmReader, YamlSaysWhatItWouldOtherwisePassOverUnseen) {
+  const std::string path = testing::TempDir() + "passed_over.yaml";
+  auto write = [&](const std::string& text) { std::ofstream(path) << text; };
+  // A second 'nodes:' in one entry would replace the first.
+  write("- topology: t\n  tree:\n    switches:\n      - switch: s0\n        nodes: cn[1-2]\n        nodes: cn[3-4]\n");
+  EXPECT_EQ(error_of(path), path + ":6: 'nodes:' is given twice (first on line 5)");
+  // Slurm reads one YAML document: a second is said, not read.
+  write("- topology: a\n  tree:\n    switches:\n      - switch: s0\n        nodes: cn[1-2]\n---\n"
+        "- topology: b\n  cluster_default: true\n  tree:\n    switches:\n      - switch: s1\n        nodes: cn[3-4]\n");
+  Read r = read(path);
+  EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"cn1", "cn2"}));
+  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ":7: 2 YAML documents; read the first only"});
+  // A key under tree: that Slurm does not know is counted with the others.
+  write("- topology: t\n  tree:\n    extra: 1\n    switches:\n      - switch: s0\n        nodes: cn1\n");
+  r = read(path);
+  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ":3: 1 unknown key ignored, first 'extra:'"});
+  write("- topology: t\n  cluster_default: maybe\n  tree:\n    switches:\n      - switch: s0\n        nodes: cn1\n");
+  EXPECT_EQ(error_of(path), path + ":2: cluster_default: expected true or false, found 'maybe'");
+  // Messages name the YAML keys, not topology.conf's.
+  write("- topology: t\n  tree:\n    switches:\n      - switch: s0\n        children: s1\n        nodes: cn1\n");
+  EXPECT_EQ(error_of(path), path + ":4: switch 's1' is listed under children: but never defined (no '- switch: s1' entry)");
+  // JSON (YAML's flow style) in a file not named .yaml is read as YAML.
+  const std::string json = testing::TempDir() + "topology.json";
+  std::ofstream(json) << R"([{"topology": "t", "tree": {"switches": [{"switch": "s0", "nodes": "cn[1-3]"}]}}])";
+  EXPECT_EQ(read(json).fabric.hosts, (std::vector<std::string>{"cn1", "cn2", "cn3"}));
+}
+
+TEST(SlurmReader, LinkSpeedsStayWithinWhatSlurmKeeps) {
+  const std::string path = testing::TempDir() + "speeds.conf";
+  std::ofstream(path) << "SwitchName=top Switches=s[1-2] LinkSpeed=4294967295\nSwitchName=s1 Nodes=a LinkSpeed=0.001\n"
+                         "SwitchName=s2 Nodes=b LinkSpeed=0\n";
+  EXPECT_EQ(read(path).fabric.hosts.size(), 2u);
+  std::ofstream(path) << "SwitchName=top Switches=s1 LinkSpeed=1e300\nSwitchName=s1 Nodes=a LinkSpeed=1e-300\n";
+  EXPECT_EQ(error_of(path), path + ":1: LinkSpeed '1e300' is not 0 or a number from 0.001 to 4294967295");
+}
+
 TEST(SlurmReader, BadInputsNameTheFileAndLine) {
   auto bad = [](const std::string& name) { return slurm_instance(name); };
   EXPECT_EQ(error_of(bad("bad-unclosed.conf")), bad("bad-unclosed.conf") + ":3: host list 'cn[005-': unclosed '['");
@@ -358,7 +394,7 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
             bad("include.d/leaves.conf") + ":2: switch 'leaf1' is defined twice (first on " + bad("bad-include-twice.conf") +
                 ":2)");
   EXPECT_EQ(error_of(bad("bad-quote.conf")), bad("bad-quote.conf") + ":2: unclosed '\"' in '\"n[1-4], n5'");
-  EXPECT_EQ(error_of(bad("bad-linkspeed.conf")), bad("bad-linkspeed.conf") + ":1: LinkSpeed 'fast' is not a number >= 0");
+  EXPECT_EQ(error_of(bad("bad-linkspeed.conf")), bad("bad-linkspeed.conf") + ":1: LinkSpeed 'fast' is not 0 or a number from 0.001 to 4294967295");
   EXPECT_EQ(error_of(bad("bad-huge.conf")),
             bad("bad-huge.conf") + ":1: host list 'n[1-1000000000000]': expands to more than 16777216 names");
   EXPECT_EQ(error_of(bad("bad-flat.yaml")),

@@ -13,8 +13,13 @@ namespace taskmap::io {
 // problem" on a syntax error (unclosed bracket, reversed range, empty name, a list that would
 // expand to more than `max_hosts` names), LimitError when the names would take more than
 // memory_limit().
+// `held`: bytes the caller holds already of earlier lists (a file's), counted against the limit
+// with this one's; returned names' share of that count is expanded_bytes(names). `max_why`
+// says where max_hosts comes from, in the message that refuses more.
 std::vector<std::string> expand_hostlist(std::string_view text, std::string_view source = "host list",
-                                         std::size_t max_hosts = std::size_t{1} << 24);
+                                         std::size_t max_hosts = std::size_t{1} << 24, std::uint64_t held = 0,
+                                         std::string_view max_why = {});
+std::uint64_t expanded_bytes(const std::vector<std::string>& names);
 
 // The inverse for display: sorted names folded into bracket ranges where they share a prefix.
 std::string compress_hostlist(std::vector<std::string> names);

@@ -20,6 +20,7 @@ struct Allocation {
   std::string source;                // for messages: "--nodes", "$SLURM_JOB_NODELIST", "$PBS_NODEFILE (FILE)"
   std::vector<std::string> hosts;    // distinct, in the order given
   std::vector<std::uint32_t> slots;  // per host; 0: all of the node's slots
+  std::vector<std::string> lines;    // per host from a host file: "FILE:LINE" of its first line; else empty
   std::vector<std::string> warnings;  // oddities read and passed over ("FILE:LINE: ...")
 };
 
