@@ -74,6 +74,11 @@ Machine job_machine(Job& job, const RunConfig& c) {
   };
   Machine machine = build_machine(job.machine_spec, warn);
   if (!c.node_topology.empty()) machine = apply_node_topology(std::move(machine), job.machine_spec, c.node_topology, warn);
+  if (job.machine_spec.slot_unit == SlotUnit::Pu && !machine.node_model) {
+    warn(fmt::format("--machine {}: slots=pu counts a node topology's hardware threads, and no node topology is given "
+                     "(node=hwloc:FILE or --node-topology): the slots stay as they are",
+                     job.machine_spec.text));
+  }
   // Synthetic machines have no host names: the scheduler's environment is not theirs.
   if (!job.allocation && machine.named_nodes()) job.allocation = allocation_from_environment();
   if (!job.allocation) return machine;

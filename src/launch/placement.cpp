@@ -204,6 +204,11 @@ HostNames HostNames::from_file(const std::string& path) {
   io::LineCursor cur(path, io::read_text_file(path));
   while (auto line = cur.next_content_line("#")) {
     const auto fields = io::split_fields(*line);
+    // A Hydra machine file's "host:4" would reach a launcher file as a host named so.
+    if (fields.front().find(':') != std::string_view::npos) {
+      cur.fail_here(fmt::format("'{}' is not a host name (one host name per line, in node order; no ':N' counts)",
+                                io::printable(fields.front())));
+    }
     h.hosts_.emplace_back(fields.front());
   }
   if (h.hosts_.empty()) fail("--hosts {}: names no host (one host name per line, in node order)", path);

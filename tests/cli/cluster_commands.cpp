@@ -217,6 +217,11 @@ TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) 
   EXPECT_EQ(threads.err, "taskmap: error: " + test::instance("cluster/six-per-node.hosts") +
                              ":2: host 'cn01' is given 6 slots but the node topology " + smt +
                              " has 3 (slots=pu in the machine makes its 6 hardware threads the slots)\n");
+  // slots=pu without a node topology changes nothing: said.
+  const auto flat = test::run_taskmap("info --machine 'slurm:" + conf + ",slots=pu'");
+  EXPECT_EQ(flat.exit_code, 0);
+  EXPECT_NE(flat.err.find("slots=pu counts a node topology's hardware threads, and no node topology is given"),
+            std::string::npos) << flat.err;
   // 7 slots are more than the hardware threads too: no hint then.
   const std::string seven = testing::TempDir() + "seven.hosts";
   std::ofstream(seven) << "cn01 slots=7\n";

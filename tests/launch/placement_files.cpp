@@ -62,6 +62,9 @@ TEST(PlacementFiles, OpenMpiRankfileNamesHostAndCore) {
         }
       },
       Error);
+  { std::ofstream(hosts) << "alpha\nbeta:4\n"; }  // Hydra's host:N is no host name
+  EXPECT_EQ(test::error_message([&] { HostNames::from_file(hosts); }),
+            hosts + ":2: 'beta:4' is not a host name (one host name per line, in node order; no ':N' counts)");
   std::filesystem::remove(hosts);
 }
 
