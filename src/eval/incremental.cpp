@@ -182,11 +182,41 @@ struct IncrementalEvaluator::Impl {
     if (b.max > a.max + tol) return b;
     return {std::max(a.max, b.max), a.count + b.count};
   }
-  void set_load(ChannelId c, double value) {
-    std::size_t i = leaves + c;
-    tree[i] = {value, 1};
-    for (i /= 2; i >= 1; i /= 2) tree[i] = combine(tree[2 * i], tree[2 * i + 1]);
+  // Sets the tree's leaves of `channels` (distinct) to load_of(channel) and then every node
+  // above them once, a level at a time, so that a node over many of them is combined once, not
+  // once per channel (a move on a Dragonfly under ecmp touches hundreds of channels and near-ties
+  // at the top are common). With `saved`, each node's value before is kept there for
+  // restore_tree. Each node ends as the combination of its children: the tree is the one the
+  // channels' loads give, whatever their order.
+  template <class LoadOf>
+  void update_tree(const std::vector<ChannelId>& channels, const LoadOf& load_of, bool save) {
+    if (save) saved.clear();
+    if (channels.empty()) return;
+    level.clear();
+    for (ChannelId c : channels) {
+      const std::size_t i = leaves + c;
+      if (save) saved.push_back({i, tree[i]});
+      tree[i] = {load_of(c), 1};
+      level.push_back(i);
+    }
+    std::sort(level.begin(), level.end());
+    while (level.front() > 1) {  // the leaves are all at one depth: so is each level
+      std::size_t parents = 0;
+      for (const std::size_t i : level) {
+        if (parents == 0 || level[parents - 1] != i / 2) level[parents++] = i / 2;
+      }
+      level.resize(parents);
+      for (const std::size_t i : level) {
+        if (save) saved.push_back({i, tree[i]});
+        tree[i] = combine(tree[2 * i], tree[2 * i + 1]);
+      }
+    }
   }
+  void restore_tree() {
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) tree[it->first] = it->second;
+  }
+  std::vector<std::size_t> level;                  // update_tree's nodes of one level
+  std::vector<std::pair<std::size_t, Top>> saved;  // update_tree's nodes as they were
 
   void build_graph(const CommGraph& graph) {
     const std::uint32_t n = graph.num_tasks();
@@ -505,10 +535,8 @@ void IncrementalEvaluator::relocate(std::span<const Relocation> moves) {
   double spread_change = 0;
   const HopDelta d = m.stage(moves, loads, &spread_change, loads && !m.crossing.empty());
   if (loads) {
-    for (ChannelId c : m.touched) {
-      m.load[c] = std::max(0.0, m.load[c] + m.delta[c]);  // rounding must not leave -0.0000001
-      m.set_load(c, m.load[c]);
-    }
+    for (ChannelId c : m.touched) m.load[c] = std::max(0.0, m.load[c] + m.delta[c]);  // rounding must not leave -0.0000001
+    m.update_tree(m.touched, [&m](ChannelId c) { return m.load[c]; }, false);
     m.unstage();
     m.spread += spread_change;
   }
@@ -563,9 +591,9 @@ LoadScore IncrementalEvaluator::try_relocate(std::span<const Relocation> moves) 
   } else if (top_untouched > 0 && touched.max < top.max * (1 - 2 * kTolerance)) {
     result.mcl = top.max, result.at_mcl = top_untouched;
   } else {
-    for (ChannelId c : m.touched) m.set_load(c, m.load[c] + m.delta[c]);
+    m.update_tree(m.touched, [&m](ChannelId c) { return m.load[c] + m.delta[c]; }, true);
     result.mcl = m.tree[1].max, result.at_mcl = m.tree[1].count;
-    for (ChannelId c : m.touched) m.set_load(c, m.load[c]);
+    m.restore_tree();
   }
   m.unstage();
   return result;
