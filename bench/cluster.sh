@@ -15,7 +15,9 @@
 # and the scotch row is that placement too; the seconds of scotch and rb come from a run of their own in
 # the same compare, a pipeline's are the start mapper's seconds plus the refiner's. Then a summary per pipeline
 # and the time of the best one on 4096 ranks (halo3d 16x16x16) over the whole of Edison (5760
-# nodes, ppn=1). Rows run JOBS (default 2) at a time; a taskmap failure is listed with its command.
+# nodes, ppn=1), and auto's on 4096 ranks over Edison, Theta and a generated 10,000-node tree
+# (ppn=1; Theta has fewer nodes than ranks). Rows run JOBS (default 2) at a time; a taskmap
+# failure is listed with its command.
 # The Aries machines have no injection/ejection channels: both MCL columns agree there, and the
 # leaf-uplink volume is the volume leaving the routers that hold the job's nodes.
 # Usage: bash bench/cluster.sh [TASKMAP_BINARY]   (env: JOBS, REFINE_MCL_WORK default 60, about 1 s, FABRICS regex,
@@ -174,3 +176,29 @@ if [ "$best" != none ]; then
   /usr/bin/time -f "wall %e s, user %U s, sys %S s, max RSS %M KB" "${cmd[@]}" 2>&1 | grep -v '^taskmap: warning'
   echo '```'
 fi
+
+# auto (the default mapper) on 4096 ranks over the large fabrics: Edison (5,760 nodes), Theta
+# (3,456 nodes: more ranks than nodes at ppn=1) and a generated tree of 10,000 nodes
+# (bench/gen_slurm_tree.py), a 27-point halo and the CG trace x64; one run each, wall time and
+# peak memory of the whole `taskmap map`.
+echo
+echo "## Timing: auto on 4096 ranks over large fabrics (ppn=1)"
+echo
+python3 bench/gen_slurm_tree.py -o "$work/tree10k.conf"
+python3 "$helper" replicate "$apps/cg/comm_matrix.p2p.size.csv" 64 "$work/cg.x64.edges" > /dev/null
+echo "| fabric | pattern | wall s | peak MB |"
+echo "|---|---|---|---|"
+for fabric in "Edison|aries:$topo/dragonfly/codes_links-edison.txt.gz" "Theta|aries:$topo/dragonfly/codes_theta.interconnect.gz" \
+  "tree of 10,000 nodes|slurm:$work/tree10k.conf"; do
+  IFS='|' read -r name machine <<< "$fabric"
+  for pattern in "halo3d:16x16x16,points=27" "file:$work/cg.x64.edges,format=edges"; do
+    label=${pattern%%,*}; [[ "$pattern" == file:* ]] && label="CG x64"
+    if /usr/bin/time -f "%e %M" -o "$work/time" "$bin" map --machine "$machine,ppn=1" --pattern "$pattern" --out /dev/null \
+      > /dev/null 2> "$work/map.err"; then
+      read -r wall rss < "$work/time"
+      echo "| $name | $label | $wall | $((rss / 1024)) |"
+    else
+      echo "| $name | $label | failed: $(tail -1 "$work/map.err") | |"
+    fi
+  done
+done
