@@ -289,7 +289,8 @@ CommGraph read_profile(const std::string& path, std::string text) {
   auto header = cur.next_content_line("");
   const auto h = io::split_fields(*header);
   std::optional<std::int64_t> ranks = h.size() >= 3 ? io::parse_int(h[2]) : std::nullopt;
-  if (!ranks || *ranks <= 0 || *ranks > kMaxTasks) cur.fail_here("expected '# taskmap-profile: N ranks ...'");
+  if (!ranks) cur.fail_here("expected '# taskmap-profile: N ranks ...'");
+  if (*ranks <= 0 || *ranks > kMaxTasks) cur.fail_here(fmt::format("rank count {} is out of range (1 to {})", *ranks, kMaxTasks));
   const std::string header_place = place(cur, cur.line_number()), ranks_what = fmt::format("rank count {}", *ranks);
   check_task_memory(header_place, ranks_what, static_cast<std::uint64_t>(*ranks), 0);
   std::vector<CommEdge> edges;

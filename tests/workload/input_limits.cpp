@@ -2,6 +2,8 @@
 // is allocated: one line naming the place, and no allocation of the size asked for.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
 #include "taskmap/workload/generators.h"
@@ -63,6 +65,16 @@ TEST(InputLimits, TaskCountsFromOneIdOrHeaderAreHeldToMemory) {
   // tasks=N is held to memory too: 2^26 tasks x 16 bytes = 1 GiB, plus one flow.
   EXPECT_EQ(error_of("file:" + test::instance("edges.txt") + ",tasks=67108864"),
             test::instance("edges.txt") + ": tasks=67108864 needs about 1 GiB for 67108864 tasks; limit 1 GiB (--max-memory)");
+}
+
+TEST(InputLimits, IdsAndCountsPastWhatTaskmapNumbersSayTheRange) {
+  const std::string edges = testing::TempDir() + "edges_past_range.txt";
+  std::ofstream(edges) << "0 4000000000 5\n";
+  EXPECT_EQ(error_of("file:" + edges), edges + ":1: task id out of range (0 to 1073741823)");
+  const std::string profile = testing::TempDir() + "profile_past_range.txt";
+  std::ofstream(profile) << "# taskmap-profile: 4000000000 ranks (MPI_COMM_WORLD); src dst bytes messages\n0 1 8 1\n"
+                            "# end of taskmap-profile: 1 lines\n";
+  EXPECT_EQ(error_of("file:" + profile), profile + ":1: rank count 4000000000 is out of range (1 to 1073741824)");
 }
 
 TEST(InputLimits, SparseIdsBeyondWhatTheContentNamesAreRefused) {
