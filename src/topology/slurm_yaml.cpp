@@ -33,12 +33,12 @@ class YamlParser final {
       }
       if (!documents.empty()) root = documents.front();
     } catch (const YAML::Exception& e) {  // its message may quote a line break or a NUL it stopped at
-      fail("{}:{}: {}", decls_.source, e.mark.line + 1, io::printable(e.msg));
+      fail("{}:{}: {}", decls_.source, e.mark.line + 1, said(e));
     }
     try {
       read_topology(choose(root));
     } catch (const YAML::Exception& e) {  // a value of the wrong type (a map where text belongs, ...)
-      fail("{}:{}: {}", decls_.source, e.mark.line + 1, io::printable(e.msg));
+      fail("{}:{}: {}", decls_.source, e.mark.line + 1, said(e));
     }
     if (unknown_keys_ > 0) {
       warn_(fmt::format("{}:{}: {} ignored, first '{}:'", decls_.source, first_unknown_line_,
@@ -48,6 +48,12 @@ class YamlParser final {
   }
 
  private:
+  // yaml-cpp's message, in words that say what is wrong where its own are terse.
+  static std::string said(const YAML::Exception& e) {
+    if (e.msg == "bad conversion") return "a value of the wrong kind here (a list or a map where text belongs, or the reverse)";
+    if (e.msg == "bad file") return "YAML nested too deeply to read";
+    return io::printable(e.msg);
+  }
   std::size_t line_of(const YAML::Node& node) const { return static_cast<std::size_t>(node.Mark().line) + 1; }
   std::string where(const YAML::Node& node) const { return fmt::format("{}:{}", decls_.source, line_of(node)); }
 

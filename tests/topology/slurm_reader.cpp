@@ -350,6 +350,12 @@ TEST(SlurmReader, YamlSaysWhatItWouldOtherwisePassOverUnseen) {
   // Messages name the YAML keys, not topology.conf's.
   write("- topology: t\n  tree:\n    switches:\n      - switch: s0\n        children: s1\n        nodes: cn1\n");
   EXPECT_EQ(error_of(path), path + ":4: switch 's1' is listed under children: but never defined (no '- switch: s1' entry)");
+  // yaml-cpp's terse words said plainly: a map as a key where text belongs, nesting too deep.
+  write("- topology: t\n  tree:\n    switches:\n      - switch: s0\n        ? [a, b]\n        : c\n");
+  EXPECT_EQ(error_of(path), path + ":5: a value of the wrong kind here (a list or a map where text belongs, or the reverse)");
+  write("- topology: t\n  tree:\n    switches:\n      - switch: s0\n        nodes: " + std::string(1000, '[') +
+        std::string(1000, ']') + "\n");
+  EXPECT_EQ(error_of(path), path + ":5: YAML nested too deeply to read");
   // JSON (YAML's flow style) in a file not named .yaml is read as YAML.
   const std::string json = testing::TempDir() + "topology.json";
   std::ofstream(json) << R"([{"topology": "t", "tree": {"switches": [{"switch": "s0", "nodes": "cn[1-3]"}]}}])";
