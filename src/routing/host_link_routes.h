@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/distance.h"
 
@@ -39,7 +40,9 @@ class HostLinkRoutes {
         if (index_[s] == kNoIndex) index_[s] = switches++;
       }
     }
-    if (switches <= kMaxTableSwitches) {
+    // The table only where it is small beside the memory limit; else the map below.
+    const std::uint64_t table_bytes = std::uint64_t{switches} * switches * sizeof(std::atomic<const void*>);
+    if (switches <= kMaxTableSwitches && table_bytes <= memory_limit() / 16) {
       switches_ = switches;
       table_ = std::make_unique<std::atomic<const std::vector<ChannelShare>*>[]>(std::size_t{switches} * switches);
       for (std::size_t i = 0; i < std::size_t{switches} * switches; ++i) table_[i].store(nullptr, std::memory_order_relaxed);
