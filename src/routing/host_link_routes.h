@@ -33,16 +33,19 @@ class HostLinkRoutes {
     // The switches that hosts hang on, numbered for the table of their pairs.
     index_.assign(m.num_routers, kNoIndex);
     std::uint32_t switches = 0;
+    // A route's first hop is its source's single out-channel and its last its destination's
+    // single in-channel (ends_of): the routers those lead to and come from, each numbered.
     for (RouterId r = 0; r < m.num_routers; ++r) {
-      const ChannelId up = single_link(r, false), down = single_link(r, true);
-      if (up == kNoChannel || down == kNoChannel) continue;
-      for (RouterId s : {m.channels[up].dst, m.channels[down].src}) {
-        if (index_[s] == kNoIndex) index_[s] = switches++;
+      if (const ChannelId up = single_link(r, false); up != kNoChannel && index_[m.channels[up].dst] == kNoIndex) {
+        index_[m.channels[up].dst] = switches++;
+      }
+      if (const ChannelId down = single_link(r, true); down != kNoChannel && index_[m.channels[down].src] == kNoIndex) {
+        index_[m.channels[down].src] = switches++;
       }
     }
     // The table only where it is small beside the memory limit; else the map below.
     const std::uint64_t table_bytes = std::uint64_t{switches} * switches * sizeof(std::atomic<const void*>);
-    if (switches <= kMaxTableSwitches && table_bytes <= memory_limit() / 16) {
+    if (switches > 0 && switches <= kMaxTableSwitches && table_bytes <= memory_limit() / 16) {
       switches_ = switches;
       table_ = std::make_unique<std::atomic<const std::vector<ChannelShare>*>[]>(std::size_t{switches} * switches);
       for (std::size_t i = 0; i < std::size_t{switches} * switches; ++i) table_[i].store(nullptr, std::memory_order_relaxed);
@@ -68,18 +71,7 @@ class HostLinkRoutes {
       return true;
     }
     append(out, &shares, e, src);
-    if (table_) {
-      // Kept for good once published (a reader may be copying it): beyond the limit, not kept.
-      if (cached_shares_ + shares.size() > kMaxCachedShares) return true;
-      cached_shares_ += shares.size();
-      kept_.push_back(std::move(shares));
-      table_[key(e)].store(&kept_.back(), std::memory_order_release);
-      return true;
-    }
-    std::unique_lock write(cache_mutex_);
-    if (cached_shares_ > kMaxCachedShares) cache_.clear(), cached_shares_ = 0;
-    cached_shares_ += shares.size();
-    cache_.emplace(std::uint64_t{e.s} << 32 | e.t, std::move(shares));
+    keep(e, std::move(shares));
     return true;
   }
 
@@ -92,10 +84,11 @@ class HostLinkRoutes {
     if (!e.valid) return false;
     if (e.s == e.t) return append(out, nullptr, e, src), true;
     if (table_) {
-      const std::vector<ChannelShare>* middle = table_[key(e)].load(std::memory_order_acquire);
-      if (middle == nullptr) return false;
-      append(out, middle, e, src);
-      return true;
+      if (const std::vector<ChannelShare>* middle = table_[key(e)].load(std::memory_order_acquire)) {
+        append(out, middle, e, src);
+        return true;
+      }
+      if (!spilled_.load(std::memory_order_acquire)) return false;
     }
     std::shared_lock read(cache_mutex_);
     const auto it = cache_.find(std::uint64_t{e.s} << 32 | e.t);
@@ -121,6 +114,23 @@ class HostLinkRoutes {
 
   struct HostEnds;
   std::size_t key(const HostEnds& e) const { return std::size_t{index_[e.s]} * switches_ + index_[e.t]; }
+
+  // Keeps a searched route (under the routing's lock): in the table while it holds at most
+  // kMaxCachedShares shares, for good (a reader may be copying one); beyond, and without the
+  // table, in the map, which is emptied and filled again when full.
+  void keep(const HostEnds& e, std::vector<ChannelShare> shares) const {
+    if (table_ && table_shares_ + shares.size() <= kMaxCachedShares) {
+      table_shares_ += shares.size();
+      kept_.push_back(std::move(shares));
+      table_[key(e)].store(&kept_.back(), std::memory_order_release);
+      return;
+    }
+    std::unique_lock write(cache_mutex_);
+    if (cached_shares_ > kMaxCachedShares) cache_.clear(), cached_shares_ = 0;
+    cached_shares_ += shares.size();
+    cache_.emplace(std::uint64_t{e.s} << 32 | e.t, std::move(shares));
+    spilled_.store(true, std::memory_order_release);
+  }
 
   // A host pair's end channels (up out of src, down into dst) and their switches s and t.
   struct HostEnds {
@@ -157,7 +167,9 @@ class HostLinkRoutes {
   // before); written under the routing's lock, read without any.
   std::unique_ptr<std::atomic<const std::vector<ChannelShare>*>[]> table_;
   mutable std::deque<std::vector<ChannelShare>> kept_;  // the table's routes, at fixed places
-  // Without the table (hosts on more switches): a map under a lock of its own.
+  mutable std::size_t table_shares_ = 0;
+  mutable std::atomic<bool> spilled_{false};  // routes kept in the map as well, the table being full
+  // Without the table (hosts on more switches), or beyond it: a map under a lock of its own.
   mutable std::shared_mutex cache_mutex_;  // readers need not hold the routing's lock; the writer does
   mutable std::unordered_map<std::uint64_t, std::vector<ChannelShare>> cache_;
   mutable std::size_t cached_shares_ = 0;

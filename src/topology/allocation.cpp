@@ -196,9 +196,10 @@ Machine allocate(const Machine& machine, const Allocation& allocation, const War
   std::size_t qualified = 0;  // hosts found by the name before their first '.'
   std::string first_qualified;
   // Per node, the slots asked so far (0: the whole node): a host given once by its full name
-  // and once by its short one (a PBS node file may mix them) gets the sum.
+  // and once by its short one (a PBS node file may mix them) gets the sum of their counts; a
+  // listing without a count beside one with a count adds nothing, as for one name
+  // (AllocationBuilder).
   std::vector<std::uint32_t> asked(machine.num_nodes(), 0);
-  std::vector<char> seen(machine.num_nodes(), 0);
   for (std::size_t i = 0; i < allocation.hosts.size(); ++i) {
     const std::string& host = allocation.hosts[i];
     // Where the host was given: its host file's line, else the allocation's source.
@@ -217,9 +218,7 @@ Machine allocate(const Machine& machine, const Allocation& allocation, const War
     }
     const NodeId n = it->second;
     const std::uint32_t given = allocation.slots.empty() ? 0 : allocation.slots[i];
-    asked[n] = seen[n] && (asked[n] == 0 || given == 0) ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(
-                                                                  std::uint64_t{asked[n]} + given, UINT32_MAX));
-    seen[n] = 1;
+    asked[n] = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{asked[n]} + given, UINT32_MAX));
     const std::uint32_t own = machine.slots_of_node(n);
     const std::uint32_t want = asked[n] == 0 ? own : asked[n];
     if (full > 0 && want > full) {

@@ -48,7 +48,8 @@ struct HopDistance::GraphCache {
       const RouterId to = m.channels[adjacency.channels[adjacency.offsets[r]]].dst;
       if (to != r && m.channels[in.channels[in.offsets[r]]].src == to) attached[r] = to;
     }
-    // Two routers joined only to each other: neither stands for the other.
+    // Two routers joined only to each other: one stands for the other, not both (the second
+    // for the first, which stays itself).
     for (RouterId r = 0; r < m.num_routers; ++r) {
       if (attached[r] != r && attached[attached[r]] != attached[r]) attached[r] = r;
     }

@@ -18,7 +18,6 @@ namespace taskmap {
 namespace slurm {
 
 std::vector<std::string> NameBudget::expand(std::string_view hostlist, const std::string& where) {
-  if (used_ == kMaxNames) fail("{}: the file lists more than {} names, more than taskmap reads", where, kMaxNames);
   auto names = io::expand_hostlist(
       hostlist, where, kMaxNames - used_, held_,
       used_ == 0 ? "" : fmt::format("what is left of the {} names taskmap reads from one file", kMaxNames));

@@ -218,7 +218,9 @@ class YamlParser final {
     bool on = false;
     if (!value.IsScalar() || !YAML::convert<bool>::decode(value, on)) {
       fail_at(value, fmt::format("{}: expected true or false, found '{}'", key,
-                                 value.IsScalar() ? io::printable(value.Scalar()) : std::string("a list or map")));
+                                 value.IsScalar()  ? io::printable(value.Scalar())
+                                 : value.IsNull() ? std::string("nothing")
+                                                  : std::string("a list or map")));
     }
     return on;
   }

@@ -13,6 +13,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/map/structured/coloring.h"
+#include "taskmap/topology/distance.h"
 #include "taskmap/topology/rect_torus_geometry.h"
 #include "taskmap/workload/generators.h"
 #include "test_support.h"
@@ -264,6 +265,32 @@ TEST(HostLinks, SplitOverTheirSwitchesPathsUnderEcmpAndUpDown) {
     EXPECT_EQ(test::route_loads(*fabric_routing, router("h1"), router("h3")),
               (std::map<ChannelId, double>{{channel("h1", "L1"), 1.0}, {channel("L1", "h3"), 1.0}}));
   }
+}
+
+// One-way channels: router 0 has one channel out (to 2) and two in (from 2 and 3), router 1 a
+// link to 3, router 2 a link to 3. A route 0 -> 1 starts on 0's single channel out and ends on
+// 1's single channel in: 0->2, 2->3, 3->1, whole; HopDistance agrees (3 hops).
+TEST(HostLinks, OneWayChannelsRouteAndMeasureAsTheSearchFinds) {
+  const std::string topo = test::temp_path("one_way", "graph.topo");
+  std::ofstream(topo) << "routers 4\nlink 1 3\nlink 2 3\nchannel 0 2\nchannel 2 0\nchannel 3 0\n";
+  const Machine m = make_machine("graph:" + topo);
+  std::filesystem::remove(topo);
+  auto channel = [&](RouterId a, RouterId b) {
+    for (ChannelId c = 0; c < m.channels.size(); ++c)
+      if (m.channels[c].src == a && m.channels[c].dst == b) return c;
+    ADD_FAILURE() << "no channel " << a << " -> " << b;
+    return ChannelId{0};
+  };
+  const auto r = routing(m, "ecmp");
+  for (int pass = 0; pass < 2; ++pass) {  // searched, then kept
+    EXPECT_EQ(test::route_loads(*r, 0, 1),
+              (std::map<ChannelId, double>{{channel(0, 2), 1.0}, {channel(2, 3), 1.0}, {channel(3, 1), 1.0}}));
+    EXPECT_EQ(test::route_loads(*r, 1, 0), (std::map<ChannelId, double>{{channel(1, 3), 1.0}, {channel(3, 0), 1.0}}));
+  }
+  const HopDistance hops(m);
+  EXPECT_EQ(hops(0, 1), 3u);
+  EXPECT_EQ(hops(1, 0), 2u);
+  EXPECT_EQ(hops(2, 1), 2u);
 }
 
 // The routes between hosts' switches are kept in a table read without a lock where the hosts

@@ -306,9 +306,9 @@ TEST(Allocation, AHostByItsFullAndItsShortNameGetsBothCounts) {
   std::ofstream(path) << "cn01.cluster.local slots=2\ncn01 slots=3\n";
   m = allocate(test::four_named_nodes(8), parse_nodes_argument("@" + path));
   EXPECT_EQ(m.num_slots(), 5u);
-  std::ofstream(path) << "cn01.cluster.local\ncn01 slots=3\n";  // the whole node, once named without a count
+  std::ofstream(path) << "cn01.cluster.local\ncn01 slots=3\n";  // the count holds, as for one name
   m = allocate(test::four_named_nodes(8), parse_nodes_argument("@" + path));
-  EXPECT_EQ(m.num_slots(), 8u);
+  EXPECT_EQ(m.num_slots(), 3u);
   // Refusals about one host of a host file name its line.
   std::ofstream(path) << "cn2\nlocalhost\n";
   EXPECT_TRUE(test::error_message([&] { allocate(test::four_named_nodes(8), parse_nodes_argument("@" + path)); })
