@@ -13,6 +13,36 @@
 namespace taskmap::slurm {
 namespace {
 
+// The line where a second YAML document begins ('---' at a line's start after the first's
+// content, or content after a '...' end line), 0 when there is none.
+std::size_t second_document_line(std::string_view text) {
+  bool content = false, ended = false;
+  std::size_t number = 0;
+  auto blank = [](std::string_view rest) {
+    const auto first = rest.find_first_not_of(" \t\r");
+    return first == std::string_view::npos || rest[first] == '#';
+  };
+  auto marker = [](std::string_view line, std::string_view mark) {
+    return line.starts_with(mark) && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+  };
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    ++number;
+    if (marker(line, "---")) {
+      if (content) return number;
+      content = !blank(line.substr(3));
+    } else if (marker(line, "...")) {
+      ended = content;
+    } else if (!blank(line)) {
+      if (ended) return number;
+      content = true;
+    }
+  }
+  return 0;
+}
+
 class YamlParser final {
  public:
   YamlParser(const std::string& source, std::string wanted, const WarningSink& warn)
@@ -24,14 +54,12 @@ class YamlParser final {
   Declarations parse(const std::string& text) {
     YAML::Node root;
     try {
-      // Slurm reads one document; a second after '---' would be passed over unseen.
-      std::vector<YAML::Node> documents = YAML::LoadAll(text);
-      std::erase_if(documents, [](const YAML::Node& d) { return d.IsNull(); });
-      if (documents.size() > 1) {
-        warn_(fmt::format("{}:{}: {} YAML documents; read the first only", decls_.source, line_of(documents[1]),
-                          documents.size()));
+      // Slurm reads one document; a second after '---' would be passed over unseen. It is found
+      // by its marker, not parsed: yaml-cpp 0.7's LoadAll can loop without end on a broken tail.
+      if (const std::size_t second = second_document_line(text); second > 0) {
+        warn_(fmt::format("{}:{}: a second YAML document begins here; read the first only", decls_.source, second));
       }
-      if (!documents.empty()) root = documents.front();
+      root = YAML::Load(text);
     } catch (const YAML::Exception& e) {  // its message may quote a line break or a NUL it stopped at
       fail("{}:{}: {}", decls_.source, e.mark.line + 1, said(e));
     }

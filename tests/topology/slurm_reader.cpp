@@ -340,7 +340,12 @@ TEST(SlurmReader, YamlSaysWhatItWouldOtherwisePassOverUnseen) {
         "- topology: b\n  cluster_default: true\n  tree:\n    switches:\n      - switch: s1\n        nodes: cn[3-4]\n");
   Read r = read(path);
   EXPECT_EQ(r.fabric.hosts, (std::vector<std::string>{"cn1", "cn2"}));
-  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ":7: 2 YAML documents; read the first only"});
+  EXPECT_EQ(r.warnings, std::vector<std::string>{path + ":6: a second YAML document begins here; read the first only"});
+  // A leading '---' opens the first document; '...' ends one.
+  write("---\n- topology: a\n  tree:\n    switches:\n      - switch: s0\n        nodes: cn1\n...\n# done\n");
+  EXPECT_TRUE(read(path).warnings.empty());
+  write("- topology: a\n  tree:\n    switches:\n      - switch: s0\n        nodes: cn1\n...\n- topology: b\n");
+  EXPECT_EQ(read(path).warnings, std::vector<std::string>{path + ":7: a second YAML document begins here; read the first only"});
   // A key under tree: that Slurm does not know is counted with the others.
   write("- topology: t\n  tree:\n    extra: 1\n    switches:\n      - switch: s0\n        nodes: cn1\n");
   r = read(path);
