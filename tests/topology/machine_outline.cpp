@@ -18,6 +18,21 @@
 namespace taskmap {
 namespace {
 
+// Hops from `a` to every router by a breadth-first search over the channels (UINT32_MAX: unreached).
+std::vector<std::uint32_t> search_from(const Machine& m, RouterId a) {
+  std::vector<std::uint32_t> dist(m.num_routers, UINT32_MAX);
+  std::deque<RouterId> queue{a};
+  dist[a] = 0;
+  while (!queue.empty()) {
+    const RouterId u = queue.front();
+    queue.pop_front();
+    for (const Channel& c : m.channels) {
+      if (c.src == u && dist[c.dst] == UINT32_MAX) dist[c.dst] = dist[u] + 1, queue.push_back(c.dst);
+    }
+  }
+  return dist;
+}
+
 // All-pairs distances by BFS over the channels, or by HopDistance where minimal routes are not
 // shortest paths.
 TopologyStats brute_force(const Machine& m, bool by_route) {
@@ -29,15 +44,7 @@ TopologyStats brute_force(const Machine& m, bool by_route) {
     if (by_route) {
       for (RouterId b = 0; b < m.num_routers; ++b) dist[b] = hop(a, b);
     } else {
-      std::deque<RouterId> queue{a};
-      dist[a] = 0;
-      while (!queue.empty()) {
-        const RouterId u = queue.front();
-        queue.pop_front();
-        for (const Channel& c : m.channels) {
-          if (c.src == u && dist[c.dst] == UINT32_MAX) dist[c.dst] = dist[u] + 1, queue.push_back(c.dst);
-        }
-      }
+      dist = search_from(m, a);
     }
     for (RouterId b = 0; b < m.num_routers; ++b) sum += dist[b], s.diameter = std::max(s.diameter, dist[b]);
   }
@@ -86,16 +93,7 @@ TEST(HopDistances, OnFabricsEqualSearchForEveryPair) {
     SCOPED_TRACE(m.description);
     const HopDistance hop(m);
     for (RouterId a = 0; a < m.num_routers; ++a) {
-      std::vector<std::uint32_t> dist(m.num_routers, UINT32_MAX);
-      std::deque<RouterId> queue{a};
-      dist[a] = 0;
-      while (!queue.empty()) {
-        const RouterId u = queue.front();
-        queue.pop_front();
-        for (const Channel& c : m.channels) {
-          if (c.src == u && dist[c.dst] == UINT32_MAX) dist[c.dst] = dist[u] + 1, queue.push_back(c.dst);
-        }
-      }
+      const std::vector<std::uint32_t> dist = search_from(m, a);
       for (RouterId b = 0; b < m.num_routers; ++b) EXPECT_EQ(hop(a, b), dist[b]) << a << " -> " << b;
     }
   }
