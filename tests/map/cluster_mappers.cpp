@@ -2,6 +2,11 @@
 // different slot counts, the inside of nodes, up*/down*, launcher files with real names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
 #include "taskmap/core/error.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/launch/placement.h"
@@ -189,5 +194,71 @@ TEST(ClusterMappers, ScotchOnAFabricIsTheSameEveryRun) {
   for (int run = 0; run < 2; ++run) EXPECT_EQ(test::run_mapper("scotch", m, g).slot_of_task, first.slot_of_task);
 }
 
+
+// bench/cluster.sh's contiguous half of the avakas fabric (the first 140 of its 281 hosts in
+// name order, 32 slots each: 13 leaves of 1, 1, 1, 1, 2, 15, 16, 16, 16, 17, 18, 18 and 18 of
+// the job's nodes) running 70 copies of the measured 64-rank CG trace joined by a ring (rank i
+// of copy k and of copy k+1 exchange the trace's median flow each way; the replicate of
+// bench/cluster_allocations.py). A leaf of 16 or 18 nodes holds 8 or 9 copies' worth of tasks,
+// and the least traffic any such set sends off its leaf is that of whole consecutive copies: the
+// ring's 64 flows at each end, 128 x the median (bench/ring_copies_leaf_bound.py's bound B(C)
+// for C = 512 and 576). METIS's k-way over the leaves in the routers' order left one 16-node
+// leaf at 191 x the median (6 rows of 4 copies and 5 whole ones); sharing its tasks out again
+// with a neighbour leaf gives whole copies on every leaf of 16 and 18 nodes.
+TEST(ClusterMappers, RbIntoAllLeavesPutsWholeCopiesOnTheLargeLeavesOfARealJob) {
+  const std::string fabric = test::shared_data("topologies/ibnet/hwloc-netloc_avakas_ib-subnet-fe80_0000_0000_0000.txt.gz");
+  const std::string trace = test::shared_data("apps/maplib-64/cg/comm_matrix.p2p.size.csv");
+  TASKMAP_REQUIRE_SHARED_DATA(fabric);
+  TASKMAP_REQUIRE_SHARED_DATA(trace);
+  const Machine whole = make_machine("ibnet:" + fabric + ",ppn=32");
+  ASSERT_EQ(whole.num_nodes(), 281u);
+  std::string first_half;
+  const std::vector<NodeId> by_name = nodes_in_name_order(whole);
+  for (std::size_t i = 0; i < 140; ++i) first_half += (i ? "," : "") + whole.node_name(by_name[i]);
+  const Machine m = allocate(whole, parse_nodes_argument(first_half));
+
+  std::vector<CommEdge> flows;
+  std::ifstream in(trace);
+  std::string line;
+  for (TaskId i = 0; std::getline(in, line); ++i) {
+    std::istringstream cells(line);
+    std::string cell;
+    for (TaskId j = 0; std::getline(cells, cell, ','); ++j)
+      if (i != j && std::stod(cell) > 0) flows.push_back({i, j, std::stod(cell)});
+  }
+  // 64 ranks: 3 partners in its row each (an 8-rank row exchanges along a 3-cube), and its
+  // transpose for the 56 ranks off the diagonal.
+  ASSERT_EQ(flows.size(), 248u);
+  std::vector<double> volumes;
+  for (const CommEdge& f : flows) volumes.push_back(f.volume);
+  std::sort(volumes.begin(), volumes.end());
+  const double median = (volumes[volumes.size() / 2 - 1] + volumes[volumes.size() / 2]) / 2;
+  constexpr TaskId kCopies = 70, kRanks = 64;
+  std::vector<CommEdge> edges;
+  for (TaskId k = 0; k < kCopies; ++k) {
+    for (const CommEdge& f : flows) edges.push_back({k * kRanks + f.src, k * kRanks + f.dst, f.volume});
+    for (TaskId i = 0; i < kRanks; ++i) {
+      edges.push_back({k * kRanks + i, (k + 1) % kCopies * kRanks + i, median});
+      edges.push_back({(k + 1) % kCopies * kRanks + i, k * kRanks + i, median});
+    }
+  }
+  const CommGraph g = CommGraph::from_edges(kCopies * kRanks, edges);
+  const Mapping mapping = run_mapper("rb:tries=16,split=leaves", m, g);
+
+  const std::vector<std::uint32_t> leaf = leaf_groups(m);
+  std::map<std::uint32_t, double> leaving, slots;
+  for (SlotId s = 0; s < m.num_slots(); ++s) slots[leaf[m.router_of_slot(s)]] += 1;
+  auto leaf_of = [&](TaskId t) { return leaf[m.router_of_slot(mapping.slot_of_task[t])]; };
+  for (const CommEdge& e : edges)
+    if (leaf_of(e.src) != leaf_of(e.dst)) leaving[leaf_of(e.src)] += e.volume;
+  int large = 0;
+  for (const auto& [group, count] : slots) {
+    if (count != 512 && count != 576) continue;
+    ++large;
+    SCOPED_TRACE("leaf of " + std::to_string(int(count) / 32) + " nodes");
+    EXPECT_NEAR(leaving[group] / median, 128.0, 1e-6);
+  }
+  EXPECT_EQ(large, 6);  // three leaves of 16 nodes, three of 18
+}
 }  // namespace
 }  // namespace taskmap

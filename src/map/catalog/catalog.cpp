@@ -329,7 +329,8 @@ const Catalog& mapper_catalog() {
                        .meaning = "the machine halved along its structure from the top; or, on fabrics with leaf "
                                   "switches, the tasks first into all the job's leaves at once (METIS recursive "
                                   "k-way, each leaf its share of the slots: the cut is the traffic leaving the "
-                                  "leaves), then halved inside each leaf"}}},
+                                  "leaves; the least cut of the leaves in the routers' order and sorted by size "
+                                  "both ways), then halved inside each leaf"}}},
           {.name = "ml",
            .tag = tag(MapperKind::Multilevel),
            .summary = "multilevel mapping: the task graph coarsened by size-constrained label propagation, the "

@@ -3,6 +3,7 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <tuple>
@@ -113,14 +114,160 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
   std::vector<double> slots;
   for (const Piece& leaf : leaves) slots.push_back(double(slots_of(machine_, leaf.routers)));
   const double total = std::accumulate(slots.begin(), slots.end(), 0.0);
-  std::vector<real_t> share;
-  for (double s : slots) share.push_back(static_cast<real_t>(s / total));
-  IntegerGraph copy = g;  // METIS takes non-const arrays
-  std::vector<std::int32_t> weights = vertex_weights;
-  const std::optional<std::vector<idx_t>> part = metis_parts(copy, std::move(share), weights);
-  if (!part) return {};
-  for (TaskId t = 0; t < n; ++t) leaves[static_cast<std::size_t>((*part)[t])].tasks.push_back(t);
+  // METIS's recursive k-way first halves the list of parts (the first half of the leaves
+  // against the second), so the list's order decides which leaves share a side of the first
+  // cuts. In the routers' order, the small leaves of a job (the partly used ones a scheduler's
+  // range starts and ends on) each take a piece of a different region of the task graph, and
+  // every piece cuts into its neighbours; sorted by size, they sit side by side and share one
+  // region. Hence three orders, the least cut kept (ties to the earlier): the routers', the
+  // leaves by slots ascending, and descending.
+  std::vector<std::vector<std::size_t>> orders(1, std::vector<std::size_t>(leaves.size()));
+  std::iota(orders[0].begin(), orders[0].end(), std::size_t{0});
+  std::vector<std::size_t> by_size = orders[0];
+  std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t a, std::size_t b) { return slots[a] < slots[b]; });
+  std::vector<std::size_t> by_size_down = orders[0];
+  std::stable_sort(by_size_down.begin(), by_size_down.end(), [&](std::size_t a, std::size_t b) { return slots[a] > slots[b]; });
+  for (std::vector<std::size_t> order : {by_size, by_size_down})
+    if (std::find(orders.begin(), orders.end(), order) == orders.end()) orders.push_back(std::move(order));
+  std::optional<std::vector<idx_t>> best;
+  double best_cut = 0;
+  for (const std::vector<std::size_t>& order : orders) {
+    std::vector<real_t> share;
+    for (std::size_t leaf : order) share.push_back(static_cast<real_t>(slots[leaf] / total));
+    IntegerGraph copy = g;  // METIS takes non-const arrays
+    std::vector<std::int32_t> weights = vertex_weights;
+    std::optional<std::vector<idx_t>> part = metis_parts(copy, std::move(share), weights);
+    if (!part) continue;
+    for (idx_t& p : *part) p = static_cast<idx_t>(order[static_cast<std::size_t>(p)]);
+    double cut = 0;
+    for (TaskId t = 0; t < n; ++t)
+      for (std::int32_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e)
+        if ((*part)[t] != (*part)[static_cast<std::size_t>(g.targets[e])]) cut += g.weights[e];
+    if (!best || cut < best_cut) best = std::move(part), best_cut = cut;
+  }
+  if (!best) return {};
+  for (TaskId t = 0; t < n; ++t) leaves[static_cast<std::size_t>((*best)[t])].tasks.push_back(t);
+  improve_leaf_pairs(g, vertex_weights, slots, leaves);
   return leaves;
+}
+
+// The tasks of two leaves shared out again between them, pair after pair, most traffic between
+// them first. Only leaves alike for the rest of the job (as far from each of its other leaves:
+// two leaves of one pod) are paired: then an edge from either to a third leaf is cut, and goes
+// as far, wherever its task goes among the two, so the cut between the two is all that
+// changes, and a lower one is kept (each leaf at most its slots, or the tasks it had). Where
+// METIS's k-way cut one leaf's tasks out of several regions of the graph, sharing out again
+// with a neighbour gathers them.
+void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
+                                             const std::vector<double>& slots, std::vector<Piece>& leaves) const {
+  const std::uint32_t n = g.vertices();
+  std::vector<std::uint32_t> leaf_of(n, 0);
+  for (std::uint32_t l = 0; l < leaves.size(); ++l)
+    for (TaskId t : leaves[l].tasks) leaf_of[t] = l;
+  auto weight_of = [&](TaskId t) { return vertex_weights.empty() ? 1.0 : double(vertex_weights[t]); };
+  std::vector<std::int32_t> member(n, -1);  // a task's place in the group being shared out
+  std::vector<std::int32_t> index(n, -1);   // a task's vertex in the group's subgraph
+  // The weight of the edges inside the group between different places.
+  auto cut_inside = [&](const std::vector<TaskId>& tasks) {
+    double cut = 0;
+    for (TaskId t : tasks)
+      for (std::int32_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
+        const std::int32_t there = member[static_cast<std::size_t>(g.targets[e])];
+        if (there >= 0 && there != member[t]) cut += g.weights[e];
+      }
+    return cut / 2;
+  };
+  // Shares the tasks of `group` out again; true when that lowered the cut.
+  auto share_out = [&](const std::vector<std::uint32_t>& group) {
+    std::vector<TaskId> tasks;
+    std::vector<double> had(group.size(), 0);
+    for (std::size_t i = 0; i < group.size(); ++i)
+      for (TaskId t : leaves[group[i]].tasks) tasks.push_back(t), member[t] = std::int32_t(i), had[i] += weight_of(t);
+    const double before = cut_inside(tasks), total = std::accumulate(had.begin(), had.end(), 0.0);
+    IntegerGraph sub;
+    std::vector<std::int32_t> sub_weights;
+    for (std::size_t i = 0; i < tasks.size(); ++i) index[tasks[i]] = std::int32_t(i);
+    for (TaskId t : tasks) {
+      for (std::int32_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e)
+        if (const std::int32_t u = index[static_cast<std::size_t>(g.targets[e])]; u >= 0) {
+          sub.targets.push_back(u);
+          sub.weights.push_back(g.weights[e]);
+        }
+      sub.offsets.push_back(static_cast<std::int32_t>(sub.targets.size()));
+      if (!vertex_weights.empty()) sub_weights.push_back(vertex_weights[t]);
+    }
+    std::vector<real_t> shares;
+    for (double h : had) shares.push_back(static_cast<real_t>(h / total));
+    const std::optional<std::vector<idx_t>> part = sub.targets.empty() ? std::nullopt : metis_parts(sub, shares, sub_weights);
+    bool kept = false;
+    if (part) {
+      std::vector<double> now(group.size(), 0);
+      for (std::size_t i = 0; i < tasks.size(); ++i) {
+        member[tasks[i]] = std::int32_t((*part)[i]);
+        now[static_cast<std::size_t>((*part)[i])] += weight_of(tasks[i]);
+      }
+      bool fits = true;
+      for (std::size_t i = 0; i < group.size(); ++i) fits = fits && now[i] <= std::max(had[i], slots[group[i]]);
+      if (fits && cut_inside(tasks) < before) {
+        for (std::uint32_t l : group) leaves[l].tasks.clear();
+        for (TaskId t : tasks) {
+          leaf_of[t] = group[static_cast<std::size_t>(member[t])];
+          leaves[leaf_of[t]].tasks.push_back(t);
+        }
+        for (std::uint32_t l : group) std::sort(leaves[l].tasks.begin(), leaves[l].tasks.end());
+        kept = true;
+      }
+    }
+    for (TaskId t : tasks) member[t] = -1, index[t] = -1;
+    return kept;
+  };
+  const HopDistance hops(machine_);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, bool> alike_pairs;
+  auto alike = [&](std::uint32_t a, std::uint32_t b) {
+    auto [at, fresh] = alike_pairs.try_emplace({a, b}, true);
+    if (fresh) {
+      const RouterId ra = leaves[a].routers.front(), rb = leaves[b].routers.front();
+      for (std::uint32_t x = 0; x < leaves.size() && at->second; ++x) {
+        if (x == a || x == b) continue;
+        const RouterId rx = leaves[x].routers.front();
+        at->second = hops(ra, rx) == hops(rb, rx);
+      }
+    }
+    return at->second;
+  };
+  // A pair is shared out again only when one of its leaves changed since it last was.
+  std::vector<std::uint32_t> version(leaves.size(), 0);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint32_t, std::uint32_t>> tried_at;
+  for (int pass = 0; pass < kLeafPairPasses; ++pass) {
+    std::map<std::pair<std::uint32_t, std::uint32_t>, double> traffic;
+    for (TaskId t = 0; t < n; ++t)
+      for (std::int32_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
+        const std::uint32_t a = leaf_of[t], b = leaf_of[static_cast<std::size_t>(g.targets[e])];
+        if (a < b) traffic[{a, b}] += g.weights[e];
+      }
+    std::vector<std::pair<double, std::pair<std::uint32_t, std::uint32_t>>> pairs;
+    for (const auto& [pair, volume] : traffic) pairs.push_back({-volume, pair});
+    std::sort(pairs.begin(), pairs.end());  // most traffic first, then by leaf numbers
+    // A pass shares out at most kLeafPairWork times the tasks: a leaf that talks with many
+    // (a job scattered over a large fabric) is not bisected again with each of them.
+    bool improved = false;
+    double work = 0;
+    for (const auto& [minus_volume, pair] : pairs) {
+      if (!alike(pair.first, pair.second)) continue;
+      const std::pair<std::uint32_t, std::uint32_t> now{version[pair.first], version[pair.second]};
+      if (auto [at, fresh] = tried_at.try_emplace(pair, now); !fresh) {
+        if (at->second == now) continue;
+        at->second = now;
+      }
+      work += double(leaves[pair.first].tasks.size() + leaves[pair.second].tasks.size());
+      if (work > kLeafPairWork * double(n)) break;
+      if (share_out({pair.first, pair.second})) {
+        tried_at[pair] = {++version[pair.first], ++version[pair.second]};
+        improved = true;
+      }
+    }
+    if (!improved) break;
+  }
 }
 
 bool RecursiveBisection::swapped_is_nearer(const IntegerGraph& g, const std::vector<TaskId>& a,
