@@ -198,14 +198,22 @@ class AutoMapper final : public Mapper {
     const std::size_t graph_edges = problem.graph().num_edges();
     const bool refine_mcl =
         options_.objective == AutoObjective::Mcl && options_.budget > 0 && graph_edges <= kRefineMclMaxEdges;
+    // When a partitioner leads, the best of the others is refined too: which results are
+    // refined does not then hang on which partitioner happens to lead (an ml placement
+    // refined for hop-bytes can end lower than every partitioner's).
     std::vector<std::size_t> starts;
     if (graph_edges <= kRefineHbMaxEdges) {
+      auto partitioner = [&](std::size_t i) {
+        return results[i].spec == "scotch" || results[i].spec == "rb" || results[i].spec == kRbManyTries ||
+               results[i].spec == kRbLeavesFirst;
+      };
       starts = best_indices(results, first_round, kRefinedStarts);
-      for (std::size_t i = 0; i < first_round; ++i) {
-        const bool partitioner =
-            results[i].spec == "scotch" || results[i].spec == "rb" || results[i].spec == kRbManyTries ||
-            results[i].spec == kRbLeavesFirst;
-        if (partitioner && std::find(starts.begin(), starts.end(), i) == starts.end()) starts.push_back(i);
+      for (std::size_t i = 0; i < first_round; ++i)
+        if (partitioner(i) && std::find(starts.begin(), starts.end(), i) == starts.end()) starts.push_back(i);
+      for (std::size_t i : best_indices(results, first_round, first_round)) {
+        if (partitioner(i)) continue;
+        if (std::find(starts.begin(), starts.end(), i) == starts.end()) starts.push_back(i);
+        break;
       }
     }
     progress.set_total(portfolio.size() + starts.size() + (refine_mcl ? 1 : 0));
