@@ -152,19 +152,27 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
 }
 
 // The tasks of two leaves shared out again between them, pair after pair, most traffic between
-// them first. Only leaves alike for the rest of the job (as far from each of its other leaves:
-// two leaves of one pod) are paired: then an edge from either to a third leaf is cut, and goes
-// as far, wherever its task goes among the two, so the cut between the two is all that
-// changes, and a lower one is kept (each leaf at most its slots, or the tasks it had). Where
-// METIS's k-way cut one leaf's tasks out of several regions of the graph, sharing out again
-// with a neighbour gathers them.
+// them first. An edge from either leaf to a third is cut wherever its task goes among the two,
+// so the cut between the two is all that changes, and a lower one is kept (each leaf at most
+// its slots, or its share of the tasks when they outnumber the slots, or the tasks it had).
+// Only leaves alike for the rest of the job (as far from each of its other leaves: two leaves
+// of one pod) are paired, so that such an edge also goes as far as before. Where METIS's k-way
+// cut one leaf's tasks out of several regions of the graph, sharing out again with a
+// neighbour gathers them.
 void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
                                              const std::vector<double>& slots, std::vector<Piece>& leaves) const {
+  if (leaves.size() > kLeafPairMaxLeaves) return;
   const std::uint32_t n = g.vertices();
   std::vector<std::uint32_t> leaf_of(n, 0);
   for (std::uint32_t l = 0; l < leaves.size(); ++l)
     for (TaskId t : leaves[l].tasks) leaf_of[t] = l;
   auto weight_of = [&](TaskId t) { return vertex_weights.empty() ? 1.0 : double(vertex_weights[t]); };
+  // What a leaf may hold: its slots, or with more tasks than slots its share of the tasks.
+  double tasks_weight = 0;
+  for (TaskId t = 0; t < n; ++t) tasks_weight += weight_of(t);
+  const double all_slots = std::accumulate(slots.begin(), slots.end(), 0.0);
+  std::vector<double> capacity;
+  for (double s : slots) capacity.push_back(s * std::max(1.0, tasks_weight / all_slots));
   std::vector<std::int32_t> member(n, -1);  // a task's place in the group being shared out
   std::vector<std::int32_t> index(n, -1);   // a task's vertex in the group's subgraph
   // The weight of the edges inside the group between different places.
@@ -207,7 +215,7 @@ void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::ve
         now[static_cast<std::size_t>((*part)[i])] += weight_of(tasks[i]);
       }
       bool fits = true;
-      for (std::size_t i = 0; i < group.size(); ++i) fits = fits && now[i] <= std::max(had[i], slots[group[i]]);
+      for (std::size_t i = 0; i < group.size(); ++i) fits = fits && now[i] <= std::max(had[i], capacity[group[i]]);
       if (fits && cut_inside(tasks) < before) {
         for (std::uint32_t l : group) leaves[l].tasks.clear();
         for (TaskId t : tasks) {
@@ -221,19 +229,24 @@ void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::ve
     for (TaskId t : tasks) member[t] = -1, index[t] = -1;
     return kept;
   };
+  // Leaves a and b are alike when hops(a, x) == hops(b, x) for every other leaf x. Each leaf's
+  // distances to all leaves are summed into one hash (a commutative one: a sum of mixed
+  // (leaf, hops) keys), so that a pair is compared in constant time: the two sums agree once
+  // their own terms (0 to itself, d(a, b) to the other) are taken out.
   const HopDistance hops(machine_);
-  std::map<std::pair<std::uint32_t, std::uint32_t>, bool> alike_pairs;
+  auto mix = [](std::uint64_t leaf, std::uint64_t distance) {
+    std::uint64_t z = (leaf << 32 | distance) + 0x9e3779b97f4a7c15ULL;  // splitmix64
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  auto representative = [&](std::uint32_t leaf) { return leaves[leaf].routers.front(); };
+  std::vector<std::uint64_t> signature(leaves.size(), 0);
+  for (std::uint32_t a = 0; a < leaves.size(); ++a)
+    for (std::uint32_t x = 0; x < leaves.size(); ++x) signature[a] += mix(x, hops(representative(a), representative(x)));
   auto alike = [&](std::uint32_t a, std::uint32_t b) {
-    auto [at, fresh] = alike_pairs.try_emplace({a, b}, true);
-    if (fresh) {
-      const RouterId ra = leaves[a].routers.front(), rb = leaves[b].routers.front();
-      for (std::uint32_t x = 0; x < leaves.size() && at->second; ++x) {
-        if (x == a || x == b) continue;
-        const RouterId rx = leaves[x].routers.front();
-        at->second = hops(ra, rx) == hops(rb, rx);
-      }
-    }
-    return at->second;
+    const std::uint64_t d = hops(representative(a), representative(b));
+    return signature[a] - mix(a, 0) - mix(b, d) == signature[b] - mix(b, 0) - mix(a, d);
   };
   // A pair is shared out again only when one of its leaves changed since it last was.
   std::vector<std::uint32_t> version(leaves.size(), 0);
@@ -255,12 +268,10 @@ void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::ve
     for (const auto& [minus_volume, pair] : pairs) {
       if (!alike(pair.first, pair.second)) continue;
       const std::pair<std::uint32_t, std::uint32_t> now{version[pair.first], version[pair.second]};
-      if (auto [at, fresh] = tried_at.try_emplace(pair, now); !fresh) {
-        if (at->second == now) continue;
-        at->second = now;
-      }
+      if (const auto at = tried_at.find(pair); at != tried_at.end() && at->second == now) continue;
       work += double(leaves[pair.first].tasks.size() + leaves[pair.second].tasks.size());
       if (work > kLeafPairWork * double(n)) break;
+      tried_at[pair] = now;
       if (share_out({pair.first, pair.second})) {
         tried_at[pair] = {++version[pair.first], ++version[pair.second]};
         improved = true;

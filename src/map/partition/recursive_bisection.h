@@ -54,14 +54,16 @@ class RecursiveBisection {
                            const std::vector<TaskId>& tasks, double share) const;
   std::vector<bool> bisect_graph(IntegerGraph& g, double share, std::vector<std::int32_t> vertex_weights) const;
   // leaves_first: one piece per leaf holding slots, the tasks shared out by METIS (the least
-  // cut of three orders of the leaves); empty when the machine has no leaf switches, the job
-  // spans one leaf, or METIS refuses.
+  // cut of three orders of the leaves, then improve_leaf_pairs); empty when the machine has no
+  // leaf switches, the job spans one leaf, or METIS refuses.
   std::vector<Piece> leaf_pieces(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights) const;
   // Shares the tasks of two leaves out again between them, pair by pair (most traffic between
   // them first), keeping a lower cut; up to kLeafPairPasses passes while one improves, each
-  // sharing out at most kLeafPairWork times the job's tasks.
+  // sharing out at most kLeafPairWork times the job's tasks; not on jobs of more than
+  // kLeafPairMaxLeaves leaves.
   static constexpr int kLeafPairPasses = 4;
   static constexpr double kLeafPairWork = 8;
+  static constexpr std::size_t kLeafPairMaxLeaves = 4096;  // the alike test costs leaves^2 hop look-ups
   void improve_leaf_pairs(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
                           const std::vector<double>& slots, std::vector<Piece>& leaves) const;
   // METIS's recursive k-way with the target shares of the vertex weight, under the run's seed,
