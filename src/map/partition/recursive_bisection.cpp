@@ -42,6 +42,7 @@ std::vector<RouterId> RecursiveBisection::run(const IntegerGraph& g, const std::
   std::iota(pieces[0].routers.begin(), pieces[0].routers.end(), RouterId{0});
   if (hierarchy_) pieces[0].routers = routers_with_slots(machine_);  // the splits go by distance: switches play no part
   std::optional<HopDistance> hops;
+  std::vector<std::int32_t> index(g.vertices(), -1);  // bisect's scratch
   std::vector<std::uint32_t> piece_of;
   std::vector<RouterId> representative;  // per piece: its middle router with slots
   auto middle = [&](const std::vector<RouterId>& routers) {
@@ -69,7 +70,7 @@ std::vector<RouterId> RecursiveBisection::run(const IntegerGraph& g, const std::
     auto [first, second] = hierarchy_ ? hierarchy_->split(holding) : std::pair<std::vector<RouterId>, std::vector<RouterId>>{};
     if (first.empty()) std::tie(first, second) = halve_routers(hierarchy_ ? holding : pieces[p].routers);
     const double share = double(slots_of(machine_, first)) / double(slots_of(machine_, pieces[p].routers));
-    const std::vector<bool> in_first = bisect(g, vertex_weights, pieces[p].tasks, share);
+    const std::vector<bool> in_first = bisect(g, vertex_weights, pieces[p].tasks, share, index);
     Piece a, b;
     for (std::size_t i = 0; i < pieces[p].tasks.size(); ++i) (in_first[i] ? a : b).tasks.push_back(pieces[p].tasks[i]);
     a.routers = std::move(first);
@@ -173,10 +174,10 @@ void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::ve
   const double all_slots = std::accumulate(slots.begin(), slots.end(), 0.0);
   std::vector<double> capacity;
   for (double s : slots) capacity.push_back(s * std::max(1.0, tasks_weight / all_slots));
-  std::vector<std::int32_t> member(n, -1);  // a task's place in the group being shared out
-  std::vector<std::int32_t> index(n, -1);   // a task's vertex in the group's subgraph
-  // The weight of the edges inside the group between different places.
-  auto cut_inside = [&](const std::vector<TaskId>& tasks) {
+  std::vector<std::int32_t> member(n, -1);  // 0 or 1: a task's leaf in the pair being shared out
+  std::vector<std::int32_t> index(n, -1);   // bisect's scratch
+  // The weight of the edges between the pair's two leaves.
+  auto cut_between = [&](const std::vector<TaskId>& tasks) {
     double cut = 0;
     for (TaskId t : tasks)
       for (std::int32_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
@@ -185,48 +186,33 @@ void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::ve
       }
     return cut / 2;
   };
-  // Shares the tasks of `group` out again; true when that lowered the cut.
-  auto share_out = [&](const std::vector<std::uint32_t>& group) {
-    std::vector<TaskId> tasks;
-    std::vector<double> had(group.size(), 0);
-    for (std::size_t i = 0; i < group.size(); ++i)
-      for (TaskId t : leaves[group[i]].tasks) tasks.push_back(t), member[t] = std::int32_t(i), had[i] += weight_of(t);
-    const double before = cut_inside(tasks), total = std::accumulate(had.begin(), had.end(), 0.0);
-    IntegerGraph sub;
-    std::vector<std::int32_t> sub_weights;
-    for (std::size_t i = 0; i < tasks.size(); ++i) index[tasks[i]] = std::int32_t(i);
-    for (TaskId t : tasks) {
-      for (std::int32_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e)
-        if (const std::int32_t u = index[static_cast<std::size_t>(g.targets[e])]; u >= 0) {
-          sub.targets.push_back(u);
-          sub.weights.push_back(g.weights[e]);
-        }
-      sub.offsets.push_back(static_cast<std::int32_t>(sub.targets.size()));
-      if (!vertex_weights.empty()) sub_weights.push_back(vertex_weights[t]);
+  // Shares the tasks of leaves a and b out again; true when that lowered the cut between them.
+  auto share_out = [&](std::uint32_t a, std::uint32_t b) {
+    std::vector<TaskId> tasks = leaves[a].tasks;
+    tasks.insert(tasks.end(), leaves[b].tasks.begin(), leaves[b].tasks.end());
+    double had_a = 0, had_b = 0;
+    for (TaskId t : leaves[a].tasks) member[t] = 0, had_a += weight_of(t);
+    for (TaskId t : leaves[b].tasks) member[t] = 1, had_b += weight_of(t);
+    const double before = cut_between(tasks);
+    const std::vector<bool> in_a = bisect(g, vertex_weights, tasks, had_a / (had_a + had_b), index);
+    double now_a = 0, now_b = 0;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      member[tasks[i]] = in_a[i] ? 0 : 1;
+      (in_a[i] ? now_a : now_b) += weight_of(tasks[i]);
     }
-    std::vector<real_t> shares;
-    for (double h : had) shares.push_back(static_cast<real_t>(h / total));
-    const std::optional<std::vector<idx_t>> part = sub.targets.empty() ? std::nullopt : metis_parts(sub, shares, sub_weights);
-    bool kept = false;
-    if (part) {
-      std::vector<double> now(group.size(), 0);
-      for (std::size_t i = 0; i < tasks.size(); ++i) {
-        member[tasks[i]] = std::int32_t((*part)[i]);
-        now[static_cast<std::size_t>((*part)[i])] += weight_of(tasks[i]);
+    const bool kept = now_a <= std::max(had_a, capacity[a]) && now_b <= std::max(had_b, capacity[b]) &&
+                      cut_between(tasks) < before;
+    if (kept) {
+      leaves[a].tasks.clear();
+      leaves[b].tasks.clear();
+      for (TaskId t : tasks) {  // a's tasks, then b's: each list is sorted again below
+        leaf_of[t] = member[t] == 0 ? a : b;
+        leaves[leaf_of[t]].tasks.push_back(t);
       }
-      bool fits = true;
-      for (std::size_t i = 0; i < group.size(); ++i) fits = fits && now[i] <= std::max(had[i], capacity[group[i]]);
-      if (fits && cut_inside(tasks) < before) {
-        for (std::uint32_t l : group) leaves[l].tasks.clear();
-        for (TaskId t : tasks) {
-          leaf_of[t] = group[static_cast<std::size_t>(member[t])];
-          leaves[leaf_of[t]].tasks.push_back(t);
-        }
-        for (std::uint32_t l : group) std::sort(leaves[l].tasks.begin(), leaves[l].tasks.end());
-        kept = true;
-      }
+      std::sort(leaves[a].tasks.begin(), leaves[a].tasks.end());
+      std::sort(leaves[b].tasks.begin(), leaves[b].tasks.end());
     }
-    for (TaskId t : tasks) member[t] = -1, index[t] = -1;
+    for (TaskId t : tasks) member[t] = -1;
     return kept;
   };
   // Leaves a and b are alike when hops(a, x) == hops(b, x) for every other leaf x. Each leaf's
@@ -272,7 +258,7 @@ void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::ve
       work += double(leaves[pair.first].tasks.size() + leaves[pair.second].tasks.size());
       if (work > kLeafPairWork * double(n)) break;
       tried_at[pair] = now;
-      if (share_out({pair.first, pair.second})) {
+      if (share_out(pair.first, pair.second)) {
         tried_at[pair] = {++version[pair.first], ++version[pair.second]};
         improved = true;
       }
@@ -358,8 +344,8 @@ std::optional<std::vector<idx_t>> RecursiveBisection::metis_parts(IntegerGraph& 
 
 // Bisects the tasks' induced subgraph; `share` of the tasks (by weight) go to the first side.
 std::vector<bool> RecursiveBisection::bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
-                                             const std::vector<TaskId>& tasks, double share) const {
-  std::vector<std::int32_t> index(g.vertices(), -1);
+                                             const std::vector<TaskId>& tasks, double share,
+                                             std::vector<std::int32_t>& index) const {
   for (std::size_t i = 0; i < tasks.size(); ++i) index[tasks[i]] = static_cast<std::int32_t>(i);
   IntegerGraph sub;
   std::vector<std::int32_t> sub_weights;
@@ -372,6 +358,7 @@ std::vector<bool> RecursiveBisection::bisect(const IntegerGraph& g, const std::v
     sub.offsets.push_back(static_cast<std::int32_t>(sub.targets.size()));
     if (!vertex_weights.empty()) sub_weights.push_back(vertex_weights[t]);
   }
+  for (TaskId t : tasks) index[t] = -1;
   return bisect_graph(sub, share, std::move(sub_weights));
 }
 

@@ -50,8 +50,9 @@ class RecursiveBisection {
                          std::uint32_t self, const std::vector<RouterId>& representative,
                          const HopDistance& hops) const;
   std::pair<std::vector<RouterId>, std::vector<RouterId>> halve_routers(const std::vector<RouterId>& routers) const;
+  // index: all -1, as many as g's vertices; used and left all -1 again (one scratch for every split).
   std::vector<bool> bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
-                           const std::vector<TaskId>& tasks, double share) const;
+                           const std::vector<TaskId>& tasks, double share, std::vector<std::int32_t>& index) const;
   std::vector<bool> bisect_graph(IntegerGraph& g, double share, std::vector<std::int32_t> vertex_weights) const;
   // leaves_first: one piece per leaf holding slots, the tasks shared out by METIS (the least
   // cut of three orders of the leaves, then improve_leaf_pairs); empty when the machine has no
