@@ -41,6 +41,16 @@ TEST(MapperCatalog, MessagesSuggestAndListWhatIsKnown) {
             "--mapper 'rtt-map:conc=x2': conc='x2': 'x' is not h, v or t (write e.g. conc=v2 or conc=h2t2)");
 }
 
+// A comma-separated list splits between mappers, not between one stage's parameters: a
+// stage's later parameters may be followed by the next stages of its pipeline.
+TEST(MapperCatalog, MapperListsSplitBetweenMappersNotBetweenParameters) {
+  EXPECT_EQ(split_mapper_list({"hostname-order,rb:tries=16,split=leaves+refine-mcl:work=9,within=leaf,refine-hb"}),
+            (std::vector<std::string>{"hostname-order", "rb:tries=16,split=leaves+refine-mcl:work=9,within=leaf",
+                                      "refine-hb"}));
+  EXPECT_EQ(split_mapper_list({"rb:tries=2", "default,refine-mcl:work=1,seed=2+refine-hb"}),
+            (std::vector<std::string>{"rb:tries=2", "default", "refine-mcl:work=1,seed=2+refine-hb"}));
+}
+
 TEST(MapperCatalog, EveryDocumentedParameterIsAccepted) {
   // Parameters the README documented but the old parser rejected, and a default from the table.
   EXPECT_EQ(error_of("rahtm:threads=2"), "");
