@@ -307,6 +307,21 @@ TEST(Auto, ScotchIsLeftOutWhereItsTargetWouldBeAHugeDistanceMatrix) {
   EXPECT_EQ(std::count(torus.begin(), torus.end(), "scotch"), 1);
 }
 
+// Scotch's time grows with the tasks more than with the edges: above 2^21 edges auto keeps it
+// on a job of at most 131,072 tasks (an all-to-all of 1,449 tasks: 2,098,152 edges), not on a
+// larger one (a 27-point stencil of 135,168 tasks: 26 edges each, 3.5M).
+TEST(Auto, ScotchStaysOnJobsOfManyEdgesButFewTasks) {
+  const Machine m = make_machine("torus:8x8x8,ppn=264");
+  auto has_scotch = [&](const char* pattern) {
+    const CommGraph g = build_pattern(parse_pattern_spec(pattern));
+    EXPECT_GT(g.num_edges(), std::size_t{1} << 21) << pattern;
+    const std::vector<std::string> specs = auto_portfolio(MappingProblem(m, g));
+    return std::count(specs.begin(), specs.end(), "scotch") == 1;
+  };
+  EXPECT_TRUE(has_scotch("alltoall:1449"));
+  EXPECT_FALSE(has_scotch("halo3d:64x64x33,points=27"));
+}
+
 TEST(Auto, DocsNameEveryMapperOfThePortfolio) {
   std::ifstream in(std::string(TASKMAP_SOURCE_DIR) + "/docs/auto.md");
   ASSERT_TRUE(in) << "docs/auto.md is missing";

@@ -27,9 +27,13 @@ namespace taskmap {
 namespace {
 
 // Size limits of the costlier candidates, in directed task-graph edges (CommGraph::num_edges)
-// or routers. Above them a candidate would take minutes on one core (Scotch maps a 1M-task,
-// 6.3M-edge stencil in about 4 minutes); auto then does without it.
+// or routers. Above them a candidate would take minutes on one core; auto then does without it.
+// Scotch's time grows with the tasks more than with the edges (a 1M-task, 6.3M-edge stencil:
+// about 4 minutes; 131,072 tasks and 3.5M edges of a 27-point stencil: 23 s; 69,120 tasks and
+// 4.5M edges of a replicated trace: 1.6 s): any job up to kScotchMaxEdges, and jobs of at most
+// kScotchManyEdgesMaxTasks tasks up to the hop-bytes refinement's limit.
 constexpr std::size_t kScotchMaxEdges = std::size_t{1} << 21;
+constexpr std::size_t kScotchManyEdgesMaxTasks = std::size_t{1} << 17;
 // Scotch's target as a distance matrix (a fabric's hosts): 10,000 terminals take 5 s and 2 GB.
 constexpr std::size_t kScotchMaxMatrixTerminals = 4096;
 constexpr std::size_t kPartitionerMaxEdges = std::size_t{1} << 22;  // greedy, rb
@@ -417,7 +421,9 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
     // with whichever leaf shares its tasks' partners).
     if (has_leaf_switches(m)) specs.push_back(kRbLeavesFirst);
   }
-  if (edges <= kScotchMaxEdges && scotch_distance_matrix_terminals(m) <= kScotchMaxMatrixTerminals) {
+  const bool scotch_in_time =
+      edges <= kScotchMaxEdges || (g.num_tasks() <= kScotchManyEdgesMaxTasks && edges <= kRefineHbMaxEdges);
+  if (scotch_in_time && scotch_distance_matrix_terminals(m) <= kScotchMaxMatrixTerminals) {
     specs.push_back("scotch");
   }
   // ml with many tasks per slot (graph partitioning proper), or on a small job, where it costs
