@@ -308,8 +308,9 @@ TEST(Auto, ScotchIsLeftOutWhereItsTargetWouldBeAHugeDistanceMatrix) {
 }
 
 // Scotch's time grows with the tasks more than with the edges: above 2^21 edges auto keeps it
-// on a job of at most 131,072 tasks (an all-to-all of 1,449 tasks: 2,098,152 edges), not on a
-// larger one (a 27-point stencil of 135,168 tasks: 26 edges each, 3.5M).
+// on a job of at most 131,072 tasks (an all-to-all of 1,449 tasks: 2,098,152 edges; a 27-point
+// stencil of exactly 131,072 tasks: 26 edges each, 3.4M), not on a larger one (the stencil
+// of 135,168 tasks, 3.5M edges).
 TEST(Auto, ScotchStaysOnJobsOfManyEdgesButFewTasks) {
   const Machine m = make_machine("torus:8x8x8,ppn=264");
   auto has_scotch = [&](const char* pattern) {
@@ -319,6 +320,7 @@ TEST(Auto, ScotchStaysOnJobsOfManyEdgesButFewTasks) {
     return std::count(specs.begin(), specs.end(), "scotch") == 1;
   };
   EXPECT_TRUE(has_scotch("alltoall:1449"));
+  EXPECT_TRUE(has_scotch("halo3d:64x64x32,points=27"));
   EXPECT_FALSE(has_scotch("halo3d:64x64x33,points=27"));
 }
 

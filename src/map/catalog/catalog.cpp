@@ -636,7 +636,7 @@ std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) 
   auto add = [&](std::string piece) {
     // "key=value" continues the last stage's parameters; what follows a '+' is a stage of
     // its own ("split=leaves+refine-mcl:work=9" continues, "refine-mcl:work=9" does not).
-    const std::string_view stage = std::string_view(piece).substr(0, piece.find('+'));
+    const std::string_view stage = io::split_outside_quotes(piece, '+').front();
     const bool continues = !out.empty() && stage.find('=') != std::string_view::npos && stage.find(':') == std::string_view::npos;
     if (continues) out.back() += "," + piece;
     else out.push_back(std::move(piece));

@@ -41,8 +41,10 @@ constexpr const char* kRbManyTries = "rb:tries=16";  // with more tasks than slo
 constexpr const char* kRbLeavesFirst = "rb:tries=16,split=leaves";  // on leaf switches
 constexpr std::size_t kRefineHbMaxEdges = std::size_t{1} << 23;
 constexpr std::size_t kRefineMclMaxEdges = std::size_t{1} << 22;
-// ml, with many tasks per slot: it runs Scotch's mapping among its own, so Scotch's limit, and
-// anneals levels of up to 8 vertices per router, so at most this many routers hold slots.
+// ml, with many tasks per slot: it runs Scotch's mapping among its own, so Scotch's limit on
+// any job (ml's own levels and V-cycles cost more than Scotch's mapping: not the larger limit
+// of jobs of few tasks), and anneals levels of up to 8 vertices per router, so at most this
+// many routers hold slots.
 constexpr std::size_t kMultilevelMaxEdges = kScotchMaxEdges;
 constexpr std::size_t kMultilevelMaxRouters = 4096;
 constexpr std::size_t kMultilevelSmallJobTasks = 1024;
