@@ -203,6 +203,12 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
   if (!io::is_stdout_path(c.out)) {
     std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
   }
+  // Its slot= numbers are PU indexes, which mpirun reads as such only with this flag.
+  if (placement.format == PlacementFormat::OpenMpiRankfile && machine.node_model &&
+      machine.node_model->unit == SlotUnit::Pu) {
+    std::cerr << "the rankfile's slot= numbers are hardware threads (slots=pu): launch with mpirun "
+                 "--use-hwthread-cpus --rankfile\n";
+  }
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
     j.update(placement_json(mapper, chosen));

@@ -27,11 +27,12 @@ void require_one_rank_per_slot(const Mapping& mapping, const Machine& machine, P
   }
 }
 
-// Open MPI's rankfile slot=N: the core's logical index in the node (hwloc's numbering), which
-// is the slot's index in the node when no node model is given.
-std::uint32_t core_of_slot(const Machine& machine, SlotId s) {
+// Open MPI's rankfile slot=N: the hwloc logical index of the slot's core (of its PU under
+// slots=pu, for mpirun --use-hwthread-cpus), which is the slot's index in the node when no node
+// model is given.
+std::uint32_t rankfile_index_of_slot(const Machine& machine, SlotId s) {
   const std::uint32_t k = machine.slot_in_node(s);
-  return machine.node_model ? machine.node_model->logical_core[k] : k;
+  return machine.node_model ? machine.node_model->logical_index[k] : k;
 }
 
 // srun --cpu-bind=map_cpu:LIST binds the i-th task of every node to LIST[i] (OS cpu ids), so
@@ -65,7 +66,7 @@ std::string rankfile(const Mapping& m, const Machine& machine, const HostNames& 
   std::string out;
   for (TaskId t = 0; t < m.num_tasks(); ++t) {
     const SlotId s = m.slot_of_task[t];
-    out += fmt::format("rank {}={} slot={}\n", t, hosts.host_of(machine, machine.node_of_slot(s)), core_of_slot(machine, s));
+    out += fmt::format("rank {}={} slot={}\n", t, hosts.host_of(machine, machine.node_of_slot(s)), rankfile_index_of_slot(machine, s));
   }
   return out;
 }

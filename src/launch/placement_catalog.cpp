@@ -58,7 +58,8 @@ const Catalog& placement_format_catalog() {
            .example = "metis-part"},
           {.name = "openmpi-rankfile",
            .tag = tag(PlacementFormat::OpenMpiRankfile),
-           .summary = "\"rank R=HOST slot=CORE\" per rank (mpirun --rankfile); CORE is the core's logical index; "
+           .summary = "\"rank R=HOST slot=CORE\" per rank (mpirun --rankfile); CORE is the core's logical index (the "
+                      "hardware thread's under slots=pu: mpirun --use-hwthread-cpus); "
                       "read back (HOST may also be +nK, the job's K-th node)",
            .example = "openmpi-rankfile"},
           {.name = "hydra",

@@ -162,11 +162,13 @@ Mapping read_rankfile(const std::string& path, const Machine& machine, std::size
     if (hosts.names(machine, n)) node_of_host.emplace(hosts.host_of(machine, n), n);
     if (machine.slots_of_node(n) > 0) job_nodes.push_back(n);
   }
-  // The slot of each logical core index, in a node of the node model.
-  std::unordered_map<std::uint32_t, std::uint32_t> slot_of_core;
+  // The slot of each hwloc logical index (of a core, or of a PU under slots=pu) in a node of the
+  // node model.
+  std::unordered_map<std::uint32_t, std::uint32_t> slot_of_index;
+  const bool pus = machine.node_model && machine.node_model->unit == SlotUnit::Pu;
   if (machine.node_model) {
-    const auto& cores = machine.node_model->logical_core;
-    for (std::uint32_t k = 0; k < cores.size(); ++k) slot_of_core.emplace(cores[k], k);
+    const auto& indexes = machine.node_model->logical_index;
+    for (std::uint32_t k = 0; k < indexes.size(); ++k) slot_of_index.emplace(indexes[k], k);
   }
   io::LineCursor cur(path, io::read_text_file(path));
   SlotFill fill(machine, num_tasks, per_slot);
@@ -203,11 +205,12 @@ Mapping read_rankfile(const std::string& path, const Machine& machine, std::size
     }
     std::int64_t k = *core;
     if (machine.node_model) {
-      auto it = *core >= 0 ? slot_of_core.find(static_cast<std::uint32_t>(*core)) : slot_of_core.end();
-      k = it == slot_of_core.end() ? -1 : it->second;
+      auto it = *core >= 0 ? slot_of_index.find(static_cast<std::uint32_t>(*core)) : slot_of_index.end();
+      k = it == slot_of_index.end() ? -1 : it->second;
     }
     if (k < 0 || k >= machine.slots_of_node(node)) {
-      cur.fail_here(fmt::format("slot={} is not a core of host {}'s {} slots", *core, host, machine.slots_of_node(node)));
+      cur.fail_here(fmt::format("slot={} is not a {} of host {}'s {} slots", *core, pus ? "hardware thread" : "core",
+                                host, machine.slots_of_node(node)));
     }
     fill.place(cur, static_cast<TaskId>(rank), machine.first_slot_of_node(node) + static_cast<SlotId>(k));
   }

@@ -415,6 +415,7 @@ NodeModel read_hwloc_node(const std::string& path, SlotUnit unit) {
 
   NodeModel model;
   model.source = path;
+  model.unit = unit;
   const auto levels = informative_levels(candidate_levels(topology.get(), slots, unit));
   model.path.assign(slots.size(), std::vector<std::uint32_t>(levels.size()));
   for (std::size_t l = 0; l < levels.size(); ++l) {
@@ -422,7 +423,7 @@ NodeModel read_hwloc_node(const std::string& path, SlotUnit unit) {
     for (std::size_t s = 0; s < slots.size(); ++s) model.path[s][l] = levels[l].index[s];
   }
   for (const auto& slot : slots) {
-    model.logical_core.push_back(slot.core->logical_index);
+    model.logical_index.push_back(slot.object->logical_index);
     model.os_cpu.push_back(slot.os_cpus.front());
     model.os_cpus.push_back(slot.os_cpus);
   }

@@ -30,10 +30,11 @@ NodeModel NodeModel::restricted_to(const std::vector<std::uint32_t>& slots) cons
   NodeModel out;
   out.source = source;
   out.levels = levels;
+  out.unit = unit;
   for (std::uint32_t slot : slots) {
     if (slot >= num_slots()) fail("{}: slot {} is out of range [0, {})", source, slot, num_slots());
     out.path.push_back(path[slot]);
-    out.logical_core.push_back(logical_core[slot]);
+    out.logical_index.push_back(logical_index[slot]);
     out.os_cpu.push_back(os_cpu[slot]);
     out.os_cpus.push_back(os_cpus[slot]);
   }
@@ -44,11 +45,11 @@ NodeModel NodeModel::flat(std::uint32_t n) {
   NodeModel model;
   model.source = "flat";
   model.path.assign(n, {});
-  model.logical_core.resize(n);
+  model.logical_index.resize(n);
   model.os_cpu.resize(n);
   model.os_cpus.resize(n);
   for (std::uint32_t slot = 0; slot < n; ++slot) {
-    model.logical_core[slot] = slot;
+    model.logical_index[slot] = slot;
     model.os_cpu[slot] = slot;
     model.os_cpus[slot] = {slot};
   }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -227,6 +228,41 @@ TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) 
   std::ofstream(seven) << "cn01 slots=7\n";
   const auto more = test::run_taskmap("info --machine 'slurm:" + conf + "' --node-topology 'hwloc:" + smt + "' --nodes @" + seven);
   EXPECT_EQ(more.err, "taskmap: error: " + seven + ":1: host 'cn01' is given 7 slots but the node topology " + smt + " has 3\n");
+}
+
+// smt.xml: 3 cores of 2 hardware threads, PUs P#0-5 in logical order (core c holds 2c, 2c+1).
+// With slots=pu, a rankfile's slot= is the PU's logical index, which mpirun reads as such under
+// --use-hwthread-cpus (as a core's without it), and map says so; the file reads back.
+TEST(ClusterCommands, RankfileSlotsAreHardwareThreadsUnderSlotsPu) {
+  const std::string conf = test::instance("cluster/two-leaves.conf");
+  const std::string smt = test::instance("hwloc/smt.xml");
+  const std::string out = testing::TempDir() + "pu.rankfile";
+  const std::string job = "--machine 'slurm:" + conf + ",slots=pu' --node-topology 'hwloc:" + smt +
+                          "' --nodes cn01 --pattern halo2d:2x3,periodic=false";
+  const auto r = test::run_taskmap("map " + job + " --mapper hostname-order --out-format openmpi-rankfile --out '" +
+                                   out + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "rank 0=cn01 slot=0\nrank 1=cn01 slot=1\nrank 2=cn01 slot=2\nrank 3=cn01 slot=3\n"
+                  "rank 4=cn01 slot=4\nrank 5=cn01 slot=5\n");
+  EXPECT_NE(r.err.find("launch with mpirun --use-hwthread-cpus --rankfile"), std::string::npos) << r.err;
+  // A random placement written and read back: eval gives the same table (node hop-bytes
+  // depend on which PUs share a core).
+  const auto random = test::run_taskmap("map " + job + " --mapper random --out-format openmpi-rankfile --out '" + out + "'");
+  ASSERT_EQ(random.exit_code, 0) << random.err;
+  const auto back = test::run_taskmap("eval " + job + " --mapping '" + out + "' --mapping-format openmpi-rankfile");
+  const auto direct = test::run_taskmap("eval " + job + " --mapper random");
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  const auto table = [](const std::string& text) { return text.substr(text.find("\nMCL")); };
+  EXPECT_EQ(table(back.out), table(direct.out));
+  // Cores as slots: the same ranks two per core is more than the node's 3 slots, and no note.
+  const auto cores = test::run_taskmap("map --machine 'slurm:" + conf + "' --node-topology 'hwloc:" + smt +
+                                       "' --nodes cn01 --pattern alltoall:3 --mapper hostname-order "
+                                       "--out-format openmpi-rankfile --out -");
+  ASSERT_EQ(cores.exit_code, 0) << cores.err;
+  EXPECT_EQ(cores.out, "rank 0=cn01 slot=0\nrank 1=cn01 slot=1\nrank 2=cn01 slot=2\n");
+  EXPECT_EQ(cores.err.find("use-hwthread-cpus"), std::string::npos) << cores.err;
 }
 
 // two_planes.topo: leaves under spines P1 and P2, top T1 above P1 only and T2 above P2 only, a

@@ -1,6 +1,6 @@
 // The rankfile `taskmap map --out-format openmpi-rankfile` writes, launched for real: a Slurm
 // machine of one node (this host) with this host's hwloc node model, mapped, then run by Open
-// MPI's mpirun; every rank must run on the host and core the file names. The expected cores
+// MPI's mpirun; every rank must run on the host and core (or hardware thread) the file names. The expected cores
 // and CPUs come from the hwloc library here, not from taskmap's hwloc reader.
 #include <gtest/gtest.h>
 
@@ -43,6 +43,14 @@ class HostTopology final {
 
   bool loaded() const { return loaded_; }
   bool export_xml(const std::string& path) const { return hwloc_topology_export_xml(topology_, path.c_str(), 0) == 0; }
+
+  // The PUs' OS indexes in hwloc's logical order: under slots=pu, slot k of the node is PU k.
+  std::vector<int> pus() const {
+    std::vector<int> out;
+    const int n = hwloc_get_nbobjs_by_type(topology_, HWLOC_OBJ_PU);
+    for (int i = 0; i < n; ++i) out.push_back(static_cast<int>(hwloc_get_obj_by_type(topology_, HWLOC_OBJ_PU, i)->os_index));
+    return out;
+  }
 
   std::vector<HostCore> cores() const {
     std::vector<HostCore> out;
@@ -162,10 +170,12 @@ class RankfileLaunch : public ::testing::Test {
 
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // `taskmap map` of the 2-rank pattern with `mapper`, written as `format` to `out`.
-  void map(const std::string& mapper, const std::string& format, const std::string& out) const {
+  // `taskmap map` of the 2-rank pattern with `mapper`, written as `format` to `out`; with
+  // `pus`, the node's slots are its hardware threads (slots=pu).
+  void map(const std::string& mapper, const std::string& format, const std::string& out, bool pus = false) const {
     const test::CommandResult r = test::run_taskmap(
-        "map --machine slurm:" + path("topology.conf") + ",ppn=" + std::to_string(cores_.size()) +
+        "map --machine slurm:" + path("topology.conf") +
+        (pus ? ",slots=pu,ppn=" + std::to_string(topology_.pus().size()) : ",ppn=" + std::to_string(cores_.size())) +
         " --node-topology hwloc:" + path("node.xml") + " --nodes " + host_ + " --pattern file:" +
         path("pattern.txt") + " --mapper " + mapper + " --out-format " + format + " --out " + out);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -211,6 +221,27 @@ class RankfileLaunch : public ::testing::Test {
       }
     }
   }
+
+  // The same with hardware threads as slots: the rankfile names PUs by logical index, and
+  // mpirun --use-hwthread-cpus binds each rank to that one PU.
+  void map_and_launch_on_pus(const std::string& mapper, const std::vector<unsigned>& slot_of_rank) const {
+    const std::string rankfile = path("rankfile");
+    map(mapper, "openmpi-rankfile", rankfile, true);
+    const std::map<int, RankfileLine> wanted = read_rankfile(rankfile);
+    ASSERT_EQ(wanted.size(), 2u);
+    for (int rank = 0; rank < 2; ++rank) EXPECT_EQ(wanted.at(rank).slot, slot_of_rank[rank]) << "rank " << rank;
+    const test::CommandResult launched =
+        test::run_command(mpirun() + "--use-hwthread-cpus --rankfile " + rankfile + " -np 2 " + TASKMAP_MPI_WHERE);
+    ASSERT_EQ(launched.exit_code, 0) << launched.err;
+    const std::map<int, RankPlace> places = read_places(launched.out);
+    ASSERT_EQ(places.size(), 2u) << launched.out;
+    const std::vector<int> pus = topology_.pus();
+    for (const auto& [rank, place] : places) {
+      const int pu = pus.at(wanted.at(rank).slot);
+      EXPECT_EQ(place.allowed, std::vector<int>{pu}) << "rank " << rank;
+      EXPECT_EQ(place.cpu, pu) << "rank " << rank;
+    }
+  }
 #endif
 
   HostTopology topology_;
@@ -229,8 +260,14 @@ TEST_F(RankfileLaunch, DefaultMappingRunsRankIOnCoreI) {
   TASKMAP_REQUIRE_HOST(cores_.size(), true);
   map_and_launch("default", {0, 1});
 }
+
+TEST_F(RankfileLaunch, SwappedRanksRunOnTheHardwareThreadsTheRankfileNames) {
+  TASKMAP_REQUIRE_HOST(cores_.size(), true);
+  map_and_launch_on_pus("file:" + path("swapped.txt"), {1, 0});
+}
 #else
 TEST_F(RankfileLaunch, SwappedRanksRunOnTheCoresTheRankfileNames) { TASKMAP_REQUIRE_HOST(cores_.size(), true); }
+TEST_F(RankfileLaunch, SwappedRanksRunOnTheHardwareThreadsTheRankfileNames) { TASKMAP_REQUIRE_HOST(cores_.size(), true); }
 TEST_F(RankfileLaunch, DefaultMappingRunsRankIOnCoreI) { TASKMAP_REQUIRE_HOST(cores_.size(), true); }
 #endif
 

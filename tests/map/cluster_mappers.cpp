@@ -57,7 +57,7 @@ TEST(ClusterMappers, RanksInsideANodeShareTheDeepestLevelTheyCan) {
   model->source = "hand-made";
   model->levels = {"package", "core"};
   model->path = {{0, 0}, {0, 1}, {1, 2}, {1, 3}};
-  model->logical_core = {0, 1, 2, 3};
+  model->logical_index = {0, 1, 2, 3};
   model->os_cpu = {0, 2, 1, 3};
   Machine m = with_node_model(make_machine("torus:2"), model);
   const CommGraph g = CommGraph::from_edges(4, {{0, 2, 10.0}, {1, 3, 10.0}, {0, 1, 1.0}});

@@ -100,7 +100,7 @@ TEST(HwlocReader, RealNodesHaveTheirCoresPusPackagesAndNumaNodes) {
     const NodeModel by_core = read_hwloc_node(hwloc_file(node.file), SlotUnit::Core);
     EXPECT_EQ(by_core.num_slots(), node.cores);
     EXPECT_EQ(layout(by_core), node.levels);
-    EXPECT_EQ(by_core.logical_core.size(), node.cores);
+    EXPECT_EQ(by_core.logical_index.size(), node.cores);
     EXPECT_EQ(by_core.os_cpu.size(), node.cores);
     const NodeModel by_pu = read_hwloc_node(hwloc_file(node.file), SlotUnit::Pu);
     EXPECT_EQ(by_pu.num_slots(), node.pus);
@@ -154,7 +154,7 @@ TEST(HwlocReader, TopologyGatheredInsideASlurmJobHasOneSlot) {
     const NodeModel model = read_hwloc_node(hwloc_file("hwloc-netloc_plafrim2_mirage01.xml"), unit);
     ASSERT_EQ(model.num_slots(), 1u);
     EXPECT_TRUE(model.levels.empty());
-    EXPECT_EQ(model.logical_core[0], 6u);
+    EXPECT_EQ(model.logical_index[0], 6u);
     EXPECT_EQ(model.os_cpu[0], 1u);
     EXPECT_EQ(model.distance(0, 0), 0u);
   }
@@ -172,7 +172,8 @@ TEST(HwlocReader, DistanceBetweenPusOfARealNode) {
   EXPECT_EQ(model.os_cpu[1], 12u);
   EXPECT_EQ(model.os_cpu[2], 2u);
   EXPECT_EQ(model.os_cpu[12], 1u);
-  EXPECT_EQ(model.logical_core[13], 6u);
+  // Open MPI's rankfile slot= under --use-hwthread-cpus: the PU's logical index, not its core's (6).
+  EXPECT_EQ(model.logical_index[13], 13u);
   EXPECT_EQ(model.distance(0, 0), 0u);
   EXPECT_EQ(model.distance(0, 1), 1u);    // two PUs of one core
   EXPECT_EQ(model.distance(0, 2), 2u);    // two cores of one package
@@ -194,12 +195,13 @@ TEST(HwlocReader, DistanceBetweenPusOfARealNode) {
 TEST(HwlocReader, SlotsAreTheCoresWithAnAllowedPu) {
   const NodeModel cores = read_hwloc_node(test::instance("hwloc/partly-allowed.xml"), SlotUnit::Core);
   EXPECT_EQ(cores.levels, (std::vector<std::string>{"core"}));
-  EXPECT_EQ(cores.logical_core, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(cores.logical_index, (std::vector<std::uint32_t>{0, 1}));
   EXPECT_EQ(cores.os_cpu, (std::vector<std::uint32_t>{1, 2}));
   EXPECT_EQ(cores.os_cpus, (std::vector<std::vector<std::uint32_t>>{{1}, {2}}));  // only the allowed PUs
   const NodeModel pus = read_hwloc_node(test::instance("hwloc/partly-allowed.xml"), SlotUnit::Pu);
   EXPECT_EQ(pus.levels, (std::vector<std::string>{"pu"}));  // one allowed PU per core: core = pu
-  EXPECT_EQ(pus.logical_core, (std::vector<std::uint32_t>{0, 1}));
+  // PU logical indexes count the disallowed PUs too, as Open MPI's topology does (P#0 is logical 0).
+  EXPECT_EQ(pus.logical_index, (std::vector<std::uint32_t>{1, 2}));
   EXPECT_EQ(pus.os_cpu, (std::vector<std::uint32_t>{1, 2}));
   EXPECT_EQ(pus.distance(0, 1), 1u);
 }

@@ -9,13 +9,19 @@
 
 namespace taskmap {
 
+enum class SlotUnit { Core, Pu };
+
 struct NodeModel {
   std::string source;               // the file, for messages
   std::vector<std::string> levels;  // outermost first, e.g. {"package", "numa", "l3", "core"}
   // For each slot, its index at each level (path[slot][level]), numbered node-wide: two slots
   // share level L when their indices at L are equal.
   std::vector<std::vector<std::uint32_t>> path;
-  std::vector<std::uint32_t> logical_core;  // per slot: the core's hwloc logical index (Open MPI rankfile slot=)
+  SlotUnit unit = SlotUnit::Core;
+  // Per slot: the hwloc logical index of its core, or of its PU when the slots are PUs. It is
+  // Open MPI's rankfile slot=N, which mpirun reads as a core index, or as a PU index under
+  // --use-hwthread-cpus.
+  std::vector<std::uint32_t> logical_index;
   std::vector<std::uint32_t> os_cpu;        // per slot: first PU's OS index (Slurm --cpu-bind=map_cpu)
   std::vector<std::vector<std::uint32_t>> os_cpus;  // per slot: every allowed PU's OS index
 
@@ -32,8 +38,6 @@ struct NodeModel {
   // A flat node of n slots: no levels, every pair at distance 1.
   static NodeModel flat(std::uint32_t n);
 };
-
-enum class SlotUnit { Core, Pu };
 
 // Reads hwloc XML (v1 or v2) with the hwloc library. Throws Error naming the file and hwloc's
 // reason when the library cannot load it (e.g. a topology diff, or a newer format).
