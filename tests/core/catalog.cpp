@@ -254,7 +254,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
       // The 26 mappers; pipelines A+B+... make the 27th way to map.
       {"mappers", {"auto", "default", "hostname-order", "order", "random", "cyclic", "file", "percs-block", "percs-modcolor", "percs-transpose",
                    "rtt-map", "dragonfly-bsm", "dragonfly-bbac", "hilbert", "rubik-tiling", "blocks", "scotch", "ptscotch", "metis",
-                   "greedy", "rb", "ml", "timer", "refine-hb", "refine-mcl", "rahtm"}}};
+                   "greedy", "rb", "ml", "timer", "refine-hb", "refine-mcl", "refine-inject", "rahtm"}}};
   return names;
 }
 

@@ -74,7 +74,7 @@ TEST(Mappers, MoreTasksThanSlotsIsAnError) {
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()),
                 "the pattern has 5 tasks but machine 'torus:2x2' has only 4 slots (several tasks per slot: default, scotch, "
-                "metis, greedy, rb, ml, timer, refine-hb or refine-mcl)");
+                "metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)");
     }
   }
   // default takes several tasks per slot: consecutive blocks, task t on slot floor(4t/5).

@@ -164,6 +164,50 @@ TEST(ClusterMappers, RbIntoAllLeavesAtOnceReachesTheLeastUplinkVolume) {
   EXPECT_THROW(run_mapper_on(problem, "rb:split=pods"), Error);
 }
 
+TEST(ClusterMappers, RefineInjectRelievesTheBusiestNodeLinkAndKeepsTheUplinkBytes) {
+  // Leaf A holds n1 and n2, leaf B n3, under a top switch S; 4 slots per node, links of one
+  // bandwidth. P = tasks 0-3 and Q = 4-7 are cliques (1 unit each way per pair); each of them
+  // sends 1 unit to task 8, on n3. Start: n1 = {0, 1, 4, 5}, n2 = {2, 3, 6, 7}, so each node
+  // sends 4 units of P, 4 of Q and 4 to task 8: its injection link carries 12, as much as any
+  // link (n3's ejection link takes 8). Split again, n1 = P and n2 = Q send 4 each: the
+  // busiest link carries 8 (n3's), 2/3 of before. What leaves leaf A (8 units) stays.
+  Fabric f;
+  f.source = "two leaves";
+  f.switches = {"S", "A", "B"};
+  f.hosts = {"n1", "n2", "n3"};
+  f.host_ports = {{0, 1, 0}, {1, 1, 0}, {2, 2, 0}};
+  f.cables = {{0, 1, 0}, {0, 2, 0}};
+  f.top_switches = {0};
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "two leaves"});
+  std::vector<CommEdge> edges;
+  for (TaskId base : {0u, 4u}) {
+    for (TaskId i = 0; i < 4; ++i)
+      for (TaskId j = 0; j < 4; ++j)
+        if (i != j) edges.push_back({base + i, base + j, 1});
+  }
+  for (TaskId t = 0; t < 8; ++t) edges.push_back({t, 8, 1});
+  const CommGraph g = CommGraph::from_edges(9, edges);
+  const MappingProblem problem(m, g);
+  const Mapping start{{0, 1, 4, 5, 2, 3, 6, 7, 8}, {}};
+  const Mapping refined = make_mapper(parse_mapper_spec("refine-inject"))->improve(problem, start);
+  validate_mapping(refined, m, g.num_tasks(), "refine-inject");
+  std::vector<NodeId> node(9);
+  for (TaskId t = 0; t < 9; ++t) node[t] = m.node_of_slot(refined.slot_of_task[t]);
+  for (TaskId t = 1; t < 4; ++t) EXPECT_EQ(node[t], node[0]) << t;
+  for (TaskId t = 5; t < 8; ++t) EXPECT_EQ(node[t], node[4]) << t;
+  EXPECT_NE(node[0], node[4]);
+  EXPECT_EQ(node[8], 2u);
+  const Evaluator evaluator(problem);
+  const Metrics before = evaluator.evaluate(g, start), after = evaluator.evaluate(g, refined);
+  EXPECT_DOUBLE_EQ(after.mcl / before.mcl, 8.0 / 12.0);
+  EXPECT_DOUBLE_EQ(before.leaf_uplink_volume, 8.0);
+  EXPECT_DOUBLE_EQ(after.leaf_uplink_volume, 8.0);
+  // Nothing to relieve on a torus: not applicable, with the reason.
+  const Machine torus = make_machine("torus:2x2,ppn=4");
+  EXPECT_EQ(why_not_applicable(parse_mapper_spec("refine-inject"), MappingProblem(torus, g)),
+            "it needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not torus");
+}
+
 TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {
   const Machine m = allocate(test::four_named_nodes(2), parse_nodes_argument("cn2,gpu1"));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x2"));

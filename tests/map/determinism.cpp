@@ -19,14 +19,14 @@ namespace taskmap {
 namespace {
 
 struct Job {
-  const char* machine;
-  const char* routing;  // "" for the machine's default
-  const char* pattern;
+  std::string machine;
+  std::string routing;  // "" for the machine's default
+  std::string pattern;
 };
 
 // Small jobs on which each mapper of the catalog applies somewhere: tori (3D, and 5D for the
 // letter orders and the Rubik tiling), a mesh under DOR (refine-mcl's split budget), PERCS,
-// RTT, Dragonfly and a fat tree.
+// RTT, Dragonfly, a fat tree and a fabric with leaf switches read from a Slurm file.
 const std::vector<Job>& jobs() {
   static const std::vector<Job> list = {
       {"torus:4x4x4", "", "npb-cg:64"},
@@ -36,6 +36,7 @@ const std::vector<Job>& jobs() {
       {"rtt:a=4,ppn=4", "", "halo2d:16x8"},
       {"dragonfly:p=4,a=6,h=3", "", "halo2d:12x12"},
       {"fattree:k=4,n=3", "", "halo2d:8x8"},
+      {"slurm:" + test::instance("cluster/two-leaves.conf") + ",ppn=4", "", "halo2d:4x6"},
   };
   return list;
 }
@@ -103,7 +104,7 @@ TEST(Determinism, EveryMapperGivesTheSameMappingTwiceAndOnAnyThreadCount) {
                                                        : std::vector<std::pair<std::string, std::string>>{});
       if (!why_not_applicable(parse_mapper_spec(spec), problem).empty()) continue;
       SCOPED_TRACE(fmt::format("{} on {} ({}) under {}", spec, job.machine, job.pattern,
-                               *job.routing ? job.routing : "the default routing"));
+                               job.routing.empty() ? "the default routing" : job.routing));
       Mapping first;
       try {
         first = run_fresh(job, machine, graph, spec);

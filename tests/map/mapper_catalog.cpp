@@ -35,8 +35,8 @@ TEST(MapperCatalog, MessagesSuggestAndListWhatIsKnown) {
   EXPECT_EQ(error_of("rahtm:beem=2"),
             "--mapper 'rahtm:beem=2': rahtm: unknown parameter 'beem'; known: beam, search-nodes, milp-iterations, milp-seconds, leaf, threads, grid");
   EXPECT_EQ(error_of("default+hilbert"),
-            "--mapper 'default+hilbert': 'hilbert' cannot start from another mapping (after '+' only timer, refine-hb "
-            "or refine-mcl)");
+            "--mapper 'default+hilbert': 'hilbert' cannot start from another mapping (after '+' only timer, refine-hb, "
+            "refine-mcl or refine-inject)");
   EXPECT_EQ(error_of("rtt-map:conc=x2"),
             "--mapper 'rtt-map:conc=x2': conc='x2': 'x' is not h, v or t (write e.g. conc=v2 or conc=h2t2)");
 }
@@ -72,7 +72,7 @@ TEST(MapperCatalog, ApplicabilityNamesTheReason) {
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("dragonfly-bsm"), fits), "it needs a Dragonfly, not torus");
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("rahtm"), crowded),
             "it places one task per slot, and the job has 64 tasks for 16 slots (several tasks per slot: default, "
-            "scotch, metis, greedy, rb, ml, timer, refine-hb or refine-mcl)");
+            "scotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)");
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("scotch+refine-mcl"), crowded), "");
   const Machine fat_tree = make_machine("fattree:k=4,n=2");
   const MappingProblem switches(fat_tree, halo);

@@ -15,7 +15,7 @@ class Mapper {
   virtual ~Mapper() = default;
   virtual Mapping run(const MappingProblem& problem) const = 0;
   // Improves another mapper's result (a later stage of a pipeline A+B); only refiners
-  // (timer, refine-hb, refine-mcl) override it, the catalog admits no other kind after a '+'.
+  // (timer, refine-hb, refine-mcl, refine-inject) override it, the catalog admits no other kind after a '+'.
   virtual Mapping improve(const MappingProblem& problem, Mapping start) const;
 };
 

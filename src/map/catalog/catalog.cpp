@@ -24,13 +24,16 @@ enum class MapperKind {
   Auto, Default, HostnameOrder, Order, Random, Cyclic, File,
   PercsBlock, PercsModColor, PercsTranspose, RttMap, DragonflyBsm, DragonflyBbac, Hilbert, RubikTiling, GridBlocks,
   Scotch, PtScotch, Metis, Greedy, RecursiveBisection, Multilevel,
-  Timer, RefineHopBytes, RefineMcl,
+  Timer, RefineHopBytes, RefineMcl, RefineInject,
   Rahtm,
 };
 
 int tag(MapperKind kind) { return static_cast<int>(kind); }
 MapperKind kind_of(const SpecValues& v) { return static_cast<MapperKind>(v.entry().tag); }
-bool is_refiner(MapperKind k) { return k == MapperKind::Timer || k == MapperKind::RefineHopBytes || k == MapperKind::RefineMcl; }
+bool is_refiner(MapperKind k) {
+  return k == MapperKind::Timer || k == MapperKind::RefineHopBytes || k == MapperKind::RefineMcl ||
+         k == MapperKind::RefineInject;
+}
 
 // A default taken from an options struct's initializer, so that it is written once.
 template <typename T>
@@ -53,7 +56,7 @@ const char* leaf_name(RahtmLeafSolver leaf) {
 std::string fits(const MappingProblem& p) {
   if (p.graph().num_tasks() <= p.machine().num_slots()) return "";
   return fmt::format("it places one task per slot, and the job has {} tasks for {} slots (several tasks per slot: "
-                     "default, scotch, metis, greedy, rb, ml, timer, refine-hb or refine-mcl)",
+                     "default, scotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)",
                      p.graph().num_tasks(), p.machine().num_slots());
 }
 std::string on_torus(const MappingProblem& p) {
@@ -74,6 +77,11 @@ std::string nodes_on_every_router(const MappingProblem& p) {
   if (p.machine().num_host_routers() == p.machine().num_routers) return "";
   return fmt::format("it places tasks on routers, and machine '{}' has routers without nodes (switches)",
                      p.machine().description);
+}
+std::string on_leaf_fabric(const MappingProblem& p) {
+  if (has_injection_links(p.machine())) return "";
+  return fmt::format("it needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not {}",
+                     p.machine().kind_name());
 }
 std::string on_partial_cube(const MappingProblem& p) {
   if (std::string why = nodes_on_every_router(p); !why.empty()) return why;
@@ -104,7 +112,7 @@ const Catalog& mapper_catalog() {
        .option = "--mapper",
        .title = "Mappers",
        .intro = "Mappers for `--mapper` and `--mappers`. A pipeline `A+B+...` runs A, then each later stage "
-                "improves the result before it; only `timer`, `refine-hb` and `refine-mcl` can follow a `+`. "
+                "improves the result before it; only `timer`, `refine-hb`, `refine-mcl` and `refine-inject` can follow a `+`. "
                 "Every mapper works under the run's one `--routing`: the routing-aware ones (`refine-mcl`, "
                 "`rahtm`) optimize channel loads under it, an adaptive routing (ugal) under its oblivious split. "
                 "`compare` skips, with the reason, a mapper that does not apply to the machine or job. The "
@@ -404,6 +412,22 @@ const Catalog& mapper_catalog() {
                        .meaning = "where a task may move: to any slot, or (leaf: fabrics with leaf switches only) "
                                   "to the nodes under its own leaf switches, so that the leaf-uplink volume stays"},
                       seed_param(RefineOptions{}.seed, "of the annealing and the region phase's samples")}},
+          {.name = "refine-inject",
+           .tag = tag(MapperKind::RefineInject),
+           .summary = "lowers the load of the busiest nodes' own links (injection, ejection): two nodes under the "
+                      "same leaf switches share their tasks out again (METIS bisections balancing the tasks and "
+                      "their traffic with the rest of the job), kept when the busier of the two gets less load; "
+                      "every node keeps its task count and the network's links their loads (leaf-uplink volume "
+                      "kept); alone it starts from default",
+           .applies_to = "fabrics with leaf switches (Slurm, ibnetdiscover); any task count",
+           .applies = on_leaf_fabric,
+           .example = "refine-inject:tries=8",
+           .params = {{.name = "tries", .type = ParamType::Int, .default_value = default_of(InjectRefineOptions{}.tries),
+                       .min = 1, .max = 1 << 10, .meaning = "METIS bisections per pair of nodes, each its own seed"},
+                      {.name = "passes", .type = ParamType::Int,
+                       .default_value = default_of(InjectRefineOptions{}.passes), .min = 1, .max = 1 << 10,
+                       .meaning = "passes over the nodes at most, busiest first"},
+                      seed_param(InjectRefineOptions{}.seed, "of the first bisection")}},
           {.name = "rahtm",
            .tag = tag(MapperKind::Rahtm),
            .summary = "RAHTM: tiling clusters, MILP placement of clusters on 2-ary cubes (COIN-OR CBC), "
@@ -544,6 +568,10 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       options.seed = seed(v);
       return make_refine_mcl_mapper(std::move(label), options, make_default_mapper());
     }
+    case MapperKind::RefineInject:
+      return make_refine_inject_mapper(std::move(label),
+                                       {.tries = count(v, "tries"), .passes = count(v, "passes"), .seed = seed(v)},
+                                       make_default_mapper());
     case MapperKind::Rahtm: {
       RahtmOptions options;
       options.beam = count(v, "beam");
@@ -584,7 +612,7 @@ MapperSpec parse_mapper_spec(std::string_view text) {
     SpecValues stage = mapper_catalog().parse(stages[i]);
     if (kind_of(stage) == MapperKind::RttMap && stage.given("conc")) parse_concentration(stage);  // checked now
     if (i > 0 && !is_refiner(kind_of(stage))) {
-      fail("--mapper '{}': '{}' cannot start from another mapping (after '+' only timer, refine-hb or refine-mcl)", text,
+      fail("--mapper '{}': '{}' cannot start from another mapping (after '+' only timer, refine-hb, refine-mcl or refine-inject)", text,
            stages[i]);
     }
     spec.stages.push_back(std::move(stage));

@@ -6,6 +6,7 @@
 
 #include "taskmap/map/mapper_support.h"
 #include "taskmap/map/refine/refine_hop_bytes.h"
+#include "taskmap/map/refine/refine_inject.h"
 #include "taskmap/map/refine/refine_mcl.h"
 #include "taskmap/map/refine/refiners.h"
 #include "taskmap/map/refine/timer.h"
@@ -80,6 +81,26 @@ class RefineHopBytesMapper final : public Refiner<HopBytesRefineOptions> {
   }
 };
 
+class RefineInjectMapper final : public Refiner<InjectRefineOptions> {
+ public:
+  using Refiner::Refiner;
+
+  Mapping improve(const MappingProblem& problem, Mapping start) const override {
+    if (!has_injection_links(problem.machine())) {
+      refuse(label_, "it needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not {}",
+             problem.machine().kind_name());
+    }
+    InjectRefineStats stats;
+    const std::string earlier = start.note;
+    Mapping result = refine_injection(problem, std::move(start), options_, &stats);
+    result.note = noted(earlier, fmt::format("refine-inject: {} passes, {} node pairs split again of {} tried; busiest "
+                                             "node link {:.6g} -> {:.6g}",
+                                             stats.passes, stats.pairs_kept, stats.pairs_tried, stats.before,
+                                             stats.after));
+    return result;
+  }
+};
+
 class TimerMapper final : public Refiner<TimerOptions> {
  public:
   using Refiner::Refiner;
@@ -115,6 +136,10 @@ std::unique_ptr<Mapper> make_refine_mcl_mapper(MapperLabel label, RefineOptions 
 std::unique_ptr<Mapper> make_refine_hb_mapper(MapperLabel label, HopBytesRefineOptions options,
                                               std::unique_ptr<Mapper> start) {
   return std::make_unique<detail::RefineHopBytesMapper>(std::move(label), options, std::move(start));
+}
+std::unique_ptr<Mapper> make_refine_inject_mapper(MapperLabel label, InjectRefineOptions options,
+                                                  std::unique_ptr<Mapper> start) {
+  return std::make_unique<detail::RefineInjectMapper>(std::move(label), options, std::move(start));
 }
 std::unique_ptr<Mapper> make_timer_mapper(MapperLabel label, TimerOptions options, std::unique_ptr<Mapper> start) {
   return std::make_unique<detail::TimerMapper>(std::move(label), options, std::move(start));

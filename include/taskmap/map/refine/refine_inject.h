@@ -1,0 +1,38 @@
+#pragma once
+// refine-inject (taskmap's own): lowers the load of the busiest nodes' own links (injection
+// and ejection) on a fabric with leaf switches, where the job's traffic often loads a node's
+// link more than any cable of the network. Two nodes cabled to the same switches share their
+// tasks out again: METIS bisects the pair's tasks, balancing their count and their traffic
+// with the rest of the job (which loads a node's links wherever in the pair a task sits), and
+// the split is kept when the busier node of the two gets less load (or as much, and the two
+// less in sum). A task moved between such nodes keeps every route to tasks outside the pair
+// but for the node's own link, so the network's cables keep their loads: the leaf-uplink
+// volume stays. Moves of whole groups of tasks, which a search by single moves and swaps
+// cannot make one step at a time without raising a node's load first.
+#include <cstdint>
+
+#include "taskmap/problem/problem.h"
+
+namespace taskmap {
+
+struct InjectRefineOptions {
+  std::uint32_t tries = 4;   // METIS bisections per pair, each with its own seed
+  std::uint32_t passes = 8;  // passes over the nodes at most (a pass that keeps nothing ends it)
+  std::uint64_t seed = 1;    // of the first bisection; the others count up from it
+};
+
+struct InjectRefineStats {
+  double before = 0, after = 0;  // the highest load / bandwidth of a node's own links
+  std::uint32_t passes = 0, pairs_tried = 0, pairs_kept = 0;
+};
+
+// True when the machine has leaf switches and injection links (what refine-inject works on).
+bool has_injection_links(const Machine& machine);
+
+// Never returns a placement whose busiest node link is busier than `start`'s; every node keeps
+// as many tasks as it had; no task changes leaf switch. Throws Error when the machine has no
+// leaf switches with injection links.
+Mapping refine_injection(const MappingProblem& problem, Mapping start, const InjectRefineOptions& options,
+                         InjectRefineStats* stats = nullptr);
+
+}  // namespace taskmap
