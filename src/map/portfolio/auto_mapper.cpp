@@ -21,6 +21,7 @@
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/map/node_order.h"
 #include "taskmap/map/partition/partition_mappers.h"
+#include "taskmap/map/refine/refine_inject.h"
 #include "taskmap/map/refine/refine_mcl.h"
 
 namespace taskmap {
@@ -281,6 +282,14 @@ class AutoMapper final : public Mapper {
         const std::size_t fewest = auto_choice(metrics_of(unsearched), 0, fewest_bytes, true);
         search_from(fewest, true);
         search_from(fewest, false);
+        // And its nodes' own links relieved by whole groups of tasks, which refine-mcl's single
+        // moves and swaps cannot shift (cheap beside a search: a few METIS bisections per node).
+        if (has_injection_links(problem.machine())) {
+          const std::string injecting = fmt::format("refine-inject:seed={}", options_.seed);
+          searches.emplace_back(results[fewest].spec + "+" + injecting, [&, fewest, injecting] {
+            return factory_.make(injecting)->improve(problem, results[fewest].mapping);
+          });
+        }
       }
       progress.set_total(portfolio.size() + starts.size() + searches.size());
       consider_all(searches, 0);
