@@ -78,11 +78,7 @@ std::string nodes_on_every_router(const MappingProblem& p) {
   return fmt::format("it places tasks on routers, and machine '{}' has routers without nodes (switches)",
                      p.machine().description);
 }
-std::string on_leaf_fabric(const MappingProblem& p) {
-  if (has_injection_links(p.machine())) return "";
-  return fmt::format("it needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not {}",
-                     p.machine().kind_name());
-}
+std::string on_leaf_fabric(const MappingProblem& p) { return why_no_injection_links(p.machine()); }
 std::string on_partial_cube(const MappingProblem& p) {
   if (std::string why = nodes_on_every_router(p); !why.empty()) return why;
   try {

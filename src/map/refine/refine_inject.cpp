@@ -1,5 +1,6 @@
 #include "taskmap/map/refine/refine_inject.h"
 
+#include <fmt/format.h>
 #include <metis.h>
 
 #include <algorithm>
@@ -372,13 +373,16 @@ bool has_injection_links(const Machine& machine) {
                      [&](const Channel& c) { return machine.classes[c.link_class].host_link; });
 }
 
+std::string why_no_injection_links(const Machine& machine) {
+  if (has_injection_links(machine)) return "";
+  return fmt::format("it needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not {}",
+                     machine.kind_name());
+}
+
 Mapping refine_injection(const MappingProblem& problem, Mapping start, const InjectRefineOptions& options,
                          InjectRefineStats* stats) {
   const Machine& m = problem.machine();
-  if (!has_injection_links(m)) {
-    fail("refine-inject needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not {}",
-         m.kind_name());
-  }
+  if (std::string why = why_no_injection_links(m); !why.empty()) fail("refine-inject: {}", why);
   InjectRefineStats local;
   InjectRefineStats& s = stats ? *stats : local;
   InjectRefiner refiner(problem, start, options);

@@ -86,10 +86,7 @@ class RefineInjectMapper final : public Refiner<InjectRefineOptions> {
   using Refiner::Refiner;
 
   Mapping improve(const MappingProblem& problem, Mapping start) const override {
-    if (!has_injection_links(problem.machine())) {
-      refuse(label_, "it needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not {}",
-             problem.machine().kind_name());
-    }
+    if (std::string why = why_no_injection_links(problem.machine()); !why.empty()) refuse(label_, "{}", why);
     InjectRefineStats stats;
     const std::string earlier = start.note;
     Mapping result = refine_injection(problem, std::move(start), options_, &stats);

@@ -10,6 +10,7 @@
 // volume stays. Moves of whole groups of tasks, which a search by single moves and swaps
 // cannot make one step at a time without raising a node's load first.
 #include <cstdint>
+#include <string>
 
 #include "taskmap/problem/problem.h"
 
@@ -28,6 +29,8 @@ struct InjectRefineStats {
 
 // True when the machine has leaf switches and injection links (what refine-inject works on).
 bool has_injection_links(const Machine& machine);
+// Why refine-inject cannot work on the machine ("" when it can).
+std::string why_no_injection_links(const Machine& machine);
 
 // Never returns a placement whose busiest node link is busier than `start`'s; every node keeps
 // as many tasks as it had; no task changes leaf switch. Throws Error when the machine has no
