@@ -10,15 +10,8 @@
 namespace taskmap {
 namespace {
 
-// Equal within rounding, as auto compares its candidates.
-int compare_values(double a, double b) {
-  const double scale = std::max({std::abs(a), std::abs(b), 1e-300});
-  if (std::abs(a - b) <= 1e-9 * scale) return 0;
-  return a < b ? -1 : 1;
-}
-
 double relative_change(double chosen, double baseline) {
-  if (compare_values(chosen, baseline) == 0) return 0;
+  if (compare_within_rounding(chosen, baseline) == 0) return 0;
   if (baseline == 0) return std::numeric_limits<double>::infinity();
   return (chosen - baseline) / baseline;
 }
@@ -26,7 +19,7 @@ double relative_change(double chosen, double baseline) {
 struct Quantity {
   const char* name;  // as the sentence says it
   double chosen, baseline;
-  int order() const { return compare_values(chosen, baseline); }
+  int order() const { return compare_within_rounding(chosen, baseline); }
   // "by 23%", or "from 0 to 12" when the baseline is 0.
   std::string amount() const {
     if (baseline == 0) return fmt::format("from 0 to {:.6g}", chosen);
@@ -35,6 +28,12 @@ struct Quantity {
 };
 
 }  // namespace
+
+int compare_within_rounding(double a, double b) {
+  const double scale = std::max({std::abs(a), std::abs(b), 1e-300});
+  if (std::abs(a - b) <= 1e-9 * scale) return 0;
+  return a < b ? -1 : 1;
+}
 
 std::string percent_text(double change) {
   const double percent = std::abs(change) * 100;
@@ -49,7 +48,7 @@ std::string percent_text(double change) {
 int compare_placements(const Metrics& a, const Metrics& b) {
   for (const auto& [x, y] : {std::pair(a.mcl, b.mcl), std::pair(a.hop_bytes, b.hop_bytes),
                              std::pair(a.node_hop_bytes, b.node_hop_bytes)}) {
-    if (const int order = compare_values(x, y); order != 0) return order;
+    if (const int order = compare_within_rounding(x, y); order != 0) return order;
   }
   return 0;
 }

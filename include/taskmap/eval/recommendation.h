@@ -47,6 +47,11 @@ Recommendation recommend(const RecommendationInput& input);
 // The rule's order: < 0 when a is better than b, 0 when they are equal, > 0 when a is worse.
 int compare_placements(const Metrics& a, const Metrics& b);
 
+// -1, 0 or 1 as a is below, equal to (within 1e-9 relative: sums of the same loads in another
+// order differ in the last digits) or above b. The one comparison of metrics and loads that
+// auto, the recommendation and the refiners use.
+int compare_within_rounding(double a, double b);
+
 // A change as the sentence shows it, without its sign: "41%", "less than 1%", "0%".
 std::string percent_text(double change);
 

@@ -19,6 +19,7 @@
 #include "taskmap/core/memory.h"
 #include "taskmap/core/progress.h"
 #include "taskmap/eval/evaluator.h"
+#include "taskmap/eval/recommendation.h"
 #include "taskmap/map/node_order.h"
 #include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/refine/refine_inject.h"
@@ -76,13 +77,6 @@ struct Result {
   Metrics metrics;
 };
 
-// Equal within rounding: sums of the same loads in another order differ in the last digits.
-int compare_values(double a, double b) {
-  const double scale = std::max({std::abs(a), std::abs(b), 1e-300});
-  if (std::abs(a - b) <= 1e-9 * scale) return 0;
-  return a < b ? -1 : 1;
-}
-
 // True when x is strictly better than y by the objective, then the other metric, then the
 // traffic inside nodes.
 bool better(const Metrics& x, const Metrics& y, AutoObjective objective) {
@@ -97,7 +91,7 @@ bool better(const Metrics& x, const Metrics& y, AutoObjective objective) {
   };
   const std::array<double, 3> keys_x = keys(x), keys_y = keys(y);
   for (int k = 0; k < 3; ++k) {
-    if (int c = compare_values(keys_x[k], keys_y[k]); c != 0) return c < 0;
+    if (int c = compare_within_rounding(keys_x[k], keys_y[k]); c != 0) return c < 0;
   }
   return false;
 }
@@ -360,8 +354,8 @@ std::size_t auto_choice(const std::vector<Metrics>& results, std::size_t launche
   for (std::size_t i = 0; i < std::min(launchers, results.size()); ++i) ceiling = std::min(ceiling, results[i].mcl);
   std::size_t chosen = best;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    if (i == chosen || compare_values(results[i].mcl, ceiling) > 0) continue;
-    const int uplink = compare_values(results[i].leaf_uplink_volume, results[chosen].leaf_uplink_volume);
+    if (i == chosen || compare_within_rounding(results[i].mcl, ceiling) > 0) continue;
+    const int uplink = compare_within_rounding(results[i].leaf_uplink_volume, results[chosen].leaf_uplink_volume);
     if (uplink < 0 || (uplink == 0 && better(results[i], results[chosen], options.objective))) chosen = i;
   }
   return chosen;

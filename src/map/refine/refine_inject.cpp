@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "taskmap/core/error.h"
+#include "taskmap/eval/recommendation.h"
 #include "taskmap/map/router_placement.h"
 
 namespace taskmap {
@@ -65,11 +66,18 @@ double load_of(const Loads& l, const NodeLinks& k) {
 struct PairScore {
   double busier = 0, sum = 0;
 };
+PairScore score_of(double x, double y) { return {std::max(x, y), x + y}; }
 bool lower(const PairScore& a, const PairScore& b) {
-  const auto differ = [](double x, double y) { return std::abs(x - y) > 1e-9 * std::max({std::abs(x), std::abs(y), 1e-300}); };
-  if (differ(a.busier, b.busier)) return a.busier < b.busier;
-  return differ(a.sum, b.sum) && a.sum < b.sum;
+  if (const int busier = compare_within_rounding(a.busier, b.busier); busier != 0) return busier < 0;
+  return compare_within_rounding(a.sum, b.sum) < 0;
 }
+
+// A new split of a pair: its score, x's tasks, and the loads of x and y.
+struct Split {
+  PairScore score;
+  std::vector<TaskId> x_tasks;
+  std::array<Loads, 2> loads;
+};
 
 // METIS weights stay well inside 32 bits: the heaviest edge of a pair's graph at most 2^20,
 // all of its edges together at most 2^28, the tasks' outside traffic together 2^24.
@@ -87,18 +95,18 @@ class InjectRefiner {
         undirected_(detail::undirected_graph(g_)),
         options_(options),
         links_(node_links(m_)),
-        node_of_(g_.num_tasks()),
         tasks_of_(m_.num_nodes()),
         slots_of_(m_.num_nodes()),
         loads_(m_.num_nodes()),
         side_(g_.num_tasks(), -1),
         index_(g_.num_tasks(), -1) {
     const std::uint32_t n = g_.num_tasks();
+    std::vector<NodeId> node_of(n);
     for (TaskId t = 0; t < n; ++t) {
       const SlotId s = start.slot_of_task[t];
-      node_of_[t] = m_.node_of_slot(s);
-      tasks_of_[node_of_[t]].push_back(t);
-      slots_of_[node_of_[t]].push_back(s);
+      node_of[t] = m_.node_of_slot(s);
+      tasks_of_[node_of[t]].push_back(t);
+      slots_of_[node_of[t]].push_back(s);
     }
     // Who sends to each task: the in-edges, for the loads of the nodes' ejection links.
     in_offsets_.assign(n + 1, 0);
@@ -120,9 +128,9 @@ class InjectRefiner {
       const auto targets = g_.targets(t);
       const auto volumes = g_.volumes(t);
       for (std::size_t e = 0; e < targets.size(); ++e) {
-        if (node_of_[targets[e]] == node_of_[t]) continue;
-        loads_[node_of_[t]].out += volumes[e];
-        loads_[node_of_[targets[e]]].in += volumes[e];
+        if (node_of[targets[e]] == node_of[t]) continue;
+        loads_[node_of[t]].out += volumes[e];
+        loads_[node_of[targets[e]]].in += volumes[e];
       }
     }
     const std::vector<std::uint32_t> group = leaf_groups(m_);
@@ -169,8 +177,8 @@ class InjectRefiner {
       std::stable_sort(order.begin(), order.end(), [&](NodeId a, NodeId b) { return load[a] > load[b]; });
       bool kept = false;
       for (NodeId x : order) {
-        std::optional<std::pair<NodeId, std::vector<TaskId>>> best;  // partner, x's new tasks
-        PairScore best_score;
+        std::optional<std::pair<NodeId, Split>> best;  // the partner and the split
+        PairScore best_gain;
         for (NodeId y : groups_[group_of_[x]]) {
           // Two lone tasks only trade their loads between alike nodes: refine-mcl's swaps do that.
           if (y == x || (tasks_of_[x].size() == 1 && tasks_of_[y].size() == 1)) continue;
@@ -181,14 +189,12 @@ class InjectRefiner {
           tried_at[key] = now;
           ++stats.pairs_tried;
           work += double(tasks_of_[x].size() + tasks_of_[y].size()) * options_.tries;
-          const PairScore current{std::max(load_of(loads_[x], links_[x]), load_of(loads_[y], links_[y])),
-                                  load_of(loads_[x], links_[x]) + load_of(loads_[y], links_[y])};
-          auto split = best_split(x, y);
-          if (!split || !lower(split->first, current)) continue;
-          auto& [score, x_tasks] = *split;
+          const PairScore current = score_of(load_of(loads_[x], links_[x]), load_of(loads_[y], links_[y]));
+          std::optional<Split> split = best_split(x, y);
+          if (!split || !lower(split->score, current)) continue;
           // Compared with the other partners by how much lower than the pair's own score.
-          const PairScore gain{current.busier - score.busier, current.sum - score.sum};
-          if (!best || lower(best_score, gain)) best.emplace(y, std::move(x_tasks)), best_score = gain;
+          const PairScore gain{current.busier - split->score.busier, current.sum - split->score.sum};
+          if (!best || lower(best_gain, gain)) best.emplace(y, std::move(*split)), best_gain = gain;
         }
         if (!best) continue;
         apply(x, best->first, best->second);
@@ -231,8 +237,8 @@ class InjectRefiner {
 
   // The best of options_.tries METIS bisections of the pair's tasks (x keeps its task count),
   // alternately balancing the tasks' traffic with the rest of the job too and not; its score
-  // and x's tasks. Nothing when METIS refuses every one.
-  std::optional<std::pair<PairScore, std::vector<TaskId>>> best_split(NodeId x, NodeId y) {
+  // x's tasks and their loads. Nothing when METIS refuses every one.
+  std::optional<Split> best_split(NodeId x, NodeId y) {
     std::vector<TaskId> tasks = tasks_of_[x];
     tasks.insert(tasks.end(), tasks_of_[y].begin(), tasks_of_[y].end());
     const auto k = static_cast<idx_t>(tasks.size());
@@ -268,8 +274,7 @@ class InjectRefiner {
     const auto x_share = static_cast<real_t>(double(x_count) / double(k));
     const auto x_outside_share = static_cast<real_t>(speed_x + speed_y > 0 ? speed_x / (speed_x + speed_y) : 0.5);
 
-    std::optional<PairScore> best;
-    std::vector<TaskId> best_x;
+    std::optional<Split> best;
     std::vector<idx_t> part(tasks.size());
     for (std::uint32_t attempt = 0; attempt < options_.tries; ++attempt) {
       idx_t constraints = attempt % 2 == 0 && outside_sum > 0 ? 2 : 1;
@@ -293,19 +298,16 @@ class InjectRefiner {
       }
       even_out(tasks, xadj, adjncy, adjwgt, x_count, part);
       for (std::size_t i = 0; i < tasks.size(); ++i) side_[tasks[i]] = static_cast<std::int8_t>(part[i]);
-      const std::array<Loads, 2> l = side_loads(tasks);
-      const double lx = load_of(l[0], links_[x]), ly = load_of(l[1], links_[y]);
-      const PairScore score{std::max(lx, ly), lx + ly};
-      if (!best || lower(score, *best)) {
-        best = score;
-        best_x.clear();
+      const std::array<Loads, 2> loads = side_loads(tasks);
+      const PairScore score = score_of(load_of(loads[0], links_[x]), load_of(loads[1], links_[y]));
+      if (!best || lower(score, best->score)) {
+        best = Split{score, {}, loads};
         for (std::size_t i = 0; i < tasks.size(); ++i)
-          if (part[i] == 0) best_x.push_back(tasks[i]);
+          if (part[i] == 0) best->x_tasks.push_back(tasks[i]);
       }
     }
     for (TaskId t : tasks) side_[t] = -1;
-    if (!best) return std::nullopt;
-    return std::pair{*best, std::move(best_x)};
+    return best;
   }
 
   // Moves tasks across until side 0 holds exactly x_count: each time the one whose move
@@ -328,23 +330,20 @@ class InjectRefiner {
     }
   }
 
-  void apply(NodeId x, NodeId y, const std::vector<TaskId>& x_tasks) {
+  void apply(NodeId x, NodeId y, const Split& split) {
     std::vector<TaskId> tasks = tasks_of_[x];
     tasks.insert(tasks.end(), tasks_of_[y].begin(), tasks_of_[y].end());
-    for (TaskId t : tasks) side_[t] = 1;
-    for (TaskId t : x_tasks) side_[t] = 0;
-    const std::array<Loads, 2> l = side_loads(tasks);
+    for (TaskId t : split.x_tasks) side_[t] = 0;
     tasks_of_[x].clear();
     tasks_of_[y].clear();
     for (TaskId t : tasks) {
-      node_of_[t] = side_[t] == 0 ? x : y;
-      tasks_of_[node_of_[t]].push_back(t);
+      tasks_of_[side_[t] == 0 ? x : y].push_back(t);
       side_[t] = -1;
     }
     std::sort(tasks_of_[x].begin(), tasks_of_[x].end());
     std::sort(tasks_of_[y].begin(), tasks_of_[y].end());
-    loads_[x] = l[0];
-    loads_[y] = l[1];
+    loads_[x] = split.loads[0];
+    loads_[y] = split.loads[1];
   }
 
   const Machine& m_;
@@ -352,7 +351,6 @@ class InjectRefiner {
   const detail::UndirectedGraph undirected_;
   InjectRefineOptions options_;
   std::vector<NodeLinks> links_;
-  std::vector<NodeId> node_of_;
   std::vector<std::vector<TaskId>> tasks_of_;
   std::vector<std::vector<SlotId>> slots_of_;
   std::vector<Loads> loads_;
