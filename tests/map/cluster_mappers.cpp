@@ -208,6 +208,39 @@ TEST(ClusterMappers, RefineInjectRelievesTheBusiestNodeLinkAndKeepsTheUplinkByte
             "it needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not torus");
 }
 
+TEST(ClusterMappers, RefineInjectMovesTasksOffASlowNodeIntoFreeSlotsUnderItsLeaf) {
+  // Leaf A holds n1, whose link runs at 50 Gb/s, and n2 (100 Gb/s, no task); leaf B holds n3;
+  // cables at 100 Gb/s (bandwidth 1). Tasks 0-3 on n1 each send 1 unit to task 4 on n3: n1's
+  // injection link carries 4 / 0.5 = 8, the MCL. Two tasks to n2 would leave n1 at 2 / 0.5 = 4
+  // and n2 at 2; all four to n2 leave it at 4 and n1 at 0, as busy and less in sum: refine-inject
+  // keeps that. Then n3's ejection link and leaf A's uplink carry 4 each, the MCL; the 4 units
+  // leaving leaf A stay.
+  Fabric f;
+  f.source = "slow node";
+  f.switches = {"S", "A", "B"};
+  f.hosts = {"n1", "n2", "n3"};
+  f.host_ports = {{0, 1, 50}, {1, 1, 100}, {2, 2, 100}};
+  f.cables = {{0, 1, 100}, {0, 2, 100}};
+  f.rates_in_gbps = true;
+  f.top_switches = {0};
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "slow node"});
+  std::vector<CommEdge> edges;
+  for (TaskId t = 0; t < 4; ++t) edges.push_back({t, 4, 1});
+  const CommGraph g = CommGraph::from_edges(5, edges);
+  const MappingProblem problem(m, g);
+  const Mapping start{{0, 1, 2, 3, 8}, {}};
+  const Mapping refined = make_mapper(parse_mapper_spec("refine-inject"))->improve(problem, start);
+  validate_mapping(refined, m, g.num_tasks(), "refine-inject");
+  for (TaskId t = 0; t < 4; ++t) EXPECT_EQ(m.node_of_slot(refined.slot_of_task[t]), 1u) << t;
+  EXPECT_EQ(m.node_of_slot(refined.slot_of_task[4]), 2u);
+  const Evaluator evaluator(problem);
+  const Metrics before = evaluator.evaluate(g, start), after = evaluator.evaluate(g, refined);
+  EXPECT_DOUBLE_EQ(before.mcl, 8.0);
+  EXPECT_DOUBLE_EQ(after.mcl, 4.0);
+  EXPECT_DOUBLE_EQ(after.leaf_uplink_volume, before.leaf_uplink_volume);
+  EXPECT_DOUBLE_EQ(after.leaf_uplink_volume, 4.0);
+}
+
 TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {
   const Machine m = allocate(test::four_named_nodes(2), parse_nodes_argument("cn2,gpu1"));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x2"));

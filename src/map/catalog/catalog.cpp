@@ -413,8 +413,8 @@ const Catalog& mapper_catalog() {
            .summary = "lowers the load of the busiest nodes' own links (injection, ejection): two nodes under the "
                       "same leaf switches share their tasks out again (METIS bisections balancing the tasks and "
                       "their traffic with the rest of the job), kept when the busier of the two gets less load; "
-                      "every node keeps its task count and the network's links their loads (leaf-uplink volume "
-                      "kept); alone it starts from default",
+                      "a busy node may also give tasks to its partner's free slots; the network's links keep "
+                      "their loads (leaf-uplink volume kept); alone it starts from default",
            .applies_to = "fabrics with leaf switches (Slurm, ibnetdiscover); any task count",
            .applies = on_leaf_fabric,
            .example = "refine-inject:tries=8",

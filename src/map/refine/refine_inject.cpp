@@ -97,6 +97,7 @@ class InjectRefiner {
         links_(node_links(m_)),
         tasks_of_(m_.num_nodes()),
         slots_of_(m_.num_nodes()),
+        capacity_(m_.num_nodes(), 0),
         loads_(m_.num_nodes()),
         side_(g_.num_tasks(), -1),
         index_(g_.num_tasks(), -1) {
@@ -107,6 +108,22 @@ class InjectRefiner {
       node_of[t] = m_.node_of_slot(s);
       tasks_of_[node_of[t]].push_back(t);
       slots_of_[node_of[t]].push_back(s);
+    }
+    // With one task per slot, a node may take tasks into its free slots: its slot list is then
+    // its used slots, then its free ones, and it holds the first as many as it has tasks.
+    // With more tasks than slots every node keeps its count.
+    const bool one_per_slot = problem.tasks_per_slot() == 1;
+    std::vector<bool> used(one_per_slot ? m_.num_slots() : 0, false);
+    if (one_per_slot)
+      for (TaskId t = 0; t < n; ++t) used[start.slot_of_task[t]] = true;
+    for (NodeId node = 0; node < m_.num_nodes(); ++node) {
+      std::sort(slots_of_[node].begin(), slots_of_[node].end());
+      if (one_per_slot) {
+        const SlotId first = m_.first_slot_of_node(node);
+        for (SlotId s = first; s < first + m_.slots_of_node(node); ++s)
+          if (!used[s]) slots_of_[node].push_back(s);
+      }
+      capacity_[node] = static_cast<std::uint32_t>(slots_of_[node].size());
     }
     // Who sends to each task: the in-edges, for the loads of the nodes' ejection links.
     in_offsets_.assign(n + 1, 0);
@@ -137,7 +154,7 @@ class InjectRefiner {
     std::map<std::uint32_t, std::vector<NodeId>> members;
     for (NodeId node = 0; node < m_.num_nodes(); ++node) {
       const RouterId r = m_.router_of_node(node);
-      if (!tasks_of_[node].empty() && r < group.size() && group[r] != UINT32_MAX) members[group[r]].push_back(node);
+      if (capacity_[node] > 0 && r < group.size() && group[r] != UINT32_MAX) members[group[r]].push_back(node);
     }
     group_of_.assign(m_.num_nodes(), UINT32_MAX);
     for (auto& [id, nodes] : members) {
@@ -180,15 +197,18 @@ class InjectRefiner {
         std::optional<std::pair<NodeId, Split>> best;  // the partner and the split
         PairScore best_gain;
         for (NodeId y : groups_[group_of_[x]]) {
-          // Two lone tasks only trade their loads between alike nodes: refine-mcl's swaps do that.
-          if (y == x || (tasks_of_[x].size() == 1 && tasks_of_[y].size() == 1)) continue;
+          // Nodes of one task at most behind links of one speed only trade loads: refine-mcl's
+          // moves and swaps do that.
+          if (y == x || (tasks_of_[x].size() <= 1 && tasks_of_[y].size() <= 1 && links_[x].out_speed == links_[y].out_speed &&
+                         links_[x].in_speed == links_[y].in_speed))
+            continue;
           const std::pair<NodeId, NodeId> key{std::min(x, y), std::max(x, y)};
           const std::pair<std::uint32_t, std::uint32_t> now{version[key.first], version[key.second]};
           if (const auto at = tried_at.find(key); at != tried_at.end() && at->second == now) continue;
           if (work > budget) break;
           tried_at[key] = now;
           ++stats.pairs_tried;
-          work += double(tasks_of_[x].size() + tasks_of_[y].size()) * options_.tries;
+          work += double(tasks_of_[x].size() + tasks_of_[y].size()) * options_.tries * double(x_counts(x, y).size());
           const PairScore current = score_of(load_of(loads_[x], links_[x]), load_of(loads_[y], links_[y]));
           std::optional<Split> split = best_split(x, y);
           if (!split || !lower(split->score, current)) continue;
@@ -210,9 +230,8 @@ class InjectRefiner {
     Mapping out;
     out.slot_of_task.assign(g_.num_tasks(), 0);
     for (NodeId node = 0; node < m_.num_nodes(); ++node) {
-      std::vector<TaskId> tasks = tasks_of_[node];
-      std::vector<SlotId> slots = slots_of_[node];
-      std::sort(tasks.begin(), tasks.end());
+      const std::vector<TaskId>& tasks = tasks_of_[node];  // sorted
+      std::vector<SlotId> slots(slots_of_[node].begin(), slots_of_[node].begin() + tasks.size());
       std::sort(slots.begin(), slots.end());
       for (std::size_t i = 0; i < tasks.size(); ++i) out.slot_of_task[tasks[i]] = slots[i];
     }
@@ -235,9 +254,9 @@ class InjectRefiner {
     return l;
   }
 
-  // The best of options_.tries METIS bisections of the pair's tasks (x keeps its task count),
-  // alternately balancing the tasks' traffic with the rest of the job too and not; its score
-  // x's tasks and their loads. Nothing when METIS refuses every one.
+  // The best of options_.tries METIS bisections of the pair's tasks for each count x may hold
+  // (x_counts), alternately balancing the tasks' traffic with the rest of the job too and not;
+  // its score, x's tasks and their loads. Nothing when METIS refuses every one.
   std::optional<Split> best_split(NodeId x, NodeId y) {
     std::vector<TaskId> tasks = tasks_of_[x];
     tasks.insert(tasks.end(), tasks_of_[y].begin(), tasks_of_[y].end());
@@ -268,35 +287,13 @@ class InjectRefiner {
     std::vector<idx_t> adjwgt;
     for (double w : weights) adjwgt.push_back(static_cast<idx_t>(std::max(1.0, std::round(w * scale))));
 
-    const auto x_count = static_cast<idx_t>(tasks_of_[x].size());
     const double speed_x = std::min(links_[x].out_speed, links_[x].in_speed);
     const double speed_y = std::min(links_[y].out_speed, links_[y].in_speed);
-    const auto x_share = static_cast<real_t>(double(x_count) / double(k));
     const auto x_outside_share = static_cast<real_t>(speed_x + speed_y > 0 ? speed_x / (speed_x + speed_y) : 0.5);
 
     std::optional<Split> best;
     std::vector<idx_t> part(tasks.size());
-    for (std::uint32_t attempt = 0; attempt < options_.tries; ++attempt) {
-      idx_t constraints = attempt % 2 == 0 && outside_sum > 0 ? 2 : 1;
-      std::vector<idx_t> vwgt;
-      for (std::size_t i = 0; i < tasks.size(); ++i) {
-        vwgt.push_back(1);
-        if (constraints == 2) vwgt.push_back(static_cast<idx_t>(std::round(outside[i] / outside_sum * kOutsideSum)));
-      }
-      std::vector<real_t> tpwgts = constraints == 2 ? std::vector<real_t>{x_share, x_outside_share, 1 - x_share, 1 - x_outside_share}
-                                                    : std::vector<real_t>{x_share, 1 - x_share};
-      std::vector<real_t> ubvec = constraints == 2 ? std::vector<real_t>{1.001f, 1.05f} : std::vector<real_t>{1.001f};
-      idx_t options[METIS_NOPTIONS];
-      METIS_SetDefaultOptions(options);
-      options[METIS_OPTION_SEED] = static_cast<idx_t>((options_.seed + attempt) % 1000000007u);
-      options[METIS_OPTION_NUMBERING] = 0;
-      idx_t vertices = k, parts = 2, cut = 0;
-      if (adjncy.empty() || METIS_PartGraphRecursive(&vertices, &constraints, xadj.data(), adjncy.data(), vwgt.data(),
-                                                     nullptr, adjwgt.data(), &parts, tpwgts.data(), ubvec.data(),
-                                                     options, &cut, part.data()) != METIS_OK) {
-        continue;
-      }
-      even_out(tasks, xadj, adjncy, adjwgt, x_count, part);
+    const auto consider = [&] {
       for (std::size_t i = 0; i < tasks.size(); ++i) side_[tasks[i]] = static_cast<std::int8_t>(part[i]);
       const std::array<Loads, 2> loads = side_loads(tasks);
       const PairScore score = score_of(load_of(loads[0], links_[x]), load_of(loads[1], links_[y]));
@@ -305,9 +302,55 @@ class InjectRefiner {
         for (std::size_t i = 0; i < tasks.size(); ++i)
           if (part[i] == 0) best->x_tasks.push_back(tasks[i]);
       }
+    };
+    for (const idx_t x_count : x_counts(x, y)) {
+      if (x_count == 0 || x_count == k) {  // one node takes them all
+        std::fill(part.begin(), part.end(), x_count == 0 ? 1 : 0);
+        consider();
+        continue;
+      }
+      const auto x_share = static_cast<real_t>(double(x_count) / double(k));
+      for (std::uint32_t attempt = 0; attempt < options_.tries; ++attempt) {
+        idx_t constraints = attempt % 2 == 0 && outside_sum > 0 ? 2 : 1;
+        std::vector<idx_t> vwgt;
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+          vwgt.push_back(1);
+          if (constraints == 2) vwgt.push_back(static_cast<idx_t>(std::round(outside[i] / outside_sum * kOutsideSum)));
+        }
+        std::vector<real_t> tpwgts = constraints == 2 ? std::vector<real_t>{x_share, x_outside_share, 1 - x_share, 1 - x_outside_share}
+                                                      : std::vector<real_t>{x_share, 1 - x_share};
+        std::vector<real_t> ubvec = constraints == 2 ? std::vector<real_t>{1.001f, 1.05f} : std::vector<real_t>{1.001f};
+        idx_t options[METIS_NOPTIONS];
+        METIS_SetDefaultOptions(options);
+        options[METIS_OPTION_SEED] = static_cast<idx_t>((options_.seed + attempt) % 1000000007u);
+        options[METIS_OPTION_NUMBERING] = 0;
+        idx_t vertices = k, parts = 2, cut = 0;
+        if (adjncy.empty() || METIS_PartGraphRecursive(&vertices, &constraints, xadj.data(), adjncy.data(), vwgt.data(),
+                                                       nullptr, adjwgt.data(), &parts, tpwgts.data(), ubvec.data(),
+                                                       options, &cut, part.data()) != METIS_OK) {
+          continue;
+        }
+        even_out(tasks, xadj, adjncy, adjwgt, x_count, part);
+        consider();
+      }
     }
     for (TaskId t : tasks) side_[t] = -1;
     return best;
+  }
+
+  // The task counts x may hold after a new split with y: its own, and when y has free slots
+  // (one task per slot), x giving y as many tasks as they take, or half as many: a node
+  // whose link is slow, or whose tasks talk much with the rest of the job, gets relieved by
+  // holding fewer tasks. x never takes more than it has: it is the busier node of the pair.
+  std::vector<idx_t> x_counts(NodeId x, NodeId y) const {
+    const auto has = static_cast<idx_t>(tasks_of_[x].size());
+    const auto free_y = static_cast<idx_t>(capacity_[y] - tasks_of_[y].size());
+    std::vector<idx_t> counts;
+    if (!tasks_of_[y].empty()) counts.push_back(has);
+    const idx_t give = std::min(has, free_y);
+    if (give > 0) counts.push_back(has - give);
+    if (give > 1) counts.push_back(has - (give + 1) / 2);
+    return counts;
   }
 
   // Moves tasks across until side 0 holds exactly x_count: each time the one whose move
@@ -352,7 +395,8 @@ class InjectRefiner {
   InjectRefineOptions options_;
   std::vector<NodeLinks> links_;
   std::vector<std::vector<TaskId>> tasks_of_;
-  std::vector<std::vector<SlotId>> slots_of_;
+  std::vector<std::vector<SlotId>> slots_of_;  // per node: the slots it holds, then its free ones
+  std::vector<std::uint32_t> capacity_;       // per node: the tasks it may hold
   std::vector<Loads> loads_;
   std::vector<std::uint64_t> in_offsets_;
   std::vector<TaskId> in_sources_;

@@ -5,7 +5,9 @@
 // tasks out again: METIS bisects the pair's tasks, balancing their count and their traffic
 // with the rest of the job (which loads a node's links wherever in the pair a task sits), and
 // the split is kept when the busier node of the two gets less load (or as much, and the two
-// less in sum). A task moved between such nodes keeps every route to tasks outside the pair
+// less in sum). When the partner has free slots, the busy node may also give it some of its
+// tasks (a node behind a slow link, or whose tasks talk most with the rest of the job, then
+// holds fewer). A task moved between such nodes keeps every route to tasks outside the pair
 // but for the node's own link, so the network's cables keep their loads: the leaf-uplink
 // volume stays. Moves of whole groups of tasks, which a search by single moves and swaps
 // cannot make one step at a time without raising a node's load first.
@@ -32,9 +34,10 @@ bool has_injection_links(const Machine& machine);
 // Why refine-inject cannot work on the machine ("" when it can).
 std::string why_no_injection_links(const Machine& machine);
 
-// Never returns a placement whose busiest node link is busier than `start`'s; every node keeps
-// as many tasks as it had; no task changes leaf switch. Throws Error when the machine has no
-// leaf switches with injection links.
+// Never returns a placement whose busiest node link is busier than `start`'s; no task changes
+// leaf switch; a node holds more tasks than before only in slots that were free (one task per
+// slot), and with more tasks than slots every node keeps its count. Throws Error when the
+// machine has no leaf switches with injection links.
 Mapping refine_injection(const MappingProblem& problem, Mapping start, const InjectRefineOptions& options,
                          InjectRefineStats* stats = nullptr);
 
