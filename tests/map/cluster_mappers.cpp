@@ -164,6 +164,36 @@ TEST(ClusterMappers, RbIntoAllLeavesAtOnceReachesTheLeastUplinkVolume) {
   EXPECT_THROW(run_mapper_on(problem, "rb:split=pods"), Error);
 }
 
+TEST(ClusterMappers, RbIntoAllLeavesUsesTheFreeSlotsToKeepGroupsWhole) {
+  // Leaves A (n1, n2) and B (n3, n4) of 8 slots each, 4 per node; 12 tasks: a 7-clique (tasks
+  // 0, 2, 4, 6, 8, 10, 11) and a 5-clique (the odd ones below 10), 1 unit each way per edge.
+  // Shared out in proportion to the slots, each leaf takes 6 tasks and the 7-clique is cut at
+  // least 6 times (12 units leave the leaves). With the free slots, the 7-clique fits in one
+  // leaf and the 5-clique in the other: nothing leaves a leaf.
+  Fabric f;
+  f.source = "two leaves";
+  f.switches = {"S", "A", "B"};
+  f.hosts = {"n1", "n2", "n3", "n4"};
+  f.host_ports = {{0, 1, 0}, {1, 1, 0}, {2, 2, 0}, {3, 2, 0}};
+  f.cables = {{0, 1, 0}, {0, 2, 0}};
+  f.top_switches = {0};
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "two leaves"});
+  std::vector<CommEdge> edges;
+  for (const std::vector<TaskId>& clique : {std::vector<TaskId>{0, 2, 4, 6, 8, 10, 11}, std::vector<TaskId>{1, 3, 5, 7, 9}}) {
+    for (TaskId i : clique)
+      for (TaskId j : clique)
+        if (i != j) edges.push_back({i, j, 1});
+  }
+  const CommGraph g = CommGraph::from_edges(12, edges);
+  const MappingProblem problem(m, g);
+  for (const char* spec : {"rb:split=leaves", "rb:tries=16,split=leaves"}) {
+    SCOPED_TRACE(spec);
+    const Mapping mapping = run_mapper_on(problem, spec);
+    validate_mapping(mapping, m, g.num_tasks(), spec);
+    EXPECT_DOUBLE_EQ(Evaluator(problem).evaluate(g, mapping).leaf_uplink_volume, 0.0);
+  }
+}
+
 TEST(ClusterMappers, RefineInjectRelievesTheBusiestNodeLinkAndKeepsTheUplinkBytes) {
   // Leaf A holds n1 and n2, leaf B n3, under a top switch S; 4 slots per node, links of one
   // bandwidth. P = tasks 0-3 and Q = 4-7 are cliques (1 unit each way per pair); each of them

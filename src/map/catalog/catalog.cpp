@@ -335,7 +335,8 @@ const Catalog& mapper_catalog() {
                                   "k-way, each leaf its share of the slots: the cut is the traffic leaving the "
                                   "leaves; the least cut of the leaves in the routers' order and sorted by size "
                                   "both ways, then the tasks of pairs of leaves as far from the job's other leaves "
-                                  "shared out again where that lowers their cut), then halved inside each leaf"}}},
+                                  "shared out again where that lowers their cut, into free slots too), then halved "
+                                  "inside each leaf"}}},
           {.name = "ml",
            .tag = tag(MapperKind::Multilevel),
            .summary = "multilevel mapping: the task graph coarsened by size-constrained label propagation, the "

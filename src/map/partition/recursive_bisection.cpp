@@ -187,33 +187,66 @@ void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::ve
     return cut / 2;
   };
   // Shares the tasks of leaves a and b out again; true when that lowered the cut between them.
-  auto share_out = [&](std::uint32_t a, std::uint32_t b) {
+  // Tried: each leaf keeping its weight; where there are free slots, either leaf filling its
+  // own from the other's tasks (taking all of them when they fit), and one bisection free to
+  // end anywhere in between. With fewer tasks than slots, a leaf whose share cut a region of
+  // the graph unevenly so takes a better one of a little more or less. `work` counts the
+  // tasks bisected.
+  auto share_out = [&](std::uint32_t a, std::uint32_t b, double& work) {
     std::vector<TaskId> tasks = leaves[a].tasks;
     tasks.insert(tasks.end(), leaves[b].tasks.begin(), leaves[b].tasks.end());
     double had_a = 0, had_b = 0;
     for (TaskId t : leaves[a].tasks) member[t] = 0, had_a += weight_of(t);
     for (TaskId t : leaves[b].tasks) member[t] = 1, had_b += weight_of(t);
-    const double before = cut_between(tasks);
-    const std::vector<bool> in_a = bisect(g, vertex_weights, tasks, had_a / (had_a + had_b), index);
-    double now_a = 0, now_b = 0;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-      member[tasks[i]] = in_a[i] ? 0 : 1;
-      (in_a[i] ? now_a : now_b) += weight_of(tasks[i]);
+    const double before = cut_between(tasks), total = had_a + had_b;
+    // What a may hold: at least low_a, at most high_a.
+    const double low_a = had_a - std::clamp(capacity[b] - had_b, 0.0, had_a);
+    const double high_a = had_a + std::clamp(capacity[a] - had_a, 0.0, had_b);
+    struct Option {
+      double share;  // of the bisection; 0 or 1: one leaf takes all
+      SplitSettings settings;
+    };
+    std::vector<Option> options{{had_a / total, {}}};
+    if (high_a - low_a >= 1) {
+      // Either leaf filling its free slots, and shares in proportion to the most each side may
+      // hold with a balance that lets each side reach exactly that (METIS then takes the
+      // least cut it finds anywhere in the range); a quarter of the run's tries each, so that
+      // a job on a mostly free fabric does not take four times as long.
+      const SplitSettings fewer{.tries = std::max(1u, tries_ / 4)};
+      if (low_a < had_a) options.push_back({low_a / total, fewer});
+      if (high_a > had_a) options.push_back({high_a / total, fewer});
+      const double most_b = total - low_a;
+      options.push_back({high_a / (high_a + most_b), {.balance = (high_a + most_b) / total, .tries = fewer.tries}});
     }
-    const bool kept = now_a <= std::max(had_a, capacity[a]) && now_b <= std::max(had_b, capacity[b]) &&
-                      cut_between(tasks) < before;
-    if (kept) {
+    std::optional<std::vector<bool>> best;
+    double best_cut = before;
+    for (const Option& option : options) {
+      std::vector<bool> in_a(tasks.size(), option.share >= 1);
+      if (option.share > 0 && option.share < 1) {
+        in_a = bisect(g, vertex_weights, tasks, option.share, index, option.settings);
+        work += double(tasks.size());
+      }
+      double now_a = 0, now_b = 0;
+      for (std::size_t i = 0; i < tasks.size(); ++i) {
+        member[tasks[i]] = in_a[i] ? 0 : 1;
+        (in_a[i] ? now_a : now_b) += weight_of(tasks[i]);
+      }
+      const double cut = cut_between(tasks);
+      if (now_a <= std::max(had_a, capacity[a]) && now_b <= std::max(had_b, capacity[b]) && cut < best_cut)
+        best = std::move(in_a), best_cut = cut;
+    }
+    if (best) {
       leaves[a].tasks.clear();
       leaves[b].tasks.clear();
-      for (TaskId t : tasks) {  // a's tasks, then b's: each list is sorted again below
-        leaf_of[t] = member[t] == 0 ? a : b;
-        leaves[leaf_of[t]].tasks.push_back(t);
+      for (std::size_t i = 0; i < tasks.size(); ++i) {  // a's tasks, then b's: each list is sorted again below
+        leaf_of[tasks[i]] = (*best)[i] ? a : b;
+        leaves[leaf_of[tasks[i]]].tasks.push_back(tasks[i]);
       }
       std::sort(leaves[a].tasks.begin(), leaves[a].tasks.end());
       std::sort(leaves[b].tasks.begin(), leaves[b].tasks.end());
     }
     for (TaskId t : tasks) member[t] = -1;
-    return kept;
+    return best.has_value();
   };
   // Leaves a and b are alike when hops(a, x) == hops(b, x) for every other leaf x. Each leaf's
   // distances to all leaves are summed into one hash (a commutative one: a sum of mixed
@@ -255,10 +288,9 @@ void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::ve
       if (!alike(pair.first, pair.second)) continue;
       const std::pair<std::uint32_t, std::uint32_t> now{version[pair.first], version[pair.second]};
       if (const auto at = tried_at.find(pair); at != tried_at.end() && at->second == now) continue;
-      work += double(leaves[pair.first].tasks.size() + leaves[pair.second].tasks.size());
       if (work > kLeafPairWork * double(n)) break;
       tried_at[pair] = now;
-      if (share_out(pair.first, pair.second)) {
+      if (share_out(pair.first, pair.second, work)) {
         tried_at[pair] = {++version[pair.first], ++version[pair.second]};
         improved = true;
       }
@@ -323,20 +355,21 @@ std::pair<std::vector<RouterId>, std::vector<RouterId>> RecursiveBisection::halv
 }
 
 // The run's METIS settings: its seed, its tries per split, and the --imbalance tolerance (at
-// least 0.1%, below which METIS's own rounding leaves it no room).
+// least 0.1%, below which METIS's own rounding leaves it no room) unless `settings` say otherwise.
 std::optional<std::vector<idx_t>> RecursiveBisection::metis_parts(IntegerGraph& g, std::vector<real_t> shares,
-                                                                  std::vector<std::int32_t>& vertex_weights) const {
+                                                                  std::vector<std::int32_t>& vertex_weights,
+                                                                  const SplitSettings& settings) const {
   idx_t vertices = static_cast<idx_t>(g.vertices()), constraints = 1, parts = static_cast<idx_t>(shares.size()), cut = 0;
-  real_t balance = static_cast<real_t>(1 + std::max(imbalance_, 0.001));
+  real_t ub = static_cast<real_t>(settings.balance > 1 ? settings.balance : 1 + std::max(imbalance_, 0.001));
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = seed_;
   options[METIS_OPTION_NUMBERING] = 0;
-  options[METIS_OPTION_NCUTS] = static_cast<idx_t>(tries_);
+  options[METIS_OPTION_NCUTS] = static_cast<idx_t>(settings.tries > 0 ? settings.tries : tries_);
   std::vector<idx_t> part(g.vertices(), 0);
   idx_t* vwgt = vertex_weights.empty() ? nullptr : vertex_weights.data();
   if (METIS_PartGraphRecursive(&vertices, &constraints, g.offsets.data(), g.targets.data(), vwgt, nullptr,
-                               g.weights.data(), &parts, shares.data(), &balance, options, &cut, part.data()) != METIS_OK) {
+                               g.weights.data(), &parts, shares.data(), &ub, options, &cut, part.data()) != METIS_OK) {
     return std::nullopt;
   }
   return part;
@@ -345,7 +378,7 @@ std::optional<std::vector<idx_t>> RecursiveBisection::metis_parts(IntegerGraph& 
 // Bisects the tasks' induced subgraph; `share` of the tasks (by weight) go to the first side.
 std::vector<bool> RecursiveBisection::bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
                                              const std::vector<TaskId>& tasks, double share,
-                                             std::vector<std::int32_t>& index) const {
+                                             std::vector<std::int32_t>& index, const SplitSettings& settings) const {
   for (std::size_t i = 0; i < tasks.size(); ++i) index[tasks[i]] = static_cast<std::int32_t>(i);
   IntegerGraph sub;
   std::vector<std::int32_t> sub_weights;
@@ -359,18 +392,19 @@ std::vector<bool> RecursiveBisection::bisect(const IntegerGraph& g, const std::v
     if (!vertex_weights.empty()) sub_weights.push_back(vertex_weights[t]);
   }
   for (TaskId t : tasks) index[t] = -1;
-  return bisect_graph(sub, share, std::move(sub_weights));
+  return bisect_graph(sub, share, std::move(sub_weights), settings);
 }
 
 // METIS two-way split with target weights share : 1 - share; without edges (or on a METIS
 // refusal) the vertices in order until the first side holds its share of their weight.
 std::vector<bool> RecursiveBisection::bisect_graph(IntegerGraph& g, double share,
-                                                   std::vector<std::int32_t> vertex_weights) const {
+                                                   std::vector<std::int32_t> vertex_weights,
+                                                   const SplitSettings& settings) const {
   const std::uint32_t n = g.vertices();
   std::vector<bool> first(n, false);
   if (n >= 2 && !g.targets.empty()) {
     const std::vector<real_t> shares = {static_cast<real_t>(share), static_cast<real_t>(1 - share)};
-    if (const auto part = metis_parts(g, shares, vertex_weights)) {
+    if (const auto part = metis_parts(g, shares, vertex_weights, settings)) {
       for (std::uint32_t i = 0; i < n; ++i) first[i] = (*part)[i] == 0;
       return first;
     }

@@ -20,6 +20,13 @@
 
 namespace taskmap::detail {
 
+// Settings of one split other than the run's: a balance (each side at most this times its
+// share of the weight; 0: the run's --imbalance) and METIS tries (0: the run's).
+struct SplitSettings {
+  double balance = 0;
+  std::uint32_t tries = 0;
+};
+
 class RecursiveBisection {
  public:
   // tries: METIS bisections computed per split, the lowest cut kept; seed: METIS's. orient: each
@@ -52,8 +59,10 @@ class RecursiveBisection {
   std::pair<std::vector<RouterId>, std::vector<RouterId>> halve_routers(const std::vector<RouterId>& routers) const;
   // index: all -1, as many as g's vertices; used and left all -1 again (one scratch for every split).
   std::vector<bool> bisect(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
-                           const std::vector<TaskId>& tasks, double share, std::vector<std::int32_t>& index) const;
-  std::vector<bool> bisect_graph(IntegerGraph& g, double share, std::vector<std::int32_t> vertex_weights) const;
+                           const std::vector<TaskId>& tasks, double share, std::vector<std::int32_t>& index,
+                           const SplitSettings& settings = {}) const;
+  std::vector<bool> bisect_graph(IntegerGraph& g, double share, std::vector<std::int32_t> vertex_weights,
+                                 const SplitSettings& settings = {}) const;
   // leaves_first: one piece per leaf holding slots, the tasks shared out by METIS (the least
   // cut of three orders of the leaves, then improve_leaf_pairs); empty when the machine has no
   // leaf switches, the job spans one leaf, or METIS refuses.
@@ -68,11 +77,12 @@ class RecursiveBisection {
   void improve_leaf_pairs(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
                           const std::vector<double>& slots, std::vector<Piece>& leaves) const;
   // METIS's recursive k-way with the target shares of the vertex weight, under the run's seed,
-  // tries and --imbalance (at least 0.1%, below which METIS's own rounding leaves it no room);
-  // nothing when METIS refuses.
+  // tries and --imbalance (at least 0.1%, below which METIS's own rounding leaves it no room),
+  // or those `settings` gives; nothing when METIS refuses.
   // (g and vertex_weights are not changed; METIS takes non-const arrays.)
   std::optional<std::vector<idx_t>> metis_parts(IntegerGraph& g, std::vector<real_t> shares,
-                                                std::vector<std::int32_t>& vertex_weights) const;
+                                                std::vector<std::int32_t>& vertex_weights,
+                                                const SplitSettings& settings = {}) const;
 
   const Machine& machine_;
   double imbalance_;
