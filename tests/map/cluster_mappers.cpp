@@ -165,19 +165,12 @@ TEST(ClusterMappers, RbIntoAllLeavesAtOnceReachesTheLeastUplinkVolume) {
 }
 
 TEST(ClusterMappers, RbIntoAllLeavesUsesTheFreeSlotsToKeepGroupsWhole) {
-  // Leaves A (n1, n2) and B (n3, n4) of 8 slots each, 4 per node; 12 tasks: a 7-clique (tasks
-  // 0, 2, 4, 6, 8, 10, 11) and a 5-clique (the odd ones below 10), 1 unit each way per edge.
-  // Shared out in proportion to the slots, each leaf takes 6 tasks and the 7-clique is cut at
-  // least 6 times (12 units leave the leaves). With the free slots, the 7-clique fits in one
-  // leaf and the 5-clique in the other: nothing leaves a leaf.
-  Fabric f;
-  f.source = "two leaves";
-  f.switches = {"S", "A", "B"};
-  f.hosts = {"n1", "n2", "n3", "n4"};
-  f.host_ports = {{0, 1, 0}, {1, 1, 0}, {2, 2, 0}, {3, 2, 0}};
-  f.cables = {{0, 1, 0}, {0, 2, 0}};
-  f.top_switches = {0};
-  const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "two leaves"});
+  // Two leaves of two nodes, 8 slots each at 4 per node; 12 tasks: a 7-clique (tasks 0, 2, 4,
+  // 6, 8, 10, 11) and a 5-clique (the odd ones below 10), 1 unit each way per edge. Shared out
+  // in proportion to the slots, each leaf takes 6 tasks and the 7-clique is cut at least 6
+  // times (12 units leave the leaves). With the free slots, the 7-clique fits in one leaf and
+  // the 5-clique in the other: nothing leaves a leaf.
+  const Machine m = test::four_named_nodes(4);
   std::vector<CommEdge> edges;
   for (const std::vector<TaskId>& clique : {std::vector<TaskId>{0, 2, 4, 6, 8, 10, 11}, std::vector<TaskId>{1, 3, 5, 7, 9}}) {
     for (TaskId i : clique)
