@@ -49,6 +49,8 @@ constexpr std::size_t kRefineMclMaxEdges = std::size_t{1} << 22;
 // many routers hold slots.
 constexpr std::size_t kMultilevelMaxEdges = kScotchMaxEdges;
 constexpr std::size_t kMultilevelMaxRouters = 4096;
+// On leaf switches, "nearly the fewest leaf-uplink bytes": at most this share above them.
+constexpr double kNearlyFewestBytes = 0.01;
 constexpr std::size_t kMultilevelSmallJobTasks = 1024;
 constexpr std::uint64_t kMultilevelTasksPerSlot = 2;  // ml on larger jobs from this many tasks per slot on
 constexpr std::size_t kRahtmSmallJobTasks = 512;
@@ -278,11 +280,30 @@ class AutoMapper final : public Mapper {
         search_from(fewest, false);
         // And its nodes' own links relieved by whole groups of tasks, which refine-mcl's single
         // moves and swaps cannot shift (cheap beside a search: a few METIS bisections per node).
-        if (has_injection_links(problem.machine())) {
-          const std::string injecting = fmt::format("refine-inject:seed={}", options_.seed);
-          searches.emplace_back(results[fewest].spec + "+" + injecting, [&, fewest, injecting] {
-            return factory_.make(injecting)->improve(problem, results[fewest].mapping);
-          });
+        const bool injection = has_injection_links(problem.machine());
+        const std::string injecting = fmt::format("refine-inject:seed={}", options_.seed);
+        auto inject_from = [&](std::size_t i) {
+          if (injection) {
+            searches.emplace_back(results[i].spec + "+" + injecting, [&, i, injecting] {
+              return factory_.make(injecting)->improve(problem, results[i].mapping);
+            });
+          }
+        };
+        inject_from(fewest);
+        // Both keep the bytes of their start and end nearer its MCL, and the result of the very
+        // fewest bytes may have a far higher MCL than one with a few more: so also from the
+        // lowest MCL of the results with nearly as few bytes.
+        const double few_bytes = results[fewest].metrics.leaf_uplink_volume * (1 + kNearlyFewestBytes);
+        std::size_t nearly = fewest;
+        for (std::size_t i = 0; i < unsearched; ++i) {
+          if (results[i].metrics.leaf_uplink_volume <= few_bytes &&
+              compare_within_rounding(results[i].metrics.mcl, results[nearly].metrics.mcl) < 0) {
+            nearly = i;
+          }
+        }
+        if (nearly != fewest) {
+          search_from(nearly, true);
+          inject_from(nearly);
         }
       }
       progress.set_total(portfolio.size() + starts.size() + searches.size());
