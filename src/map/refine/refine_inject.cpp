@@ -97,7 +97,6 @@ class InjectRefiner {
         links_(node_links(m_)),
         tasks_of_(m_.num_nodes()),
         slots_of_(m_.num_nodes()),
-        capacity_(m_.num_nodes(), 0),
         loads_(m_.num_nodes()),
         side_(g_.num_tasks(), -1),
         index_(g_.num_tasks(), -1) {
@@ -123,7 +122,6 @@ class InjectRefiner {
         for (SlotId s = first; s < first + m_.slots_of_node(node); ++s)
           if (!used[s]) slots_of_[node].push_back(s);
       }
-      capacity_[node] = static_cast<std::uint32_t>(slots_of_[node].size());
     }
     // Who sends to each task: the in-edges, for the loads of the nodes' ejection links.
     in_offsets_.assign(n + 1, 0);
@@ -154,7 +152,7 @@ class InjectRefiner {
     std::map<std::uint32_t, std::vector<NodeId>> members;
     for (NodeId node = 0; node < m_.num_nodes(); ++node) {
       const RouterId r = m_.router_of_node(node);
-      if (capacity_[node] > 0 && r < group.size() && group[r] != UINT32_MAX) members[group[r]].push_back(node);
+      if (!slots_of_[node].empty() && r < group.size() && group[r] != UINT32_MAX) members[group[r]].push_back(node);
     }
     group_of_.assign(m_.num_nodes(), UINT32_MAX);
     for (auto& [id, nodes] : members) {
@@ -208,9 +206,10 @@ class InjectRefiner {
           if (work > budget) break;
           tried_at[key] = now;
           ++stats.pairs_tried;
-          work += double(tasks_of_[x].size() + tasks_of_[y].size()) * options_.tries * double(x_counts(x, y).size());
+          const std::vector<idx_t> counts = x_counts(x, y);
+          work += double(tasks_of_[x].size() + tasks_of_[y].size()) * options_.tries * double(counts.size());
           const PairScore current = score_of(load_of(loads_[x], links_[x]), load_of(loads_[y], links_[y]));
-          std::optional<Split> split = best_split(x, y);
+          std::optional<Split> split = best_split(x, y, counts);
           if (!split || !lower(split->score, current)) continue;
           // Compared with the other partners by how much lower than the pair's own score.
           const PairScore gain{current.busier - split->score.busier, current.sum - split->score.sum};
@@ -257,7 +256,7 @@ class InjectRefiner {
   // The best of options_.tries METIS bisections of the pair's tasks for each count x may hold
   // (x_counts), alternately balancing the tasks' traffic with the rest of the job too and not;
   // its score, x's tasks and their loads. Nothing when METIS refuses every one.
-  std::optional<Split> best_split(NodeId x, NodeId y) {
+  std::optional<Split> best_split(NodeId x, NodeId y, const std::vector<idx_t>& x_counts) {
     std::vector<TaskId> tasks = tasks_of_[x];
     tasks.insert(tasks.end(), tasks_of_[y].begin(), tasks_of_[y].end());
     const auto k = static_cast<idx_t>(tasks.size());
@@ -303,7 +302,7 @@ class InjectRefiner {
           if (part[i] == 0) best->x_tasks.push_back(tasks[i]);
       }
     };
-    for (const idx_t x_count : x_counts(x, y)) {
+    for (const idx_t x_count : x_counts) {
       if (x_count == 0 || x_count == k) {  // one node takes them all
         std::fill(part.begin(), part.end(), x_count == 0 ? 1 : 0);
         consider();
@@ -344,7 +343,7 @@ class InjectRefiner {
   // holding fewer tasks. x never takes more than it has: it is the busier node of the pair.
   std::vector<idx_t> x_counts(NodeId x, NodeId y) const {
     const auto has = static_cast<idx_t>(tasks_of_[x].size());
-    const auto free_y = static_cast<idx_t>(capacity_[y] - tasks_of_[y].size());
+    const auto free_y = static_cast<idx_t>(slots_of_[y].size() - tasks_of_[y].size());
     std::vector<idx_t> counts;
     if (!tasks_of_[y].empty()) counts.push_back(has);
     const idx_t give = std::min(has, free_y);
@@ -395,8 +394,8 @@ class InjectRefiner {
   InjectRefineOptions options_;
   std::vector<NodeLinks> links_;
   std::vector<std::vector<TaskId>> tasks_of_;
-  std::vector<std::vector<SlotId>> slots_of_;  // per node: the slots it holds, then its free ones
-  std::vector<std::uint32_t> capacity_;       // per node: the tasks it may hold
+  // Per node: the slots it holds, then its free ones (as many as the tasks it may hold).
+  std::vector<std::vector<SlotId>> slots_of_;
   std::vector<Loads> loads_;
   std::vector<std::uint64_t> in_offsets_;
   std::vector<TaskId> in_sources_;
