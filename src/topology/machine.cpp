@@ -32,6 +32,46 @@ std::vector<std::uint32_t> leaf_groups(const Machine& machine) {
   return group;
 }
 
+std::vector<NodeLinkSpeeds> node_link_speeds(const Machine& machine) {
+  std::vector<std::int64_t> node_of_router(machine.num_routers, -1);
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) node_of_router[machine.router_of_node(n)] = n;
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  std::vector<std::uint32_t> outs(machine.num_nodes(), 0), ins(machine.num_nodes(), 0);
+  std::vector<double> slowest_out(machine.num_nodes(), kNone), slowest_in(machine.num_nodes(), kNone);
+  for (const Channel& c : machine.channels) {
+    const LinkClass& k = machine.classes[c.link_class];
+    if (!k.host_link) continue;
+    if (const std::int64_t n = node_of_router[c.src]; n >= 0) {
+      ++outs[static_cast<std::size_t>(n)];
+      slowest_out[static_cast<std::size_t>(n)] = std::min(slowest_out[static_cast<std::size_t>(n)], k.bandwidth);
+    }
+    if (const std::int64_t n = node_of_router[c.dst]; n >= 0) {
+      ++ins[static_cast<std::size_t>(n)];
+      slowest_in[static_cast<std::size_t>(n)] = std::min(slowest_in[static_cast<std::size_t>(n)], k.bandwidth);
+    }
+  }
+  std::vector<NodeLinkSpeeds> speeds(machine.num_nodes());
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    if (outs[n] > 0) speeds[n].out = outs[n] * slowest_out[n];
+    if (ins[n] > 0) speeds[n].in = ins[n] * slowest_in[n];
+  }
+  return speeds;
+}
+
+bool node_link_speeds_differ(const Machine& machine) {
+  const std::vector<NodeLinkSpeeds> speeds = node_link_speeds(machine);
+  double first = -1;
+  bool differ = false;
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    if (machine.slots_of_node(n) == 0) continue;
+    const double speed = std::min(speeds[n].out, speeds[n].in);
+    if (speed <= 0) return false;
+    if (first >= 0 && speed != first) differ = true;
+    first = speed;
+  }
+  return differ;
+}
+
 std::string Machine::kind_name() const {
   struct Visitor {
     std::string operator()(const TorusShape&) const { return "torus"; }

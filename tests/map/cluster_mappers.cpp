@@ -264,6 +264,35 @@ TEST(ClusterMappers, RefineInjectMovesTasksOffASlowNodeIntoFreeSlotsUnderItsLeaf
   EXPECT_DOUBLE_EQ(after.leaf_uplink_volume, 4.0);
 }
 
+TEST(ClusterMappers, RbByLinkSpeedGivesANodeBehindASlowerLinkFewerTasksWhenSlotsAreFree) {
+  // One leaf switch with n1 (50 Gb/s) and n2 (100 Gb/s), 4 slots each; 6 tasks in two
+  // triangles, {0, 2, 4} and {1, 3, 5}. By slots, each node's share is 3 tasks: one triangle
+  // each. By link speed, n1 carries as much per task as n2 with half as many: 2 and 4, which
+  // the 6 tasks fill exactly (2 free slots), so n1 holds 2 tasks of one triangle. With both
+  // nodes at 100 Gb/s the shares stay 3 and 3.
+  auto tasks_on_n1 = [](const std::string& spec, double n1_speed) {
+    Fabric f;
+    f.source = "slow node";
+    f.switches = {"A"};
+    f.hosts = {"n1", "n2"};
+    f.host_ports = {{0, 0, n1_speed}, {1, 0, 100}};
+    f.rates_in_gbps = true;
+    f.top_switches = {0};
+    const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "slow node"});
+    std::vector<CommEdge> edges;
+    for (TaskId first : {0u, 1u})
+      for (TaskId a = first; a < 6; a += 2)
+        for (TaskId b = a + 2; b < 6; b += 2) edges.push_back({a, b, 1});
+    const Mapping mapping = run_mapper(spec, m, CommGraph::from_edges(6, edges));
+    int count = 0;
+    for (SlotId s : mapping.slot_of_task) count += m.node_of_slot(s) == 0;
+    return count;
+  };
+  EXPECT_EQ(tasks_on_n1("rb:shares=link-speed", 50), 2);
+  EXPECT_EQ(tasks_on_n1("rb:shares=link-speed", 100), 3);
+  EXPECT_EQ(tasks_on_n1("rb", 50), 3);
+}
+
 TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {
   const Machine m = allocate(test::four_named_nodes(2), parse_nodes_argument("cn2,gpu1"));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x2"));

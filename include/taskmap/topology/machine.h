@@ -287,6 +287,16 @@ bool has_leaf_switches(const Machine& machine);
 // cabled to (hosts under the same leaf, or the same leaves for multi-rail hosts, share it),
 // numbered in router order; UINT32_MAX for the switches. Empty on other machines.
 std::vector<std::uint32_t> leaf_groups(const Machine& machine);
+// Per node: the speed of its own links (injection, ejection) each way, their count times the
+// slowest one's bandwidth (a multi-rail node's traffic is split evenly over its links, so
+// its busiest link carries traffic / count); 0: the node has no such link.
+struct NodeLinkSpeeds {
+  double out = 0, in = 0;
+};
+std::vector<NodeLinkSpeeds> node_link_speeds(const Machine& machine);
+// True when every node with slots has its own links and they are not all as fast (the slower
+// way of each node compared).
+bool node_link_speeds_differ(const Machine& machine);
 
 // The nodes sorted by host name as Slurm and the launchers sort hosts: runs of digits compare
 // as numbers ("cn2" < "cn10"), the rest as text. Unnamed nodes: node order.

@@ -336,7 +336,13 @@ const Catalog& mapper_catalog() {
                                   "leaves; the least cut of the leaves in the routers' order and sorted by size "
                                   "both ways, then the tasks of pairs of leaves as far from the job's other leaves "
                                   "shared out again where that lowers their cut, into free slots too), then halved "
-                                  "inside each leaf"}}},
+                                  "inside each leaf"},
+                      {.name = "shares", .type = ParamType::Choice, .default_value = "slots",
+                       .choices = {"slots", "link-speed"},
+                       .meaning = "each side of a split takes its share of the tasks in proportion to its slots; or, "
+                                  "where the job leaves slots free and the nodes' own links differ in speed, a node "
+                                  "behind a slower link fewer, in proportion to its speed as far as the free slots "
+                                  "allow (at half speed, half as many tasks load its link as much as the others')"}}},
           {.name = "ml",
            .tag = tag(MapperKind::Multilevel),
            .summary = "multilevel mapping: the task graph coarsened by size-constrained label propagation, the "
@@ -537,7 +543,9 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::Metis: return make_metis_mapper(std::move(label), v.get_choice("assign") == "greedy");
     case MapperKind::Greedy: return make_greedy_mapper(std::move(label));
     case MapperKind::RecursiveBisection:
-      return make_rb_mapper(std::move(label), {.tries = count(v, "tries"), .leaves_first = v.get_choice("split") == "leaves"});
+      return make_rb_mapper(std::move(label), {.tries = count(v, "tries"),
+                                               .leaves_first = v.get_choice("split") == "leaves",
+                                               .by_link_speed = v.get_choice("shares") == "link-speed"});
     case MapperKind::Multilevel:
       return make_multilevel_mapper(std::move(label), {.seeds = count(v, "seeds"),
                                                        .vcycles = count(v, "vcycles"),

@@ -3,6 +3,7 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -24,11 +25,50 @@ std::uint64_t slots_of(const Machine& machine, const std::vector<RouterId>& rout
   return sum;
 }
 
+// Per router, what the splits share a job's tasks (`tasks`: their weight) by, where the job
+// leaves slots free and the nodes' own links differ in speed (else empty: the slots): a node
+// behind a slower link is given fewer tasks, in proportion to its speed as far as the free
+// slots allow. At half speed, half as many tasks load its link as much as full nodes load
+// theirs; with shares by slots METIS fills such a node like any other, and the refiners that
+// keep each leaf's task count cannot empty it when its leaf has no free slot.
+std::vector<double> task_capacities(const Machine& machine, double tasks) {
+  if (!node_link_speeds_differ(machine)) return {};
+  const std::vector<NodeLinkSpeeds> speeds = node_link_speeds(machine);
+  auto speed_of = [&](NodeId n) { return std::min(speeds[n].out, speeds[n].in); };
+  double fastest = 0, all_slots = 0;
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    if (machine.slots_of_node(n) == 0) continue;
+    fastest = std::max(fastest, speed_of(n));
+    all_slots += machine.slots_of_node(n);
+  }
+  if (tasks >= all_slots) return {};
+  std::vector<double> by_speed(machine.num_nodes(), 0);
+  double all_by_speed = 0;
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    if (machine.slots_of_node(n) == 0) continue;
+    by_speed[n] = machine.slots_of_node(n) * speed_of(n) / fastest;
+    all_by_speed += by_speed[n];
+  }
+  // Between the two, so that they hold the tasks: by speed where that is room enough.
+  const double toward_slots = tasks <= all_by_speed ? 0 : (tasks - all_by_speed) / (all_slots - all_by_speed);
+  std::vector<double> capacity(machine.num_routers, 0);
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    capacity[machine.router_of_node(n)] += by_speed[n] + toward_slots * (machine.slots_of_node(n) - by_speed[n]);
+  }
+  return capacity;
+}
+
 }  // namespace
 
 RecursiveBisection::RecursiveBisection(const Machine& machine, double imbalance, std::uint32_t tries, std::int32_t seed,
-                                       bool orient, bool leaves_first)
-    : machine_(machine), imbalance_(imbalance), tries_(tries), seed_(seed), orient_(orient), leaves_first_(leaves_first) {
+                                       bool orient, bool leaves_first, bool by_link_speed)
+    : machine_(machine),
+      imbalance_(imbalance),
+      tries_(tries),
+      seed_(seed),
+      orient_(orient),
+      leaves_first_(leaves_first),
+      by_link_speed_(by_link_speed) {
   if (!machine.torus() && !routers_alike(machine)) hierarchy_.emplace(machine);
 }
 
@@ -49,8 +89,18 @@ std::vector<RouterId> RecursiveBisection::run(const IntegerGraph& g, const std::
     const std::vector<RouterId> holding = with_slots(machine_, routers);
     return holding.empty() ? routers.front() : holding[holding.size() / 2];
   };
+  auto weight_of = [&](TaskId t) { return vertex_weights.empty() ? 1.0 : double(vertex_weights[t]); };
+  double tasks_weight = 0;
+  for (TaskId t = 0; t < g.vertices(); ++t) tasks_weight += weight_of(t);
+  const std::vector<double> capacity = by_link_speed_ ? task_capacities(machine_, tasks_weight) : std::vector<double>{};
+  auto capacity_of = [&](const std::vector<RouterId>& routers) {
+    if (capacity.empty()) return double(slots_of(machine_, routers));
+    double sum = 0;
+    for (RouterId r : routers) sum += capacity[r];
+    return sum;
+  };
   if (leaves_first_) {
-    if (std::vector<Piece> leaves = leaf_pieces(g, vertex_weights); !leaves.empty()) pieces = std::move(leaves);
+    if (std::vector<Piece> leaves = leaf_pieces(g, vertex_weights, capacity_of); !leaves.empty()) pieces = std::move(leaves);
   }
   if (orient_) {
     hops.emplace(machine_);
@@ -69,7 +119,13 @@ std::vector<RouterId> RecursiveBisection::run(const IntegerGraph& g, const std::
     }
     auto [first, second] = hierarchy_ ? hierarchy_->split(holding) : std::pair<std::vector<RouterId>, std::vector<RouterId>>{};
     if (first.empty()) std::tie(first, second) = halve_routers(hierarchy_ ? holding : pieces[p].routers);
-    const double share = double(slots_of(machine_, first)) / double(slots_of(machine_, pieces[p].routers));
+    double share = capacity_of(first) / capacity_of(pieces[p].routers);
+    if (!capacity.empty()) {  // neither side beyond its slots
+      double weight = 0;
+      for (TaskId t : pieces[p].tasks) weight += weight_of(t);
+      const double first_slots = double(slots_of(machine_, first)), second_slots = double(slots_of(machine_, second));
+      if (weight <= first_slots + second_slots) share = std::clamp(share, 1 - second_slots / weight, first_slots / weight);
+    }
     const std::vector<bool> in_first = bisect(g, vertex_weights, pieces[p].tasks, share, index);
     Piece a, b;
     for (std::size_t i = 0; i < pieces[p].tasks.size(); ++i) (in_first[i] ? a : b).tasks.push_back(pieces[p].tasks[i]);
@@ -97,7 +153,8 @@ std::vector<RouterId> RecursiveBisection::run(const IntegerGraph& g, const std::
 }
 
 std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
-    const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights) const {
+    const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
+    const std::function<double(const std::vector<RouterId>&)>& capacity_of) const {
   const std::vector<std::uint32_t> group = leaf_groups(machine_);
   std::vector<Piece> leaves;
   std::vector<std::int32_t> leaf_of_group;
@@ -113,7 +170,7 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
   const std::uint32_t n = g.vertices();
   if (leaves.size() < 2 || leaves.size() > n || g.targets.empty()) return {};
   std::vector<double> slots;
-  for (const Piece& leaf : leaves) slots.push_back(double(slots_of(machine_, leaf.routers)));
+  for (const Piece& leaf : leaves) slots.push_back(capacity_of(leaf.routers));
   const double total = std::accumulate(slots.begin(), slots.end(), 0.0);
   // METIS's recursive k-way first halves the list of parts (the first half of the leaves
   // against the second), so the list's order decides which leaves share a side of the first

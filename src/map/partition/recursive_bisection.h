@@ -9,6 +9,7 @@
 #include <metis.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -37,10 +38,12 @@ class RecursiveBisection {
   // starts inside the leaves: the cut it minimizes is then exactly the traffic leaving the
   // leaves, where halving whole leaves to a side fixes a grouping of the leaves first.
   RecursiveBisection(const Machine& machine, double imbalance, std::uint32_t tries, std::int32_t seed = 1,
-                     bool orient = false, bool leaves_first = false);
+                     bool orient = false, bool leaves_first = false, bool by_link_speed = false);
 
   // The router of each vertex of `g`. `vertex_weights` (tasks per vertex; empty: one each)
-  // are what the two sides of a split share in proportion to their slots.
+  // are what the two sides of a split share in proportion to their slots; by_link_speed: where
+  // the job leaves slots free and the nodes' own links differ in speed, fewer on a node behind a
+  // slower link, in proportion to its speed as far as the free slots allow (task_capacities).
   std::vector<RouterId> run(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights = {}) const;
 
  private:
@@ -66,7 +69,9 @@ class RecursiveBisection {
   // leaves_first: one piece per leaf holding slots, the tasks shared out by METIS (the least
   // cut of three orders of the leaves, then improve_leaf_pairs); empty when the machine has no
   // leaf switches, the job spans one leaf, or METIS refuses.
-  std::vector<Piece> leaf_pieces(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights) const;
+  // capacity_of: what a set of routers holds, in tasks (the shares of the split are by it).
+  std::vector<Piece> leaf_pieces(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
+                                 const std::function<double(const std::vector<RouterId>&)>& capacity_of) const;
   // Shares the tasks of two leaves out again between them, pair by pair (most traffic between
   // them first), keeping a lower cut; up to kLeafPairPasses passes while one improves, each
   // sharing out at most kLeafPairWork times the job's tasks; not on jobs of more than
@@ -88,7 +93,7 @@ class RecursiveBisection {
   double imbalance_;
   std::uint32_t tries_;
   std::int32_t seed_;
-  bool orient_, leaves_first_;
+  bool orient_, leaves_first_, by_link_speed_;
   std::optional<DistanceSplit> hierarchy_;  // machines whose routers differ
 };
 

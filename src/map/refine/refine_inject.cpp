@@ -19,46 +19,13 @@
 namespace taskmap {
 namespace {
 
-// A node's own links, each way: their count times the slowest one's bandwidth. A multi-rail
-// node's traffic is split evenly over its links, so its busiest link carries traffic / count
-// and the load of the node is traffic / speed. 0: no such link.
-struct NodeLinks {
-  double out_speed = 0, in_speed = 0;
-};
-
-std::vector<NodeLinks> node_links(const Machine& m) {
-  std::vector<std::int64_t> node_of_router(m.num_routers, -1);
-  for (NodeId n = 0; n < m.num_nodes(); ++n) node_of_router[m.router_of_node(n)] = n;
-  constexpr double kNone = std::numeric_limits<double>::infinity();
-  std::vector<std::uint32_t> outs(m.num_nodes(), 0), ins(m.num_nodes(), 0);
-  std::vector<double> slowest_out(m.num_nodes(), kNone), slowest_in(m.num_nodes(), kNone);
-  for (const Channel& c : m.channels) {
-    const LinkClass& k = m.classes[c.link_class];
-    if (!k.host_link) continue;
-    if (const std::int64_t n = node_of_router[c.src]; n >= 0) {
-      ++outs[static_cast<std::size_t>(n)];
-      slowest_out[static_cast<std::size_t>(n)] = std::min(slowest_out[static_cast<std::size_t>(n)], k.bandwidth);
-    }
-    if (const std::int64_t n = node_of_router[c.dst]; n >= 0) {
-      ++ins[static_cast<std::size_t>(n)];
-      slowest_in[static_cast<std::size_t>(n)] = std::min(slowest_in[static_cast<std::size_t>(n)], k.bandwidth);
-    }
-  }
-  std::vector<NodeLinks> links(m.num_nodes());
-  for (NodeId n = 0; n < m.num_nodes(); ++n) {
-    if (outs[n] > 0) links[n].out_speed = outs[n] * slowest_out[n];
-    if (ins[n] > 0) links[n].in_speed = ins[n] * slowest_in[n];
-  }
-  return links;
-}
-
 struct Loads {
   double out = 0, in = 0;
 };
 
-double load_of(const Loads& l, const NodeLinks& k) {
-  const double out = k.out_speed > 0 ? l.out / k.out_speed : 0;
-  const double in = k.in_speed > 0 ? l.in / k.in_speed : 0;
+double load_of(const Loads& l, const NodeLinkSpeeds& k) {
+  const double out = k.out > 0 ? l.out / k.out : 0;
+  const double in = k.in > 0 ? l.in / k.in : 0;
   return std::max(out, in);
 }
 
@@ -94,7 +61,7 @@ class InjectRefiner {
         g_(problem.graph()),
         undirected_(detail::undirected_graph(g_)),
         options_(options),
-        links_(node_links(m_)),
+        links_(node_link_speeds(m_)),
         tasks_of_(m_.num_nodes()),
         slots_of_(m_.num_nodes()),
         loads_(m_.num_nodes()),
@@ -197,8 +164,8 @@ class InjectRefiner {
         for (NodeId y : groups_[group_of_[x]]) {
           // Nodes of one task at most behind links of one speed only trade loads: refine-mcl's
           // moves and swaps do that.
-          if (y == x || (tasks_of_[x].size() <= 1 && tasks_of_[y].size() <= 1 && links_[x].out_speed == links_[y].out_speed &&
-                         links_[x].in_speed == links_[y].in_speed))
+          if (y == x || (tasks_of_[x].size() <= 1 && tasks_of_[y].size() <= 1 && links_[x].out == links_[y].out &&
+                         links_[x].in == links_[y].in))
             continue;
           const std::pair<NodeId, NodeId> key{std::min(x, y), std::max(x, y)};
           const std::pair<std::uint32_t, std::uint32_t> now{version[key.first], version[key.second]};
@@ -286,8 +253,8 @@ class InjectRefiner {
     std::vector<idx_t> adjwgt;
     for (double w : weights) adjwgt.push_back(static_cast<idx_t>(std::max(1.0, std::round(w * scale))));
 
-    const double speed_x = std::min(links_[x].out_speed, links_[x].in_speed);
-    const double speed_y = std::min(links_[y].out_speed, links_[y].in_speed);
+    const double speed_x = std::min(links_[x].out, links_[x].in);
+    const double speed_y = std::min(links_[y].out, links_[y].in);
     const auto x_outside_share = static_cast<real_t>(speed_x + speed_y > 0 ? speed_x / (speed_x + speed_y) : 0.5);
 
     std::optional<Split> best;
@@ -392,7 +359,7 @@ class InjectRefiner {
   const CommGraph& g_;
   const detail::UndirectedGraph undirected_;
   InjectRefineOptions options_;
-  std::vector<NodeLinks> links_;
+  std::vector<NodeLinkSpeeds> links_;
   std::vector<std::vector<TaskId>> tasks_of_;
   // Per node: the slots it holds, then its free ones (as many as the tasks it may hold).
   std::vector<std::vector<SlotId>> slots_of_;

@@ -30,6 +30,7 @@ std::unique_ptr<Mapper> make_greedy_mapper(MapperLabel label);
 struct RbOptions {
   std::uint32_t tries = 1;    // METIS bisections computed per split, the lowest cut kept
   bool leaves_first = false;  // on leaf-switch fabrics: the tasks into all leaves at once first
+  bool by_link_speed = false;  // with free slots, fewer tasks on nodes behind slower links
 };
 std::unique_ptr<Mapper> make_rb_mapper(MapperLabel label, RbOptions options);
 
