@@ -14,6 +14,7 @@
 #include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/portfolio/auto_mapper.h"
 #include "taskmap/topology/allocation.h"
+#include "taskmap/topology/fabric.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -322,6 +323,28 @@ TEST(Auto, ScotchStaysOnJobsOfManyEdgesButFewTasks) {
   EXPECT_TRUE(has_scotch("alltoall:1449"));
   EXPECT_TRUE(has_scotch("halo3d:64x64x32,points=27"));
   EXPECT_FALSE(has_scotch("halo3d:64x64x33,points=27"));
+}
+
+// The leaves' partition by link speed runs where it can differ from the one by slots: on leaf
+// switches, with free slots, among nodes whose own links differ in speed.
+TEST(Auto, SharesByLinkSpeedRunOnlyWithFreeSlotsAndNodesOfDifferentSpeeds) {
+  auto has_shares_by_speed = [](double n1_speed, std::uint32_t tasks) {
+    Fabric f;
+    f.source = "two leaves";
+    f.switches = {"S", "A", "B"};
+    f.hosts = {"n1", "n2", "n3"};
+    f.host_ports = {{0, 1, n1_speed}, {1, 1, 100}, {2, 2, 100}};
+    f.cables = {{0, 1, 100}, {0, 2, 100}};
+    f.rates_in_gbps = true;
+    f.top_switches = {0};
+    const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "two leaves"});
+    const CommGraph g = build_pattern(parse_pattern_spec(fmt::format("halo2d:2x{}", tasks / 2)));
+    const std::vector<std::string> specs = auto_portfolio(MappingProblem(m, g));
+    return std::count(specs.begin(), specs.end(), "rb:tries=16,split=leaves,shares=link-speed") == 1;
+  };
+  EXPECT_TRUE(has_shares_by_speed(50, 6));
+  EXPECT_FALSE(has_shares_by_speed(50, 12));   // no free slot
+  EXPECT_FALSE(has_shares_by_speed(100, 6));  // all as fast
 }
 
 TEST(Auto, DocsNameEveryMapperOfThePortfolio) {

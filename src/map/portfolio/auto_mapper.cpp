@@ -41,6 +41,8 @@ constexpr std::size_t kScotchMaxMatrixTerminals = 4096;
 constexpr std::size_t kPartitionerMaxEdges = std::size_t{1} << 22;  // greedy, rb
 constexpr const char* kRbManyTries = "rb:tries=16";  // with more tasks than slots, or on leaf switches
 constexpr const char* kRbLeavesFirst = "rb:tries=16,split=leaves";  // on leaf switches
+// On leaf switches with free slots and nodes of different link speeds.
+constexpr const char* kRbLeavesBySpeed = "rb:tries=16,split=leaves,shares=link-speed";
 constexpr std::size_t kRefineHbMaxEdges = std::size_t{1} << 23;
 constexpr std::size_t kRefineMclMaxEdges = std::size_t{1} << 22;
 // ml, with many tasks per slot: it runs Scotch's mapping among its own, so Scotch's limit on
@@ -208,7 +210,7 @@ class AutoMapper final : public Mapper {
     if (graph_edges <= kRefineHbMaxEdges) {
       auto partitioner = [&](std::size_t i) {
         return results[i].spec == "scotch" || results[i].spec == "rb" || results[i].spec == kRbManyTries ||
-               results[i].spec == kRbLeavesFirst;
+               results[i].spec == kRbLeavesFirst || results[i].spec == kRbLeavesBySpeed;
       };
       starts = best_indices(results, first_round, kRefinedStarts);
       for (std::size_t i = 0; i < first_round; ++i)
@@ -282,8 +284,10 @@ class AutoMapper final : public Mapper {
         // moves and swaps cannot shift (cheap beside a search: a few METIS bisections per node).
         const bool injection = has_injection_links(problem.machine());
         const std::string injecting = fmt::format("refine-inject:seed={}", options_.seed);
+        std::vector<std::size_t> injected;
         auto inject_from = [&](std::size_t i) {
-          if (injection) {
+          if (injection && std::find(injected.begin(), injected.end(), i) == injected.end()) {
+            injected.push_back(i);
             searches.emplace_back(results[i].spec + "+" + injecting, [&, i, injecting] {
               return factory_.make(injecting)->improve(problem, results[i].mapping);
             });
@@ -305,6 +309,10 @@ class AutoMapper final : public Mapper {
           search_from(nearly, true);
           inject_from(nearly);
         }
+        // And from the leaves' partition that left free slots beside the nodes behind slower
+        // links, whose tasks only refine-inject moves there.
+        for (std::size_t i = 0; i < unsearched; ++i)
+          if (results[i].spec == kRbLeavesBySpeed) inject_from(i);
       }
       progress.set_total(portfolio.size() + starts.size() + searches.size());
       consider_all(searches, 0);
@@ -446,6 +454,12 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
     // a grouping of the leaves that the traffic may not follow (a leaf of one node pairs best
     // with whichever leaf shares its tasks' partners).
     if (has_leaf_switches(m)) specs.push_back(kRbLeavesFirst);
+    // And, where the job leaves slots free, with fewer tasks on the nodes behind slower links:
+    // the same cut placed so that no such node carries the MCL, which the refiners keeping the
+    // leaves' task counts cannot undo when its leaf has no free slot (docs/auto.md).
+    if (has_leaf_switches(m) && g.num_tasks() < m.num_slots() && node_link_speeds_differ(m)) {
+      specs.push_back(kRbLeavesBySpeed);
+    }
   }
   const bool scotch_in_time =
       edges <= kScotchMaxEdges || (g.num_tasks() <= kScotchManyEdgesMaxTasks && edges <= kRefineHbMaxEdges);
