@@ -5,14 +5,48 @@
 #include <gtest/gtest-spi.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 namespace taskmap::test {
+namespace {
+
+// Open MPI's mpirun keeps its session directory under one per host and user
+// (<tmp>/ompi.HOST.UID/pid.N) and removes that one when its run ends: with two tests launching
+// at once (ctest -j2), one run's clean-up can remove it while the other creates its own inside
+// ("A call to mkdir was unable to create the desired directory"). Each test process therefore
+// gives the runs it starts a temporary base of its own (unless the caller set one).
+class OpenMpiSessionBase {
+ public:
+  OpenMpiSessionBase() {
+    if (std::getenv("OMPI_MCA_orte_tmpdir_base") != nullptr) return;
+    std::error_code error;
+    const std::filesystem::path base =
+        std::filesystem::temp_directory_path(error) / ("taskmap-tests-ompi-" + std::to_string(::getpid()));
+    if (error || !std::filesystem::create_directories(base, error) || error) return;
+    path_ = base;
+    ::setenv("OMPI_MCA_orte_tmpdir_base", base.c_str(), 1);
+  }
+  ~OpenMpiSessionBase() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  OpenMpiSessionBase(const OpenMpiSessionBase&) = delete;
+  OpenMpiSessionBase& operator=(const OpenMpiSessionBase&) = delete;
+
+ private:
+  std::filesystem::path path_;
+};
+const OpenMpiSessionBase open_mpi_session_base;
+
+}  // namespace
 
 Machine four_named_nodes(std::uint32_t ppn) {
   Fabric f;
