@@ -1,6 +1,7 @@
 #include "taskmap/topology/machine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string_view>
 
@@ -66,7 +67,7 @@ bool node_link_speeds_differ(const Machine& machine) {
     if (machine.slots_of_node(n) == 0) continue;
     const double speed = std::min(speeds[n].out, speeds[n].in);
     if (speed <= 0) return false;
-    if (first >= 0 && speed != first) differ = true;
+    if (first >= 0 && std::abs(speed - first) > 1e-9 * std::max(speed, first)) differ = true;
     first = speed;
   }
   return differ;

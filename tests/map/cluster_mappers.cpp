@@ -269,8 +269,10 @@ TEST(ClusterMappers, RbByLinkSpeedGivesANodeBehindASlowerLinkFewerTasksWhenSlots
   // triangles, {0, 2, 4} and {1, 3, 5}. By slots, each node's share is 3 tasks: one triangle
   // each. By link speed, n1 carries as much per task as n2 with half as many: 2 and 4, which
   // the 6 tasks fill exactly (2 free slots), so n1 holds 2 tasks of one triangle. With both
-  // nodes at 100 Gb/s the shares stay 3 and 3.
-  auto tasks_on_n1 = [](const std::string& spec, double n1_speed) {
+  // nodes at 100 Gb/s the shares stay 3 and 3. With a 7th task joined to {1, 3, 5}, 2 and 4
+  // cannot hold the job: each node goes halfway back to its slots (7 - 6 of the 8 - 6 free),
+  // to 3 and 4, and n1 holds the triangle.
+  auto tasks_on_n1 = [](const std::string& spec, double n1_speed, TaskId tasks) {
     Fabric f;
     f.source = "slow node";
     f.switches = {"A"};
@@ -283,14 +285,17 @@ TEST(ClusterMappers, RbByLinkSpeedGivesANodeBehindASlowerLinkFewerTasksWhenSlots
     for (TaskId first : {0u, 1u})
       for (TaskId a = first; a < 6; a += 2)
         for (TaskId b = a + 2; b < 6; b += 2) edges.push_back({a, b, 1});
-    const Mapping mapping = run_mapper(spec, m, CommGraph::from_edges(6, edges));
+    if (tasks == 7)
+      for (TaskId a : {1u, 3u, 5u}) edges.push_back({a, 6, 1});
+    const Mapping mapping = run_mapper(spec, m, CommGraph::from_edges(tasks, edges));
     int count = 0;
     for (SlotId s : mapping.slot_of_task) count += m.node_of_slot(s) == 0;
     return count;
   };
-  EXPECT_EQ(tasks_on_n1("rb:shares=link-speed", 50), 2);
-  EXPECT_EQ(tasks_on_n1("rb:shares=link-speed", 100), 3);
-  EXPECT_EQ(tasks_on_n1("rb", 50), 3);
+  EXPECT_EQ(tasks_on_n1("rb:shares=link-speed", 50, 6), 2);
+  EXPECT_EQ(tasks_on_n1("rb:shares=link-speed", 100, 6), 3);
+  EXPECT_EQ(tasks_on_n1("rb", 50, 6), 3);
+  EXPECT_EQ(tasks_on_n1("rb:shares=link-speed", 50, 7), 3);
 }
 
 TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {

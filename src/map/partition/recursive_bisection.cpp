@@ -169,9 +169,9 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
   }
   const std::uint32_t n = g.vertices();
   if (leaves.size() < 2 || leaves.size() > n || g.targets.empty()) return {};
-  std::vector<double> slots;
-  for (const Piece& leaf : leaves) slots.push_back(capacity_of(leaf.routers));
-  const double total = std::accumulate(slots.begin(), slots.end(), 0.0);
+  std::vector<double> holds;  // what each leaf holds: its slots, or its share by link speed
+  for (const Piece& leaf : leaves) holds.push_back(capacity_of(leaf.routers));
+  const double total = std::accumulate(holds.begin(), holds.end(), 0.0);
   // METIS's recursive k-way first halves the list of parts (the first half of the leaves
   // against the second), so the list's order decides which leaves share a side of the first
   // cuts. In the routers' order, the small leaves of a job (the partly used ones a scheduler's
@@ -182,16 +182,16 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
   std::vector<std::vector<std::size_t>> orders(1, std::vector<std::size_t>(leaves.size()));
   std::iota(orders[0].begin(), orders[0].end(), std::size_t{0});
   std::vector<std::size_t> by_size = orders[0];
-  std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t a, std::size_t b) { return slots[a] < slots[b]; });
+  std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t a, std::size_t b) { return holds[a] < holds[b]; });
   std::vector<std::size_t> by_size_down = orders[0];
-  std::stable_sort(by_size_down.begin(), by_size_down.end(), [&](std::size_t a, std::size_t b) { return slots[a] > slots[b]; });
+  std::stable_sort(by_size_down.begin(), by_size_down.end(), [&](std::size_t a, std::size_t b) { return holds[a] > holds[b]; });
   for (std::vector<std::size_t> order : {by_size, by_size_down})
     if (std::find(orders.begin(), orders.end(), order) == orders.end()) orders.push_back(std::move(order));
   std::optional<std::vector<idx_t>> best;
   double best_cut = 0;
   for (const std::vector<std::size_t>& order : orders) {
     std::vector<real_t> share;
-    for (std::size_t leaf : order) share.push_back(static_cast<real_t>(slots[leaf] / total));
+    for (std::size_t leaf : order) share.push_back(static_cast<real_t>(holds[leaf] / total));
     IntegerGraph copy = g;  // METIS takes non-const arrays
     std::vector<std::int32_t> weights = vertex_weights;
     std::optional<std::vector<idx_t>> part = metis_parts(copy, std::move(share), weights);
@@ -205,32 +205,32 @@ std::vector<RecursiveBisection::Piece> RecursiveBisection::leaf_pieces(
   }
   if (!best) return {};
   for (TaskId t = 0; t < n; ++t) leaves[static_cast<std::size_t>((*best)[t])].tasks.push_back(t);
-  improve_leaf_pairs(g, vertex_weights, slots, leaves);
+  improve_leaf_pairs(g, vertex_weights, holds, leaves);
   return leaves;
 }
 
 // The tasks of two leaves shared out again between them, pair after pair, most traffic between
 // them first. An edge from either leaf to a third is cut wherever its task goes among the two,
 // so the cut between the two is all that changes, and a lower one is kept (each leaf at most
-// its slots, or its share of the tasks when they outnumber the slots, or the tasks it had).
+// what it holds, or its share of the tasks when they outnumber that, or the tasks it had).
 // Only leaves alike for the rest of the job (as far from each of its other leaves: two leaves
 // of one pod) are paired, so that such an edge also goes as far as before. Where METIS's k-way
 // cut one leaf's tasks out of several regions of the graph, sharing out again with a
 // neighbour gathers them.
 void RecursiveBisection::improve_leaf_pairs(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
-                                             const std::vector<double>& slots, std::vector<Piece>& leaves) const {
+                                             const std::vector<double>& holds, std::vector<Piece>& leaves) const {
   if (leaves.size() > kLeafPairMaxLeaves) return;
   const std::uint32_t n = g.vertices();
   std::vector<std::uint32_t> leaf_of(n, 0);
   for (std::uint32_t l = 0; l < leaves.size(); ++l)
     for (TaskId t : leaves[l].tasks) leaf_of[t] = l;
   auto weight_of = [&](TaskId t) { return vertex_weights.empty() ? 1.0 : double(vertex_weights[t]); };
-  // What a leaf may hold: its slots, or with more tasks than slots its share of the tasks.
+  // What a leaf may hold: `holds`, or with more tasks than that its share of the tasks.
   double tasks_weight = 0;
   for (TaskId t = 0; t < n; ++t) tasks_weight += weight_of(t);
-  const double all_slots = std::accumulate(slots.begin(), slots.end(), 0.0);
+  const double all_holds = std::accumulate(holds.begin(), holds.end(), 0.0);
   std::vector<double> capacity;
-  for (double s : slots) capacity.push_back(s * std::max(1.0, tasks_weight / all_slots));
+  for (double h : holds) capacity.push_back(h * std::max(1.0, tasks_weight / all_holds));
   std::vector<std::int32_t> member(n, -1);  // 0 or 1: a task's leaf in the pair being shared out
   std::vector<std::int32_t> index(n, -1);   // bisect's scratch
   // The weight of the edges between the pair's two leaves.

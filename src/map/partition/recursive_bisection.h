@@ -43,7 +43,8 @@ class RecursiveBisection {
   // The router of each vertex of `g`. `vertex_weights` (tasks per vertex; empty: one each)
   // are what the two sides of a split share in proportion to their slots; by_link_speed: where
   // the job leaves slots free and the nodes' own links differ in speed, fewer on a node behind a
-  // slower link, in proportion to its speed as far as the free slots allow (task_capacities).
+  // slower link, in proportion to its speed as far as the free slots allow (task_capacities;
+  // not with orient, whose swap of two halves asks only for equal slots).
   std::vector<RouterId> run(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights = {}) const;
 
  private:
@@ -80,7 +81,7 @@ class RecursiveBisection {
   static constexpr double kLeafPairWork = 8;
   static constexpr std::size_t kLeafPairMaxLeaves = 4096;  // the alike test costs leaves^2 hop look-ups
   void improve_leaf_pairs(const IntegerGraph& g, const std::vector<std::int32_t>& vertex_weights,
-                          const std::vector<double>& slots, std::vector<Piece>& leaves) const;
+                          const std::vector<double>& holds, std::vector<Piece>& leaves) const;
   // METIS's recursive k-way with the target shares of the vertex weight, under the run's seed,
   // tries and --imbalance (at least 0.1%, below which METIS's own rounding leaves it no room),
   // or those `settings` gives; nothing when METIS refuses.
