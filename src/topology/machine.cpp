@@ -60,12 +60,15 @@ std::vector<NodeLinkSpeeds> node_link_speeds(const Machine& machine) {
 }
 
 bool node_link_speeds_differ(const Machine& machine) {
-  const std::vector<NodeLinkSpeeds> speeds = node_link_speeds(machine);
+  return node_link_speeds_differ(machine, node_link_speeds(machine));
+}
+
+bool node_link_speeds_differ(const Machine& machine, const std::vector<NodeLinkSpeeds>& speeds) {
   double first = -1;
   bool differ = false;
   for (NodeId n = 0; n < machine.num_nodes(); ++n) {
     if (machine.slots_of_node(n) == 0) continue;
-    const double speed = std::min(speeds[n].out, speeds[n].in);
+    const double speed = speeds[n].slower();
     if (speed <= 0) return false;
     if (first >= 0 && std::abs(speed - first) > 1e-9 * std::max(speed, first)) differ = true;
     first = speed;

@@ -293,10 +293,13 @@ std::vector<std::uint32_t> leaf_groups(const Machine& machine);
 // are those of its router (the fabrics with such links give each host a router of its own).
 struct NodeLinkSpeeds {
   double out = 0, in = 0;
+  double slower() const { return std::min(out, in); }
 };
 std::vector<NodeLinkSpeeds> node_link_speeds(const Machine& machine);
 // True when every node with slots has its own links and they are not all as fast (the slower
-// way of each node compared, equal within a relative 1e-9: 3 x 33.3 and 100 Gb/s are alike).
+// way of each node compared, equal within a relative 1e-9: 3 x 33.3 and 100 Gb/s are alike);
+// `speeds`: node_link_speeds(machine), when the caller has them.
+bool node_link_speeds_differ(const Machine& machine, const std::vector<NodeLinkSpeeds>& speeds);
 bool node_link_speeds_differ(const Machine& machine);
 
 // The nodes sorted by host name as Slurm and the launchers sort hosts: runs of digits compare

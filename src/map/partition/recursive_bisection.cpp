@@ -32,13 +32,12 @@ std::uint64_t slots_of(const Machine& machine, const std::vector<RouterId>& rout
 // theirs; with shares by slots METIS fills such a node like any other, and the refiners that
 // keep each leaf's task count cannot empty it when its leaf has no free slot.
 std::vector<double> task_capacities(const Machine& machine, double tasks) {
-  if (!node_link_speeds_differ(machine)) return {};
   const std::vector<NodeLinkSpeeds> speeds = node_link_speeds(machine);
-  auto speed_of = [&](NodeId n) { return std::min(speeds[n].out, speeds[n].in); };
+  if (!node_link_speeds_differ(machine, speeds)) return {};
   double fastest = 0, all_slots = 0;
   for (NodeId n = 0; n < machine.num_nodes(); ++n) {
     if (machine.slots_of_node(n) == 0) continue;
-    fastest = std::max(fastest, speed_of(n));
+    fastest = std::max(fastest, speeds[n].slower());
     all_slots += machine.slots_of_node(n);
   }
   if (tasks >= all_slots) return {};
@@ -46,7 +45,7 @@ std::vector<double> task_capacities(const Machine& machine, double tasks) {
   double all_by_speed = 0;
   for (NodeId n = 0; n < machine.num_nodes(); ++n) {
     if (machine.slots_of_node(n) == 0) continue;
-    by_speed[n] = machine.slots_of_node(n) * speed_of(n) / fastest;
+    by_speed[n] = machine.slots_of_node(n) * speeds[n].slower() / fastest;
     all_by_speed += by_speed[n];
   }
   // Between the two, so that they hold the tasks: by speed where that is room enough.

@@ -253,8 +253,8 @@ class InjectRefiner {
     std::vector<idx_t> adjwgt;
     for (double w : weights) adjwgt.push_back(static_cast<idx_t>(std::max(1.0, std::round(w * scale))));
 
-    const double speed_x = std::min(links_[x].out, links_[x].in);
-    const double speed_y = std::min(links_[y].out, links_[y].in);
+    const double speed_x = links_[x].slower();
+    const double speed_y = links_[y].slower();
     const auto x_outside_share = static_cast<real_t>(speed_x + speed_y > 0 ? speed_x / (speed_x + speed_y) : 0.5);
 
     std::optional<Split> best;
