@@ -76,6 +76,18 @@ bool node_link_speeds_differ(const Machine& machine, const std::vector<NodeLinkS
   return differ;
 }
 
+std::vector<double> slots_by_link_speed(const Machine& machine) {
+  const std::vector<NodeLinkSpeeds> speeds = node_link_speeds(machine);
+  if (!node_link_speeds_differ(machine, speeds)) return {};
+  double fastest = 0;
+  for (NodeId n = 0; n < machine.num_nodes(); ++n)
+    if (machine.slots_of_node(n) > 0) fastest = std::max(fastest, speeds[n].slower());
+  std::vector<double> slots(machine.num_nodes(), 0);
+  for (NodeId n = 0; n < machine.num_nodes(); ++n)
+    if (machine.slots_of_node(n) > 0) slots[n] = machine.slots_of_node(n) * speeds[n].slower() / fastest;
+  return slots;
+}
+
 std::string Machine::kind_name() const {
   struct Visitor {
     std::string operator()(const TorusShape&) const { return "torus"; }

@@ -298,6 +298,50 @@ TEST(ClusterMappers, RbByLinkSpeedGivesANodeBehindASlowerLinkFewerTasksWhenSlots
   EXPECT_EQ(tasks_on_n1("rb:shares=link-speed", 50, 7), 3);
 }
 
+TEST(ClusterMappers, RefineHbByLinkSpeedLeavesTheFreeSlotsBesideASlowerNodeFree) {
+  // The machine of the test above (n1 at 50 or 100 Gb/s, n2 at 100 Gb/s, 4 slots each) and its
+  // two triangles {0, 2, 4} and {1, 3, 5}. From n1 = {0, 2} and n2 = {4, 1, 3, 5}, task 4's two
+  // edges leave its node: moving it into n1's free slots saves them, and refine-hb by slots
+  // does. By link speed n1 has room for 4 x 0.5 = 2 tasks, which it holds: task 4 stays (a swap
+  // with 0 or 2 saves nothing), n1 keeps 2 tasks, hop-bytes 2 edges x 2 hops. At 100 Gb/s its room is
+  // its 4 slots. From n1 = {0, 2, 1} (more than 2: its room is then the 3 it holds) the swap of
+  // 1 and 4 joins both triangles.
+  struct Outcome {
+    int on_n1;
+    double hop_bytes;
+  };
+  auto refine = [](const std::string& spec, double n1_speed, std::vector<SlotId> start) {
+    Fabric f;
+    f.source = "slow node";
+    f.switches = {"A"};
+    f.hosts = {"n1", "n2"};
+    f.host_ports = {{0, 0, n1_speed}, {1, 0, 100}};
+    f.rates_in_gbps = true;
+    f.top_switches = {0};
+    const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "slow node"});
+    std::vector<CommEdge> edges;
+    for (TaskId first : {0u, 1u})
+      for (TaskId a = first; a < 6; a += 2)
+        for (TaskId b = a + 2; b < 6; b += 2) edges.push_back({a, b, 1});
+    const CommGraph g = CommGraph::from_edges(6, edges);
+    const MappingProblem problem(m, g);
+    const Mapping refined = make_mapper(parse_mapper_spec(spec))->improve(problem, Mapping{std::move(start), {}});
+    validate_mapping(refined, m, g.num_tasks(), spec);
+    Outcome outcome{0, Evaluator(problem).evaluate(g, refined).hop_bytes};
+    for (SlotId s : refined.slot_of_task) outcome.on_n1 += m.node_of_slot(s) == 0;
+    return outcome;
+  };
+  // Slots 0-3 are n1's, 4-7 n2's; start[t] is task t's slot.
+  const std::vector<SlotId> two_on_n1 = {0, 4, 1, 5, 6, 7}, three_on_n1 = {0, 2, 1, 5, 4, 6};
+  EXPECT_EQ(refine("refine-hb", 50, two_on_n1).on_n1, 3);
+  EXPECT_DOUBLE_EQ(refine("refine-hb", 50, two_on_n1).hop_bytes, 0);
+  EXPECT_EQ(refine("refine-hb:room=link-speed", 50, two_on_n1).on_n1, 2);
+  EXPECT_DOUBLE_EQ(refine("refine-hb:room=link-speed", 50, two_on_n1).hop_bytes, 2 * 2);  // 2 edges (volume 1) x 2 hops
+  EXPECT_EQ(refine("refine-hb:room=link-speed", 100, two_on_n1).on_n1, 3);
+  EXPECT_EQ(refine("refine-hb:room=link-speed", 50, three_on_n1).on_n1, 3);
+  EXPECT_DOUBLE_EQ(refine("refine-hb:room=link-speed", 50, three_on_n1).hop_bytes, 0);
+}
+
 TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {
   const Machine m = allocate(test::four_named_nodes(2), parse_nodes_argument("cn2,gpu1"));
   const CommGraph g = build_pattern(parse_pattern_spec("halo2d:2x2"));

@@ -301,6 +301,10 @@ std::vector<NodeLinkSpeeds> node_link_speeds(const Machine& machine);
 // `speeds`: node_link_speeds(machine), when the caller has them.
 bool node_link_speeds_differ(const Machine& machine, const std::vector<NodeLinkSpeeds>& speeds);
 bool node_link_speeds_differ(const Machine& machine);
+// Per node: its slots in proportion to the speed of its own links, slots x its speed / the
+// fastest node's (0 for a node without slots): what it would hold if every node's links were
+// to carry the same load. Empty unless node_link_speeds_differ.
+std::vector<double> slots_by_link_speed(const Machine& machine);
 
 // The nodes sorted by host name as Slurm and the launchers sort hosts: runs of digits compare
 // as numbers ("cn2" < "cn10"), the rest as text. Unnamed nodes: node order.

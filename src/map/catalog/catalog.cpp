@@ -384,6 +384,12 @@ const Catalog& mapper_catalog() {
            .params = {{.name = "rounds", .type = ParamType::Int,
                        .default_value = default_of(HopBytesRefineOptions{}.rounds), .min = 1, .max = 1 << 20,
                        .meaning = "passes over the tasks at most"},
+                      {.name = "room", .type = ParamType::Choice, .default_value = "slots",
+                       .choices = {"slots", "link-speed"},
+                       .meaning = "tasks move into any free slot; or, where the nodes' own links differ in speed, a "
+                                  "node behind a slower link takes at most its slots in proportion to its speed (or "
+                                  "what it holds at the start, when more): hop-bytes do not see link speeds and "
+                                  "would fill the free slots that rb:shares=link-speed leaves beside it"},
                       seed_param(HopBytesRefineOptions{}.seed, "of the order tasks are visited in")}},
           {.name = "refine-mcl",
            .tag = tag(MapperKind::RefineMcl),
@@ -559,6 +565,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::RefineHopBytes: {
       HopBytesRefineOptions options;
       options.rounds = count(v, "rounds");
+      options.room_by_link_speed = v.get_choice("room") == "link-speed";
       options.seed = seed(v);
       return make_refine_hb_mapper(std::move(label), options, make_default_mapper());
     }

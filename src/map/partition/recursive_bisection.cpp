@@ -32,22 +32,11 @@ std::uint64_t slots_of(const Machine& machine, const std::vector<RouterId>& rout
 // theirs; with shares by slots METIS fills such a node like any other, and the refiners that
 // keep each leaf's task count cannot empty it when its leaf has no free slot.
 std::vector<double> task_capacities(const Machine& machine, double tasks) {
-  const std::vector<NodeLinkSpeeds> speeds = node_link_speeds(machine);
-  if (!node_link_speeds_differ(machine, speeds)) return {};
-  double fastest = 0, all_slots = 0;
-  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
-    if (machine.slots_of_node(n) == 0) continue;
-    fastest = std::max(fastest, speeds[n].slower());
-    all_slots += machine.slots_of_node(n);
-  }
+  const std::vector<double> by_speed = slots_by_link_speed(machine);
+  if (by_speed.empty()) return {};
+  const double all_slots = double(machine.num_slots());
+  const double all_by_speed = std::accumulate(by_speed.begin(), by_speed.end(), 0.0);
   if (tasks >= all_slots) return {};
-  std::vector<double> by_speed(machine.num_nodes(), 0);
-  double all_by_speed = 0;
-  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
-    if (machine.slots_of_node(n) == 0) continue;
-    by_speed[n] = machine.slots_of_node(n) * speeds[n].slower() / fastest;
-    all_by_speed += by_speed[n];
-  }
   // Between the two, so that they hold the tasks: by speed where that is room enough.
   const double toward_slots = tasks <= all_by_speed ? 0 : (tasks - all_by_speed) / (all_slots - all_by_speed);
   std::vector<double> capacity(machine.num_routers, 0);

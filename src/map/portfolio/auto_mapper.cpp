@@ -221,13 +221,21 @@ class AutoMapper final : public Mapper {
         break;
       }
     }
-    progress.set_total(portfolio.size() + starts.size() + (refine_mcl ? 1 : 0));
+    const auto by_speed_starts = static_cast<std::size_t>(
+        std::count_if(starts.begin(), starts.end(), [&](std::size_t i) { return results[i].spec == kRbLeavesBySpeed; }));
+    progress.set_total(portfolio.size() + starts.size() + by_speed_starts + (refine_mcl ? 1 : 0));
+    // rb's shares by link speed also keep theirs: refine-hb by slots alone fills the free
+    // slots they leave beside the slower nodes wherever that saves hop-bytes.
+    const std::string keeping_shares = fmt::format("refine-hb:room=link-speed,seed={}", options_.seed);
     {
       const std::string refiner = fmt::format("refine-hb:seed={}", options_.seed);
       std::vector<Refinement> refinements;
       for (std::size_t i : starts) {
-        refinements.emplace_back(results[i].spec + "+" + refiner,
-                                 [&, i] { return factory_.make(refiner)->improve(problem, results[i].mapping); });
+        for (const std::string& r : {refiner, keeping_shares}) {
+          if (r == keeping_shares && results[i].spec != kRbLeavesBySpeed) continue;
+          refinements.emplace_back(results[i].spec + "+" + r,
+                                   [&, i, r] { return factory_.make(r)->improve(problem, results[i].mapping); });
+        }
       }
       consider_all(refinements, hop_bytes_tables(problem.machine()));
     }
@@ -310,11 +318,13 @@ class AutoMapper final : public Mapper {
           inject_from(nearly);
         }
         // And from the leaves' partition that left free slots beside the nodes behind slower
-        // links, whose tasks only refine-inject moves there.
+        // links, whose tasks only refine-inject moves there, before and after refine-hb kept
+        // those slots free.
         for (std::size_t i = 0; i < unsearched; ++i)
-          if (results[i].spec == kRbLeavesBySpeed) inject_from(i);
+          if (results[i].spec == kRbLeavesBySpeed || results[i].spec == std::string(kRbLeavesBySpeed) + "+" + keeping_shares)
+            inject_from(i);
       }
-      progress.set_total(portfolio.size() + starts.size() + searches.size());
+      progress.set_total(portfolio.size() + starts.size() + by_speed_starts + searches.size());
       consider_all(searches, 0);
     }
 

@@ -6,6 +6,7 @@
 #include "taskmap/map/refine/refine_hop_bytes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <queue>
@@ -22,11 +23,20 @@ constexpr std::uint32_t kMostGroupsPerRouter = 32;
 
 class HopBytesSearch {
  public:
-  HopBytesSearch(const MappingProblem& problem, Mapping start, std::uint32_t per_slot)
+  HopBytesSearch(const MappingProblem& problem, Mapping start, std::uint32_t per_slot, bool room_by_link_speed)
       : machine_(problem.machine()), eval_(problem, std::move(start), per_slot, IncrementalEvaluator::Track::HopBytes),
         adjacency_(machine_, false), per_slot_(per_slot) {
     capacity_.resize(machine_.num_routers);
     for (RouterId r = 0; r < machine_.num_routers; ++r) capacity_[r] = std::uint64_t(machine_.slots_of_router(r)) * per_slot;
+    if (!room_by_link_speed) return;
+    const std::vector<double> by_speed = slots_by_link_speed(machine_);
+    if (by_speed.empty()) return;
+    std::vector<double> room(machine_.num_routers, 0);
+    for (NodeId n = 0; n < by_speed.size(); ++n) room[machine_.router_of_node(n)] += by_speed[n] * per_slot;
+    for (RouterId r = 0; r < machine_.num_routers; ++r) {
+      const auto by_speed_room = static_cast<std::uint64_t>(std::floor(room[r] + 1e-9));
+      capacity_[r] = std::min(capacity_[r], std::max<std::uint64_t>(by_speed_room, eval_.tasks_on_router(r).size()));
+    }
   }
 
   // Summed over every pair again (no drift from the running sum between rounds).
@@ -242,7 +252,7 @@ class HopBytesSearch {
     // Targets best first: a move where there is room, else the best swap there.
     for (const auto& [delta, x] : candidates_) {
       if (delta >= -tolerance) break;
-      if (const SlotId s = eval_.free_slot(x); s != UINT32_MAX) {
+      if (const SlotId s = eval_.tasks_on_router(x).size() < capacity_[x] ? eval_.free_slot(x) : UINT32_MAX; s != UINT32_MAX) {
         const Relocation move{t, s};
         eval_.relocate({&move, 1});
         ++stats.moves;
@@ -288,7 +298,7 @@ Mapping refine_hop_bytes(const MappingProblem& problem, Mapping start, const Hop
   const CommGraph& graph = problem.graph();
   validate_mapping(start, machine, graph.num_tasks(), "refine-hb start", options.per_slot);
   Mapping start_copy = start;
-  HopBytesSearch search(problem, std::move(start), options.per_slot);
+  HopBytesSearch search(problem, std::move(start), options.per_slot, options.room_by_link_speed);
   HopBytesRefineStats s;
   s.before = search.hop_bytes();
   std::vector<TaskId> order(graph.num_tasks());
