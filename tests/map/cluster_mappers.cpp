@@ -264,6 +264,27 @@ TEST(ClusterMappers, RefineInjectMovesTasksOffASlowNodeIntoFreeSlotsUnderItsLeaf
   EXPECT_DOUBLE_EQ(after.leaf_uplink_volume, 4.0);
 }
 
+// One leaf switch with n1 (its link at n1_speed Gb/s) and n2 (100 Gb/s), 4 slots each.
+Machine slow_node_pair(double n1_speed) {
+  Fabric f;
+  f.source = "slow node";
+  f.switches = {"A"};
+  f.hosts = {"n1", "n2"};
+  f.host_ports = {{0, 0, n1_speed}, {1, 0, 100}};
+  f.rates_in_gbps = true;
+  f.top_switches = {0};
+  return build_fabric_machine(f, {.slots_per_node = 4, .description = "slow node"});
+}
+
+// Tasks {0, 2, 4} and {1, 3, 5} as two triangles, each edge volume 1 one way.
+std::vector<CommEdge> two_triangles() {
+  std::vector<CommEdge> edges;
+  for (TaskId first : {0u, 1u})
+    for (TaskId a = first; a < 6; a += 2)
+      for (TaskId b = a + 2; b < 6; b += 2) edges.push_back({a, b, 1});
+  return edges;
+}
+
 TEST(ClusterMappers, RbByLinkSpeedGivesANodeBehindASlowerLinkFewerTasksWhenSlotsAreFree) {
   // One leaf switch with n1 (50 Gb/s) and n2 (100 Gb/s), 4 slots each; 6 tasks in two
   // triangles, {0, 2, 4} and {1, 3, 5}. By slots, each node's share is 3 tasks: one triangle
@@ -273,18 +294,8 @@ TEST(ClusterMappers, RbByLinkSpeedGivesANodeBehindASlowerLinkFewerTasksWhenSlots
   // cannot hold the job: each node goes halfway back to its slots (7 - 6 of the 8 - 6 free),
   // to 3 and 4, and n1 holds the triangle.
   auto tasks_on_n1 = [](const std::string& spec, double n1_speed, TaskId tasks) {
-    Fabric f;
-    f.source = "slow node";
-    f.switches = {"A"};
-    f.hosts = {"n1", "n2"};
-    f.host_ports = {{0, 0, n1_speed}, {1, 0, 100}};
-    f.rates_in_gbps = true;
-    f.top_switches = {0};
-    const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "slow node"});
-    std::vector<CommEdge> edges;
-    for (TaskId first : {0u, 1u})
-      for (TaskId a = first; a < 6; a += 2)
-        for (TaskId b = a + 2; b < 6; b += 2) edges.push_back({a, b, 1});
+    const Machine m = slow_node_pair(n1_speed);
+    std::vector<CommEdge> edges = two_triangles();
     if (tasks == 7)
       for (TaskId a : {1u, 3u, 5u}) edges.push_back({a, 6, 1});
     const Mapping mapping = run_mapper(spec, m, CommGraph::from_edges(tasks, edges));
@@ -311,19 +322,8 @@ TEST(ClusterMappers, RefineHbByLinkSpeedLeavesTheFreeSlotsBesideASlowerNodeFree)
     double hop_bytes;
   };
   auto refine = [](const std::string& spec, double n1_speed, std::vector<SlotId> start) {
-    Fabric f;
-    f.source = "slow node";
-    f.switches = {"A"};
-    f.hosts = {"n1", "n2"};
-    f.host_ports = {{0, 0, n1_speed}, {1, 0, 100}};
-    f.rates_in_gbps = true;
-    f.top_switches = {0};
-    const Machine m = build_fabric_machine(f, {.slots_per_node = 4, .description = "slow node"});
-    std::vector<CommEdge> edges;
-    for (TaskId first : {0u, 1u})
-      for (TaskId a = first; a < 6; a += 2)
-        for (TaskId b = a + 2; b < 6; b += 2) edges.push_back({a, b, 1});
-    const CommGraph g = CommGraph::from_edges(6, edges);
+    const Machine m = slow_node_pair(n1_speed);
+    const CommGraph g = CommGraph::from_edges(6, two_triangles());
     const MappingProblem problem(m, g);
     const Mapping refined = make_mapper(parse_mapper_spec(spec))->improve(problem, Mapping{std::move(start), {}});
     validate_mapping(refined, m, g.num_tasks(), spec);
