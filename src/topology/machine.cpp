@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <string_view>
 
 #include "taskmap/core/error.h"
@@ -86,6 +87,18 @@ std::vector<double> slots_by_link_speed(const Machine& machine) {
   for (NodeId n = 0; n < machine.num_nodes(); ++n)
     if (machine.slots_of_node(n) > 0) slots[n] = machine.slots_of_node(n) * speeds[n].slower() / fastest;
   return slots;
+}
+
+std::vector<double> link_speed_capacities(const Machine& machine, double tasks) {
+  const double all_slots = double(machine.num_slots());
+  if (tasks >= all_slots) return {};
+  std::vector<double> capacity = slots_by_link_speed(machine);
+  if (capacity.empty()) return {};
+  const double all_by_speed = std::accumulate(capacity.begin(), capacity.end(), 0.0);
+  // Between the two, so that they hold the tasks: by speed where that is room enough.
+  const double toward_slots = tasks <= all_by_speed ? 0 : (tasks - all_by_speed) / (all_slots - all_by_speed);
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) capacity[n] += toward_slots * (machine.slots_of_node(n) - capacity[n]);
+  return capacity;
 }
 
 std::string Machine::kind_name() const {

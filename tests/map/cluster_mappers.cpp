@@ -264,8 +264,8 @@ TEST(ClusterMappers, RefineInjectMovesTasksOffASlowNodeIntoFreeSlotsUnderItsLeaf
   EXPECT_DOUBLE_EQ(after.leaf_uplink_volume, 4.0);
 }
 
-// One leaf switch with n1 (its link at n1_speed Gb/s) and n2 (100 Gb/s), 4 slots each.
-Machine slow_node_pair(double n1_speed) {
+// One leaf switch with n1 (its link at n1_speed Gb/s) and n2 (100 Gb/s), `slots` slots each.
+Machine slow_node_pair(double n1_speed, std::uint32_t slots = 4) {
   Fabric f;
   f.source = "slow node";
   f.switches = {"A"};
@@ -273,7 +273,7 @@ Machine slow_node_pair(double n1_speed) {
   f.host_ports = {{0, 0, n1_speed}, {1, 0, 100}};
   f.rates_in_gbps = true;
   f.top_switches = {0};
-  return build_fabric_machine(f, {.slots_per_node = 4, .description = "slow node"});
+  return build_fabric_machine(f, {.slots_per_node = slots, .description = "slow node"});
 }
 
 // Tasks {0, 2, 4} and {1, 3, 5} as two triangles, each edge volume 1 one way.
@@ -315,8 +315,9 @@ TEST(ClusterMappers, RefineHbByLinkSpeedLeavesTheFreeSlotsBesideASlowerNodeFree)
   // edges leave its node: moving it into n1's free slots saves them, and refine-hb by slots
   // does. By link speed n1 has room for 4 x 0.5 = 2 tasks, which it holds: task 4 stays (a swap
   // with 0 or 2 saves nothing), n1 keeps 2 tasks, hop-bytes 2 edges x 2 hops. At 100 Gb/s its room is
-  // its 4 slots. From n1 = {0, 2, 1} (more than 2: its room is then the 3 it holds) the swap of
-  // 1 and 4 joins both triangles.
+  // its 4 slots. From n1 = {0, 2, 1}, more than its share of 2, its room is the 3 it holds, and
+  // 1 and 4 trade places, joining both triangles (with a room of 2, the group moves would take
+  // 1 off n1 first, and 4 could then not enter it).
   struct Outcome {
     int on_n1;
     double hop_bytes;
@@ -340,6 +341,44 @@ TEST(ClusterMappers, RefineHbByLinkSpeedLeavesTheFreeSlotsBesideASlowerNodeFree)
   EXPECT_EQ(refine("refine-hb:room=link-speed", 100, two_on_n1).on_n1, 3);
   EXPECT_EQ(refine("refine-hb:room=link-speed", 50, three_on_n1).on_n1, 3);
   EXPECT_DOUBLE_EQ(refine("refine-hb:room=link-speed", 50, three_on_n1).hop_bytes, 0);
+}
+
+TEST(ClusterMappers, RefineHbByLinkSpeedGivesASlowerNodeItsShareOfTheJobToTheNearestTask) {
+  // n1 behind a slower link and n2 at 100 Gb/s under one leaf switch, 8 slots each. The room
+  // of n1 is its share of the job as rb:shares=link-speed gives it, not its slots by speed:
+  // - at 50 Gb/s, slots by speed 4 and 8, 10 tasks (a 5-clique {0..4}, and a 5-clique {5..9}
+  //   of volume 100 that no split pays for): n1's share is 4 x 10 / 12 = 3.33, 3 to the nearest
+  //   task; from n1 = {0, 1, 2} and n2's one free slot, task 3 may not join them (it would with
+  //   a room of 4, cutting 4 edges instead of 6), and no task of n1 gains by leaving alone;
+  // - at 61.25 Gb/s, slots by speed 4.9 and 8, 12 tasks (a 5-clique {0..4} and a 7-clique
+  //   {5..11}): n1's share is 4.9 x 12 / 12.9 = 4.56, 5 to the nearest task; from n1 = {0, 1,
+  //   2, 3}, task 4 joins them (4 edges x 2 hops saved; a room of 4, the share rounded down,
+  //   would keep it out: a swap with 0..3 saves nothing).
+  auto refine = [](double n1_speed, const CommGraph& g, std::vector<SlotId> start) {
+    const Machine m = slow_node_pair(n1_speed, 8);
+    const MappingProblem problem(m, g);
+    const Mapping refined =
+        make_mapper(parse_mapper_spec("refine-hb:room=link-speed"))->improve(problem, Mapping{std::move(start), {}});
+    validate_mapping(refined, m, g.num_tasks(), "refine-hb:room=link-speed");
+    int on_n1 = 0;
+    for (SlotId s : refined.slot_of_task) on_n1 += m.node_of_slot(s) == 0;
+    return std::pair{on_n1, Evaluator(problem).evaluate(g, refined).hop_bytes};
+  };
+  auto cliques = [](TaskId tasks, double second_volume) {
+    std::vector<CommEdge> edges;
+    for (TaskId a = 0; a < tasks; ++a)
+      for (TaskId b = a + 1; b < tasks; ++b)
+        if ((a < 5) == (b < 5)) edges.push_back({a, b, a < 5 ? 1 : second_volume});
+    return CommGraph::from_edges(tasks, edges);
+  };
+  // Slots 0-7 are n1's, 8-15 n2's; start[t] is task t's slot.
+  const auto [share_on_n1, share_hop_bytes] = refine(50, cliques(10, 100), {0, 1, 2, 8, 9, 10, 11, 12, 13, 14});
+  EXPECT_EQ(share_on_n1, 3);
+  EXPECT_DOUBLE_EQ(share_hop_bytes, 6 * 2);  // 6 edges (volume 1) between {0, 1, 2} and {3, 4} x 2 hops
+
+  const auto [cliques_on_n1, cliques_hop_bytes] = refine(61.25, cliques(12, 1), {0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15});
+  EXPECT_EQ(cliques_on_n1, 5);
+  EXPECT_DOUBLE_EQ(cliques_hop_bytes, 0);
 }
 
 TEST(ClusterMappers, LauncherFilesCarryTheMachinesHostNames) {

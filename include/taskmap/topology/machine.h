@@ -297,7 +297,7 @@ struct NodeLinkSpeeds {
 };
 std::vector<NodeLinkSpeeds> node_link_speeds(const Machine& machine);
 // True when every node with slots has its own links and they are not all as fast (the slower
-// way of each node compared, equal within a relative 1e-9: 3 x 33.3 and 100 Gb/s are alike);
+// way of each node compared, equal within a relative 1e-9: 3 x 100/3 and 100 Gb/s are alike);
 // `speeds`: node_link_speeds(machine), when the caller has them.
 bool node_link_speeds_differ(const Machine& machine, const std::vector<NodeLinkSpeeds>& speeds);
 bool node_link_speeds_differ(const Machine& machine);
@@ -305,6 +305,12 @@ bool node_link_speeds_differ(const Machine& machine);
 // fastest node's (0 for a node without slots): what it would hold if every node's links were
 // to carry the same load. Empty unless node_link_speeds_differ.
 std::vector<double> slots_by_link_speed(const Machine& machine);
+// Per node, for a job of `tasks` tasks (their weight) fewer than the slots, where
+// node_link_speeds_differ (else empty): the most it should hold, its slots by link speed, each
+// moved the same fraction of the way back to its slots when those hold fewer than the job. The
+// fastest nodes' are their slots; they add up to the larger of the job and the slots by link
+// speed, and a node's share of the job is its capacity x tasks / that sum.
+std::vector<double> link_speed_capacities(const Machine& machine, double tasks);
 
 // The nodes sorted by host name as Slurm and the launchers sort hosts: runs of digits compare
 // as numbers ("cn2" < "cn10"), the rest as text. Unnamed nodes: node order.

@@ -387,9 +387,10 @@ const Catalog& mapper_catalog() {
                       {.name = "room", .type = ParamType::Choice, .default_value = "slots",
                        .choices = {"slots", "link-speed"},
                        .meaning = "tasks move into any free slot; or, where the nodes' own links differ in speed, a "
-                                  "node behind a slower link takes at most its slots in proportion to its speed (or "
-                                  "what it holds at the start, when more): hop-bytes do not see link speeds and "
-                                  "would fill the free slots that rb:shares=link-speed leaves beside it"},
+                                  "node behind a slower link takes at most its share of the job by link speed, as "
+                                  "rb:shares=link-speed shares it, to the nearest task (or what it holds at the start, "
+                                  "when more): hop-bytes do not see link speeds and would fill the free slots such "
+                                  "a start leaves beside it"},
                       seed_param(HopBytesRefineOptions{}.seed, "of the order tasks are visited in")}},
           {.name = "refine-mcl",
            .tag = tag(MapperKind::RefineMcl),

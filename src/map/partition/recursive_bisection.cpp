@@ -32,17 +32,10 @@ std::uint64_t slots_of(const Machine& machine, const std::vector<RouterId>& rout
 // theirs; with shares by slots METIS fills such a node like any other, and the refiners that
 // keep each leaf's task count cannot empty it when its leaf has no free slot.
 std::vector<double> task_capacities(const Machine& machine, double tasks) {
-  const std::vector<double> by_speed = slots_by_link_speed(machine);
-  if (by_speed.empty()) return {};
-  const double all_slots = double(machine.num_slots());
-  const double all_by_speed = std::accumulate(by_speed.begin(), by_speed.end(), 0.0);
-  if (tasks >= all_slots) return {};
-  // Between the two, so that they hold the tasks: by speed where that is room enough.
-  const double toward_slots = tasks <= all_by_speed ? 0 : (tasks - all_by_speed) / (all_slots - all_by_speed);
+  const std::vector<double> of_node = link_speed_capacities(machine, tasks);
+  if (of_node.empty()) return {};
   std::vector<double> capacity(machine.num_routers, 0);
-  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
-    capacity[machine.router_of_node(n)] += by_speed[n] + toward_slots * (machine.slots_of_node(n) - by_speed[n]);
-  }
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) capacity[machine.router_of_node(n)] += of_node[n];
   return capacity;
 }
 

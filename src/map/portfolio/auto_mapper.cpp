@@ -221,12 +221,13 @@ class AutoMapper final : public Mapper {
         break;
       }
     }
-    const auto by_speed_starts = static_cast<std::size_t>(
-        std::count_if(starts.begin(), starts.end(), [&](std::size_t i) { return results[i].spec == kRbLeavesBySpeed; }));
-    progress.set_total(portfolio.size() + starts.size() + by_speed_starts + (refine_mcl ? 1 : 0));
+    const bool by_speed_start =
+        std::any_of(starts.begin(), starts.end(), [&](std::size_t i) { return results[i].spec == kRbLeavesBySpeed; });
+    progress.set_total(portfolio.size() + starts.size() + (by_speed_start ? 1 : 0) + (refine_mcl ? 1 : 0));
     // rb's shares by link speed also keep theirs: refine-hb by slots alone fills the free
     // slots they leave beside the slower nodes wherever that saves hop-bytes.
     const std::string keeping_shares = fmt::format("refine-hb:room=link-speed,seed={}", options_.seed);
+    const std::string by_speed_refined = std::string(kRbLeavesBySpeed) + "+" + keeping_shares;  // its result's spec
     {
       const std::string refiner = fmt::format("refine-hb:seed={}", options_.seed);
       std::vector<Refinement> refinements;
@@ -321,10 +322,9 @@ class AutoMapper final : public Mapper {
         // links, whose tasks only refine-inject moves there, before and after refine-hb kept
         // those slots free.
         for (std::size_t i = 0; i < unsearched; ++i)
-          if (results[i].spec == kRbLeavesBySpeed || results[i].spec == std::string(kRbLeavesBySpeed) + "+" + keeping_shares)
-            inject_from(i);
+          if (results[i].spec == kRbLeavesBySpeed || results[i].spec == by_speed_refined) inject_from(i);
       }
-      progress.set_total(portfolio.size() + starts.size() + by_speed_starts + searches.size());
+      progress.set_total(portfolio.size() + starts.size() + (by_speed_start ? 1 : 0) + searches.size());
       consider_all(searches, 0);
     }
 

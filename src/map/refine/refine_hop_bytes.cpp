@@ -28,14 +28,27 @@ class HopBytesSearch {
         adjacency_(machine_, false), per_slot_(per_slot) {
     capacity_.resize(machine_.num_routers);
     for (RouterId r = 0; r < machine_.num_routers; ++r) capacity_[r] = std::uint64_t(machine_.slots_of_router(r)) * per_slot;
-    if (!room_by_link_speed) return;
-    const std::vector<double> by_speed = slots_by_link_speed(machine_);
-    if (by_speed.empty()) return;
+    if (room_by_link_speed) keep_shares_by_link_speed(problem.graph().num_tasks());
+  }
+
+  // A node behind a slower link than the fastest takes at most its share of the job by link
+  // speed (rb's shares), to the nearest task, or what it holds at the start when more.
+  void keep_shares_by_link_speed(std::uint32_t tasks) {
+    const std::vector<double> capacity = link_speed_capacities(machine_, tasks);
+    if (capacity.empty()) return;
+    const double all = std::accumulate(capacity.begin(), capacity.end(), 0.0);
     std::vector<double> room(machine_.num_routers, 0);
-    for (NodeId n = 0; n < by_speed.size(); ++n) room[machine_.router_of_node(n)] += by_speed[n] * per_slot;
+    std::vector<bool> slower(machine_.num_routers, false);
+    for (NodeId n = 0; n < machine_.num_nodes(); ++n) {
+      const RouterId r = machine_.router_of_node(n);
+      const double slots = machine_.slots_of_node(n);
+      slower[r] = slower[r] || capacity[n] < slots * (1 - 1e-9);
+      room[r] += capacity[n] < slots * (1 - 1e-9) ? std::round(capacity[n] * tasks / all) : slots * per_slot_;
+    }
     for (RouterId r = 0; r < machine_.num_routers; ++r) {
-      const auto by_speed_room = static_cast<std::uint64_t>(std::floor(room[r] + 1e-9));
-      capacity_[r] = std::min(capacity_[r], std::max<std::uint64_t>(by_speed_room, eval_.tasks_on_router(r).size()));
+      if (!slower[r]) continue;
+      const auto holds = static_cast<std::uint64_t>(eval_.tasks_on_router(r).size());
+      capacity_[r] = std::min(capacity_[r], std::max(static_cast<std::uint64_t>(room[r]), holds));
     }
   }
 

@@ -15,9 +15,10 @@ struct HopBytesRefineOptions {
   std::uint32_t rounds = 20;     // passes over all tasks at most
   std::uint32_t per_slot = 1;    // tasks a slot may hold (tasks_per_slot of the balance)
   std::uint64_t seed = 1;        // the order tasks are visited in
-  // A node behind slower links than the others takes at most its slots x its speed / the
-  // fastest node's (slots_by_link_speed), or what it holds at the start when that is more:
-  // hop-bytes, blind to link speeds, would fill the free slots such a start leaves beside it.
+  // A node behind slower links than the fastest takes at most its share of the job by link
+  // speed (link_speed_capacities: rb's shares), to the nearest task, or what it holds at the
+  // start when that is more: hop-bytes, blind to link speeds, would fill the free slots such a
+  // start leaves beside it.
   bool room_by_link_speed = false;
 };
 
