@@ -21,6 +21,7 @@
 #include "taskmap/dist/processes.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/launch/placement.h"
+#include "taskmap/map/node_order.h"
 #include "taskmap/workload/pattern_spec.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/distance.h"
@@ -182,6 +183,11 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
   const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const std::string& mapper = job.mappers.front().text;
   Mapping mapping = map_checked(job.mappers.front(), problem);
+  // srun's map_cpu binds the i-th rank of every node to one list's i-th CPU.
+  if (*job.placement == PlacementFormat::SlurmMapCpu && share_one_layout_across_nodes(problem, mapping) && job.speaks()) {
+    std::cerr << "taskmap: slurm-map-cpu: the ranks of every node now sit on one list of CPUs, in rank order "
+                 "(srun's map_cpu has one list for all nodes); the nodes keep their ranks\n";
+  }
   // The placement beside the launchers' defaults: the baseline (block in host-name order), and
   // round robin, so that the user sees what the mapping gained. Every process evaluates, the
   // leader prints. The mapper's note and the placement come once they are evaluated: a run

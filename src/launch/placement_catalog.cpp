@@ -73,7 +73,8 @@ const Catalog& placement_format_catalog() {
           {.name = "slurm-map-cpu",
            .tag = tag(PlacementFormat::SlurmMapCpu),
            .summary = "\"map_cpu:C0,C1,...\", the OS CPU of each node's i-th rank, for srun --cpu-bind=$(cat FILE) "
-                      "beside the slurm host file; refused when nodes differ (srun takes one list)",
+                      "beside the slurm host file; `map` gives every node's ranks one arrangement (srun takes one list), "
+                      "refused when none fits every node's slots",
            .example = "slurm-map-cpu"},
           {.name = "cray-rank-order",
            .tag = tag(PlacementFormat::CrayRankOrder),

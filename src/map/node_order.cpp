@@ -103,4 +103,70 @@ void order_within_nodes(const MappingProblem& problem, Mapping& mapping) {
   }
 }
 
+bool share_one_layout_across_nodes(const MappingProblem& problem, Mapping& mapping) {
+  const Machine& machine = problem.machine();
+  std::vector<std::vector<TaskId>> on_node(machine.num_nodes());  // in task order
+  for (TaskId t = 0; t < mapping.num_tasks(); ++t) on_node[machine.node_of_slot(mapping.slot_of_task[t])].push_back(t);
+  std::vector<std::vector<std::uint32_t>> layout(machine.num_nodes());  // per node: the slot in node of each task
+  std::size_t most = 0;
+  for (NodeId n = 0; n < machine.num_nodes(); ++n) {
+    for (TaskId t : on_node[n]) layout[n].push_back(machine.slot_in_node(mapping.slot_of_task[t]));
+    std::vector<std::uint32_t> sorted = layout[n];
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return false;  // several per slot
+    most = std::max(most, layout[n].size());
+  }
+  // A node holding fewer tasks takes the first slots of the list.
+  auto fits = [&](const std::vector<std::uint32_t>& candidate) {
+    for (NodeId n = 0; n < machine.num_nodes(); ++n)
+      for (std::size_t i = 0; i < layout[n].size(); ++i)
+        if (candidate[i] >= machine.slots_of_node(n)) return false;
+    return true;
+  };
+  constexpr std::size_t kMostCandidates = 64;
+  std::vector<std::vector<std::uint32_t>> candidates;
+  for (NodeId n = 0; n < machine.num_nodes() && candidates.size() < kMostCandidates; ++n) {
+    if (layout[n].size() == most && std::find(candidates.begin(), candidates.end(), layout[n]) == candidates.end() &&
+        fits(layout[n])) {
+      candidates.push_back(layout[n]);
+    }
+  }
+  if (candidates.empty()) return false;
+  bool alike = true;
+  for (NodeId n = 0; n < machine.num_nodes() && alike; ++n)
+    alike = std::equal(layout[n].begin(), layout[n].end(), candidates.front().begin());
+  if (alike) return false;
+  // node_hop_bytes under a candidate: the volume between two tasks of a node times the
+  // distance of the two slots the candidate gives them (without a node model, all alike).
+  const NodeModel* model = machine.node_model.get();
+  const CommGraph& graph = problem.graph();
+  std::vector<std::uint32_t> index_in_node(mapping.num_tasks(), 0);
+  for (NodeId n = 0; n < machine.num_nodes(); ++n)
+    for (std::size_t i = 0; i < on_node[n].size(); ++i) index_in_node[on_node[n][i]] = static_cast<std::uint32_t>(i);
+  auto cost = [&](const std::vector<std::uint32_t>& candidate) {
+    double c = 0;
+    if (model == nullptr || model->levels.empty()) return c;
+    for (TaskId t = 0; t < mapping.num_tasks(); ++t) {
+      const NodeId n = machine.node_of_slot(mapping.slot_of_task[t]);
+      auto targets = graph.targets(t);
+      auto volumes = graph.volumes(t);
+      for (std::size_t e = 0; e < targets.size(); ++e) {
+        const TaskId u = targets[e];
+        if (u == t || machine.node_of_slot(mapping.slot_of_task[u]) != n) continue;
+        c += volumes[e] * model->distance(candidate[index_in_node[t]], candidate[index_in_node[u]]);
+      }
+    }
+    return c;
+  };
+  std::size_t best = 0;
+  double best_cost = cost(candidates[0]);
+  for (std::size_t k = 1; k < candidates.size(); ++k) {
+    if (const double c = cost(candidates[k]); c < best_cost) best = k, best_cost = c;
+  }
+  for (NodeId n = 0; n < machine.num_nodes(); ++n)
+    for (std::size_t i = 0; i < on_node[n].size(); ++i)
+      mapping.slot_of_task[on_node[n][i]] = machine.first_slot_of_node(n) + candidates[best][i];
+  return true;
+}
+
 }  // namespace taskmap

@@ -76,6 +76,38 @@ TEST(ClusterMappers, RanksInsideANodeShareTheDeepestLevelTheyCan) {
   EXPECT_NE(rankfile.find("rank 2=node0 slot=1\n"), std::string::npos) << rankfile;
 }
 
+TEST(ClusterMappers, SrunsOneCpuListGetsTheArrangementOfLeastNodeHopBytes) {
+  // Two nodes of 2 packages x 2 cores (slots 0, 1 in package 0; OS CPUs 0, 2, 1, 3). Node 0
+  // holds tasks 0-3 with heavy pairs (0, 2) and (1, 3) of volume 10, on slots 0, 2, 1, 3 (each
+  // pair in one package); node 1 holds tasks 4-7 with pairs (4, 5) and (6, 7) of volume 20, on
+  // slots 0-3 (each pair in one package). srun's map_cpu has one list for both: node 0's
+  // arrangement costs node 1 20 x 2 x 2 = 80 (its pairs split) beside node 0's 20, node 1's
+  // costs node 0 10 x 2 x 2 = 40 beside node 1's 40: node 1's is kept, 80 against 100.
+  auto model = std::make_shared<NodeModel>();
+  model->source = "hand-made";
+  model->levels = {"package", "core"};
+  model->path = {{0, 0}, {0, 1}, {1, 2}, {1, 3}};
+  model->logical_index = {0, 1, 2, 3};
+  model->os_cpu = {0, 2, 1, 3};
+  Machine m = with_node_model(make_machine("torus:2"), model);
+  const CommGraph g = CommGraph::from_edges(8, {{0, 2, 10.0}, {1, 3, 10.0}, {4, 5, 20.0}, {6, 7, 20.0}});
+  const MappingProblem problem(m, g);
+  Mapping mapping{{0, 2, 1, 3, 4, 5, 6, 7}, {}};
+  EXPECT_DOUBLE_EQ(Evaluator(problem).evaluate(g, mapping).node_hop_bytes, 10 + 10 + 20 + 20);
+  EXPECT_THROW(format_placement(mapping, m, PlacementFormat::SlurmMapCpu), Error);  // the nodes differ
+  ASSERT_TRUE(share_one_layout_across_nodes(problem, mapping));
+  EXPECT_EQ(mapping.slot_of_task, (std::vector<SlotId>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_DOUBLE_EQ(Evaluator(problem).evaluate(g, mapping).node_hop_bytes, 10 * 2 + 10 * 2 + 20 + 20);
+  EXPECT_EQ(format_placement(mapping, m, PlacementFormat::SlurmMapCpu), "map_cpu:0,2,1,3\n");
+  EXPECT_FALSE(share_one_layout_across_nodes(problem, mapping));  // alike already
+  // With node 1 holding 3 tasks, the candidates are node 0's arrangement alone (the most tasks).
+  Mapping fewer{{0, 2, 1, 3, 5, 4, 6}, {}};
+  const CommGraph seven = CommGraph::from_edges(7, {{0, 2, 10.0}, {1, 3, 10.0}});
+  const MappingProblem smaller(m, seven);
+  ASSERT_TRUE(share_one_layout_across_nodes(smaller, fewer));
+  EXPECT_EQ(fewer.slot_of_task, (std::vector<SlotId>{0, 2, 1, 3, 4, 6, 5}));
+}
+
 // Switches A, B under the top switch S, and C below both: x on A, y on B. Shortest paths from
 // A to B go through S (up, down) or through C (down, then up): ecmp splits over both, up*/down*
 // takes only the first.
