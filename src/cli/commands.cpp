@@ -116,7 +116,7 @@ int run_info(const RunConfig& c) {
 
 int run_eval(const RunConfig& c, const dist::Processes& processes) {
   Job job = validate(c, true, processes);
-  if (!job.mappers.empty() && !c.mapping_file.empty()) fail("eval: give --mapper or --mapping, not both");
+  if (!job.mappers.empty() && !c.mapping_file.empty()) usage_fail("eval: give --mapper or --mapping, not both");
   if (job.mappers.empty() && c.mapping_file.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
   check_on_leader(job, [&] { check_report_path(c); });
   if (!c.loads_csv.empty()) {
@@ -172,13 +172,13 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
   const HostNames hosts = job_hosts(c);
   if (job.mappers.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
   if (job.format == OutputFormat::Json && io::is_stdout_path(c.out)) {
-    fail("map: --format json prints the summary on standard output; write the placement to a file, not --out -");
+    usage_fail("map: --format json prints the summary on standard output; write the placement to a file, not --out -");
   }
   check_on_leader(job, [&] { io::check_output_path(c.out, io::OutputKind::File, "--out"); });
   Machine machine = job_machine(job, c);
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
-  check_placement_capacity(*job.placement, graph.num_tasks(), machine);
+  check_placement_capacity(*job.placement, graph.num_tasks(), machine, job.allocation ? job.allocation->source : "");
   const MappingProblem problem = make_problem(job, c, machine, graph);
   const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const std::string& mapper = job.mappers.front().text;
@@ -243,7 +243,7 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
 
 int run_compare(const RunConfig& c, const dist::Processes& processes) {
   Job job = validate(c, true, processes);
-  if (job.mappers.empty()) fail("compare: --mappers names no mapper");
+  if (job.mappers.empty()) usage_fail("compare: --mappers names no mapper");
   check_on_leader(job, [&] { check_report_path(c); });
   Machine machine = job_machine(job, c);
   const Units units = run_units(c, machine);

@@ -6,6 +6,7 @@
 
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
 #include "taskmap/core/memory.h"
 
 namespace taskmap::cli {
@@ -15,7 +16,7 @@ namespace {
 OutputFormat parse_format(const std::string& f) {
   if (f == "table") return OutputFormat::Table;
   if (f == "json") return OutputFormat::Json;
-  fail("--format '{}': unknown format (use table or json)", f);
+  usage_fail("--format '{}': unknown format (use table or json)", f);
 }
 
 }  // namespace
@@ -24,7 +25,7 @@ Job validate(const RunConfig& c, bool needs_pattern, const dist::Processes& proc
   // First: the limit holds for everything read after it.
   if (!c.max_memory.empty()) {
     auto bytes = parse_byte_size(c.max_memory);
-    if (!bytes) fail("--max-memory '{}': expected a size such as 16G, 512M, 1024K or a byte count", c.max_memory);
+    if (!bytes) usage_fail("--max-memory '{}': expected a size such as 16G, 512M, 1024K or a byte count", c.max_memory);
     set_memory_limit(*bytes);
   }
   Job job;
@@ -32,14 +33,20 @@ Job validate(const RunConfig& c, bool needs_pattern, const dist::Processes& proc
   job.format = parse_format(c.format);
   job.machine_spec = parse_machine_spec(c.machine);
   if (!c.node_topology.empty() && !job.machine_spec.node_topology.empty()) {
-    fail("--node-topology {} and --machine's node={}: two node topologies; give one", c.node_topology,
+    usage_fail("--node-topology {} and --machine's node={}: two node topologies; give one", c.node_topology,
          job.machine_spec.node_topology);
   }
-  if (!c.nodes.empty()) job.allocation = parse_nodes_argument(c.nodes);
+  if (!c.node_topology.empty() && !c.node_topology.starts_with("hwloc:")) {
+    usage_fail("--node-topology '{}': expected hwloc:FILE (hwloc XML, as `lstopo --of xml FILE` writes it)",
+               c.node_topology);
+  }
+  if (c.nodes == "@") usage_fail("--nodes @: name the host file after '@' (@FILE)");
+  job.every_node = c.nodes == "all";
+  if (!c.nodes.empty() && !job.every_node) job.allocation = parse_nodes_argument(c.nodes);
   if (needs_pattern) job.pattern_spec = parse_pattern_spec(c.pattern);
   if (!c.routing.empty()) job.routing_spec = parse_routing_spec(c.routing);
-  if (!(c.imbalance >= 0 && c.imbalance < 1)) fail("--imbalance {}: must be in [0, 1)", c.imbalance);
-  if (c.bytes_per_unit && !(*c.bytes_per_unit > 0)) fail("--bytes-per-unit {}: must be positive", *c.bytes_per_unit);
+  if (!(c.imbalance >= 0 && c.imbalance < 1)) usage_fail("--imbalance {}: must be in [0, 1)", c.imbalance);
+  if (c.bytes_per_unit && !(*c.bytes_per_unit > 0)) usage_fail("--bytes-per-unit {}: must be positive", *c.bytes_per_unit);
   if (!c.mapper.empty()) job.mappers.push_back(parse_mapper_spec(c.mapper));
   for (const auto& m : split_mapper_list(c.mappers)) job.mappers.push_back(parse_mapper_spec(m));
   if (!c.mapping_format.empty()) job.mapping_format = parse_mapping_format(c.mapping_format);
@@ -70,7 +77,7 @@ Mapping read_mapping_argument(const Job& job, const RunConfig& c, const MappingP
 Machine job_machine(Job& job, const RunConfig& c) {
   const bool speaks = job.speaks();
   auto warn = [speaks](const std::string& line) {
-    if (speaks) std::cerr << "taskmap: warning: " << line << "\n";
+    if (speaks) std::cerr << "taskmap: warning: " << io::printable(line) << "\n";
   };
   Machine machine = build_machine(job.machine_spec, warn);
   if (!c.node_topology.empty()) machine = apply_node_topology(std::move(machine), job.machine_spec, c.node_topology, warn);
@@ -80,7 +87,7 @@ Machine job_machine(Job& job, const RunConfig& c) {
                      job.machine_spec.text));
   }
   // Synthetic machines have no host names: the scheduler's environment is not theirs.
-  if (!job.allocation && machine.named_nodes()) job.allocation = allocation_from_environment();
+  if (!job.allocation && !job.every_node && machine.named_nodes()) job.allocation = allocation_from_environment();
   if (!job.allocation) return machine;
   for (const std::string& line : job.allocation->warnings) warn(line);
   // ppn= given with flat nodes fixes their slots, as a node topology does.

@@ -22,6 +22,7 @@ namespace taskmap::cli {
 struct Job {
   MachineSpec machine_spec;
   std::optional<Allocation> allocation;  // --nodes, or the scheduler's environment on a machine with host names
+  bool every_node = false;               // --nodes all: no allocation, the environment left aside
   std::optional<PatternSpec> pattern_spec;
   std::optional<RoutingSpec> routing_spec;
   std::vector<MapperSpec> mappers;

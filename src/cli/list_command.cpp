@@ -63,13 +63,13 @@ int run_list(const RunConfig& c) {
                          .dump(2)
                   << "\n";
       } else {
-        fail("--format '{}': unknown format (use table, json or markdown)", c.format);
+        usage_fail("--format '{}': unknown format (use table, json or markdown)", c.format);
       }
       return 0;
     }
     known += (known.empty() ? "" : ", ") + std::string(cat.info().plural);
   }
-  fail("list '{}': unknown list; known: {}", c.list_what, known);
+  usage_fail("list '{}': unknown list; known: {}", c.list_what, known);
 }
 
 }  // namespace taskmap::cli

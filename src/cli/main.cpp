@@ -14,6 +14,7 @@
 #include "version.h"
 #include "taskmap/core/catalog.h"
 #include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
 #include "taskmap/core/memory.h"
 #include "taskmap/dist/launch.h"
 #include "taskmap/launch/placement_catalog.h"
@@ -32,13 +33,16 @@ constexpr double kFailureAgreementSeconds = 10;
 // The one error line. Under an MPI launch: printed once, by the leader, when every process met
 // the error; else by the process that met it alone, which then ends the launch (no process is
 // left waiting for it).
-int report_error(const std::string& message, bool speaks, taskmap::dist::MpiLaunch* mpi) {
+// `message` quotes what the user gave: its control bytes are shown escaped (a carriage return
+// from a file would otherwise overwrite the line on a terminal).
+int report_error(const std::string& message, bool speaks, taskmap::dist::MpiLaunch* mpi, int status = 1) {
+  const std::string line = taskmap::io::printable(message);
   if (mpi == nullptr || mpi->all_failed(kFailureAgreementSeconds)) {
-    if (speaks) std::cerr << "taskmap: error: " << message << "\n";
-    return 1;
+    if (speaks) std::cerr << "taskmap: error: " << line << "\n";
+    return status;
   }
   const taskmap::dist::Processes& world = mpi->world();
-  std::cerr << "taskmap: error: process " << world.rank() << " of " << world.size() << ": " << message << "\n";
+  std::cerr << "taskmap: error: process " << world.rank() << " of " << world.size() << ": " << line << "\n";
   mpi->abort_all(1);
 }
 
@@ -66,7 +70,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--machine", config.machine, taskmap::catalog_help(taskmap::machine_catalog()))->required();
     cmd->add_option("--nodes", config.nodes,
                     "The job's nodes on a machine with host names (slurm:, ibnet:, aries:): a Slurm host list "
-                    "(cn[0012-0015,0102]) or @FILE (one host per line, 'host slots=N' or 'host:N')")
+                    "(cn[0012-0015,0102]), @FILE (one host per line, 'host slots=N' or 'host:N'), or all (every "
+                    "node, whatever the scheduler's environment says)")
         ->check(
             [](const std::string& value) -> std::string {
               // Left out, --nodes means the environment or every node; given empty ("$VAR" unset) it is a slip.
@@ -282,6 +287,8 @@ int main(int argc, char** argv) {
     if (*export_simgrid) return taskmap::cli::run_export_simgrid(config);
     if (*validate_cmd) return taskmap::cli::run_validate(config);
     if (*list) return taskmap::cli::run_list(config);
+  } catch (const taskmap::UsageError& e) {
+    return report_error(fmt::format("{} (see taskmap --help)", e.what()), speaks, mpi.get(), 2);
   } catch (const taskmap::Error& e) {
     return report_error(e.what(), speaks, mpi.get());
   } catch (const std::bad_alloc&) {

@@ -34,9 +34,9 @@ int run_reproduce(const RunConfig& c) {
     for (const repro::Entry& e : repro::reproduction_list()) std::cout << fmt::format("{:<16} {}\n", e.name, e.description);
     return 0;
   }
-  if (c.reproduce_name.empty()) fail("reproduce: name a table or figure (taskmap reproduce --list shows them)");
+  if (c.reproduce_name.empty()) usage_fail("reproduce: name a table or figure (taskmap reproduce --list shows them)");
   if (c.format != "table" && c.format != "json" && c.format != "csv") {
-    fail("--format '{}' is not table, json or csv", c.format);
+    usage_fail("--format '{}' is not table, json or csv", c.format);
   }
   if (!c.out.empty()) io::check_output_path(c.out, io::OutputKind::Directory, "--out");
   const repro::Reproduction r = repro::reproduce(c.reproduce_name);

@@ -25,9 +25,9 @@ namespace {
 SimGridOptions simgrid_options(const RunConfig& c) {
   SimGridOptions o;
   if (c.bytes_per_unit) o.bytes_per_unit = *c.bytes_per_unit;
-  if (!(o.bytes_per_unit > 0)) fail("--bytes-per-unit {}: must be positive", o.bytes_per_unit);
-  if (!(c.link_bandwidth > 0)) fail("--link-bandwidth {}: must be positive", c.link_bandwidth);
-  if (!(c.link_latency >= 0)) fail("--link-latency {}: must not be negative", c.link_latency);
+  if (!(o.bytes_per_unit > 0)) usage_fail("--bytes-per-unit {}: must be positive", o.bytes_per_unit);
+  if (!(c.link_bandwidth > 0)) usage_fail("--link-bandwidth {}: must be positive", c.link_bandwidth);
+  if (!(c.link_latency >= 0)) usage_fail("--link-latency {}: must not be negative", c.link_latency);
   o.link_bandwidth = c.link_bandwidth;
   o.link_latency = c.link_latency;
   return o;
@@ -42,7 +42,7 @@ RoutingSpec routing_of(const Job& job, const Machine& machine) {
 
 int run_export_simgrid(const RunConfig& c) {
   Job job = validate(c, true);
-  if (job.mappers.empty() == c.mapping_file.empty()) fail("export simgrid: give exactly one of --mapper and --mapping");
+  if (job.mappers.empty() == c.mapping_file.empty()) usage_fail("export simgrid: give exactly one of --mapper and --mapping");
   const SimGridOptions options = simgrid_options(c);
   check_simgrid_export_dir(c.out, "--out");
   Machine machine = job_machine(job, c);
@@ -60,7 +60,7 @@ int run_export_simgrid(const RunConfig& c) {
 
 int run_validate(const RunConfig& c) {
   Job job = validate(c, true);
-  if (job.mappers.empty()) fail("validate: --mappers names no mapper");
+  if (job.mappers.empty()) usage_fail("validate: --mappers names no mapper");
   const SimGridOptions options = simgrid_options(c);
   if (!c.keep.empty()) check_simgrid_export_dir(c.keep, "--keep");
   Machine machine = job_machine(job, c);

@@ -50,7 +50,7 @@ nlohmann::json placement_json(const std::string& mapper, const Metrics& m) {
 void check_report_path(const RunConfig& c) {
   if (c.report.empty()) return;
   if (!c.report.ends_with(".html") && !io::is_stdout_path(c.report)) {
-    fail("--report {}: the report is an HTML page; name it *.html (or - for standard output)", c.report);
+    usage_fail("--report {}: the report is an HTML page; name it *.html (or - for standard output)", c.report);
   }
   io::check_output_path(c.report, io::OutputKind::File, "--report");
 }

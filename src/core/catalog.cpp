@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "taskmap/core/error.h"
@@ -43,6 +44,28 @@ std::vector<std::string_view> keyed_names(const CatalogEntry& e) {
     if (!is_bare(e, p)) names.push_back(p.name);
   }
   return names;
+}
+
+// A path runs up to the first ",KEY=" naming a key of its entry, so a mistyped key after it
+// ("FILE,PPN=8") reads as part of the path: when the path does not exist but the part before
+// such an item does, that item is the unknown key it looks like.
+std::optional<std::string> key_read_as_path(const CatalogEntry& e, const std::string& path) {
+  if (path.find(',') == std::string::npos || std::filesystem::exists(path)) return std::nullopt;
+  for (std::size_t comma = path.find(','); comma != std::string::npos; comma = path.find(',', comma + 1)) {
+    const std::size_t eq = path.find('=', comma + 1);
+    if (eq == std::string::npos || eq > path.find(',', comma + 1) || !std::filesystem::exists(path.substr(0, comma))) {
+      continue;
+    }
+    const std::string key = path.substr(comma + 1, eq - comma - 1);
+    std::string lower = key;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::vector<std::string_view> known = keyed_names(e);
+    if (auto close = closest_name(lower, known)) {
+      return fmt::format("{}: unknown parameter '{}'; did you mean '{}'?", e.name, key, *close);
+    }
+    return fmt::format("{}: unknown parameter '{}'; known: {}", e.name, key, join(known));
+  }
+  return std::nullopt;
 }
 
 std::string upper(std::string_view s) {
@@ -341,6 +364,7 @@ SpecValues::Value Catalog::parse_value(const CatalogEntry& e, const CatalogParam
       return raw;
     case ParamType::Path:
       if (raw.empty()) fail(text, in + fmt::format("{} is empty", p.name));
+      if (auto problem = key_read_as_path(e, raw)) fail(text, *problem);
       return raw;
     case ParamType::String: return raw;
   }

@@ -100,7 +100,8 @@ std::string cray_rank_order(const Mapping& m, const Machine& machine) {
     if (on_slot[s] != UINT32_MAX) {
       if (order.size() != s) {
         fail("--out-format cray-rank-order: slot {} is empty but slot {} holds rank {}; MPICH_RANK_ORDER fills slots "
-             "in order, so the mapping must use the first {} slots",
+             "in order, so the mapping must use the first {} slots (give the job exactly as many slots as ranks, "
+             "e.g. --nodes @FILE with 'HOST slots=N' lines as the launcher's ranks per node)",
              order.size(), s, on_slot[s], m.num_tasks());
       }
       order.push_back(on_slot[s]);
@@ -150,15 +151,17 @@ std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
 
 }  // namespace
 
-void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine) {
+void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine,
+                              std::string_view slots_from) {
   const CatalogEntry& entry = *placement_format_catalog().find(placement_format_name(format));
   if (entry.applies) {
     if (const std::string reason = entry.applies(machine); !reason.empty()) fail("--out-format {}: {}", entry.name, reason);
   }
   if (is_launcher_format(format) && num_tasks > machine.num_slots()) {
-    fail("--out-format {}: {} ranks but machine '{}' has only {} slots; a launcher file places one rank per slot "
+    fail("--out-format {}: {} ranks but machine '{}' has only {} slots{}; a launcher file places one rank per slot "
          "(write --out-format plain for a many-to-one mapping)",
-         placement_format_name(format), num_tasks, machine.description, machine.num_slots());
+         placement_format_name(format), num_tasks, machine.description, machine.num_slots(),
+         slots_from.empty() ? "" : fmt::format(" (the job's nodes from {})", slots_from));
   }
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "taskmap/core/error.h"
@@ -33,10 +34,11 @@ class SlotFill {
       cur.fail_here(fmt::format("task {} is already placed (line {})", t, task_line_[t]));
     }
     if (count_[s] >= per_slot_) {
+      const std::string slot = name_of_slot ? name_of_slot(s) : fmt::format("slot {}", s);
       if (per_slot_ == 1) {
-        cur.fail_here(fmt::format("slot {} is already taken by task {} (line {})", s, owner_[s], owner_line_[s]));
+        cur.fail_here(fmt::format("{} is already taken by task {} (line {})", slot, owner_[s], owner_line_[s]));
       }
-      cur.fail_here(fmt::format("slot {} already holds the {} tasks the balance allows", s, per_slot_));
+      cur.fail_here(fmt::format("{} already holds the {} tasks the balance allows", slot, per_slot_));
     }
     ++count_[s];
     mapping.slot_of_task[t] = s;
@@ -53,6 +55,7 @@ class SlotFill {
     return std::move(mapping);
   }
   Mapping mapping;
+  std::function<std::string(SlotId)> name_of_slot;  // for messages, as the file names it; else "slot N"
 
  private:
   std::uint32_t per_slot_;
@@ -172,6 +175,12 @@ Mapping read_rankfile(const std::string& path, const Machine& machine, std::size
   }
   io::LineCursor cur(path, io::read_text_file(path));
   SlotFill fill(machine, num_tasks, per_slot);
+  fill.name_of_slot = [&](SlotId s) {
+    const NodeId n = machine.node_of_slot(s);
+    const std::string host = hosts.names(machine, n) ? hosts.host_of(machine, n) : fmt::format("+n{}", n);
+    const std::uint32_t k = machine.slot_in_node(s);  // the rankfile's slot=: hwloc's logical index
+    return fmt::format("{} slot={}", host, machine.node_model ? machine.node_model->logical_index[k] : k);
+  };
   while (auto line = cur.next_content_line("#")) {
     const auto f = io::split_fields(*line);
     const std::size_t eq = f.size() == 3 ? f[1].find('=') : std::string_view::npos;
@@ -202,6 +211,10 @@ Mapping read_rankfile(const std::string& path, const Machine& machine, std::size
     if (!core) {
       cur.fail_here(fmt::format("slot={}: taskmap reads one core's logical index (slot=N), not a socket:core pair, "
                                 "a range or a list", io::printable(core_text)));
+    }
+    if (machine.slots_of_node(node) == 0) {
+      cur.fail_here(fmt::format("host {} is not one of the job's nodes (it has no slot in this run's allocation)",
+                                io::printable(host)));
     }
     std::int64_t k = *core;
     if (machine.node_model) {

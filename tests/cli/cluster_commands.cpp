@@ -146,6 +146,44 @@ TEST(ClusterCommands, AllocationSlipsAreNamed) {
                            "'cn01.cluster.local' as 'cn01'\ntaskmap: allocation from --nodes: 2 nodes, 4 slots\n");
 }
 
+// More slips, each one line: a mistyped key after the fabric's path (read as part of the path,
+// which then does not exist), a rankfile naming a host outside the allocation or one core twice
+// (named as the file names it), a control byte of a host file (shown escaped, not sent to the
+// terminal). `--nodes all` leaves the scheduler's environment aside.
+TEST(ClusterCommands, SlipsNameTheKeyTheHostAndTheCore) {
+  const std::string conf = test::instance("cluster/two-leaves.conf");
+  const auto key = test::run_taskmap("info --machine 'slurm:" + conf + ",PPN=2'");
+  EXPECT_EQ(key.exit_code, 1);
+  EXPECT_EQ(key.err, "taskmap: error: --machine 'slurm:" + conf + ",PPN=2': slurm: unknown parameter 'PPN'; did you "
+                     "mean 'ppn'?\n");
+
+  const std::string rankfile = testing::TempDir() + "outside.rankfile";
+  std::ofstream(rankfile) << "rank 0=cn01 slot=0\nrank 1=cn01 slot=1\nrank 2=cn05 slot=0\nrank 3=cn01 slot=1\n";
+  const std::string eval = "eval --machine '" + fabric() + "' --pattern halo2d:2x2 --mapping-format openmpi-rankfile "
+                           "--mapping " + rankfile;
+  const auto outside = test::run_taskmap(eval + " --nodes 'cn[01-02]'");
+  EXPECT_EQ(outside.exit_code, 1);
+  EXPECT_TRUE(outside.err.ends_with("\ntaskmap: error: " + rankfile + ":3: host cn05 is not one of the job's nodes (it "
+                                    "has no slot in this run's allocation)\n")) << outside.err;
+  const auto twice = test::run_taskmap(eval + " --nodes cn01,cn05");
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_TRUE(twice.err.ends_with("\ntaskmap: error: " + rankfile + ":4: cn01 slot=1 is already taken by task 1 (line 2)\n"))
+      << twice.err;
+
+  const std::string hosts = testing::TempDir() + "control.hosts";
+  std::ofstream(hosts) << "cn01 oops\rtaskmap: all fine\n";
+  const auto control = test::run_taskmap("info --machine '" + fabric() + "' --nodes @" + hosts);
+  EXPECT_EQ(control.exit_code, 1);
+  EXPECT_EQ(control.err.find('\r'), std::string::npos) << control.err;
+  EXPECT_NE(control.err.find("oops\\x0dtaskmap"), std::string::npos) << control.err;
+
+  const std::string env = "SLURM_JOB_NODELIST='cn[01,05]' SLURM_TASKS_PER_NODE='2,1' ";
+  const auto all = test::run_command(env + TASKMAP_BINARY + " info --machine '" + fabric() + "' --nodes all");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(all.err, "");  // no allocation: every node of the fabric
+  EXPECT_NE(all.out.find("12 on 6 nodes"), std::string::npos) << all.out;
+}
+
 // The hand-made Dragonfly of tests/routing/dragonfly_files.cpp, one slot per router, flows
 // a00 -> b0 and a01 -> b0 placed by `default` on routers 0, 1 and 4: the MCL and the mean
 // routed hops derived there for each routing (ecmp, the default, 2 and 1.5: both flows take
@@ -199,9 +237,9 @@ TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) 
   EXPECT_EQ(agreeing.err.find("warning"), std::string::npos) << agreeing.err;
   const auto both = test::run_taskmap("info --machine 'slurm:" + conf + ",node=hwloc:" + xml +
                                       "' --node-topology 'hwloc:" + xml + "'");
-  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(both.exit_code, 2);  // command-line misuse
   EXPECT_EQ(both.err, "taskmap: error: --node-topology hwloc:" + xml + " and --machine's node=hwloc:" + xml +
-                          ": two node topologies; give one\n");
+                          ": two node topologies; give one (see taskmap --help)\n");
   // smt.xml: the same 3 cores of 2 hardware threads, all allowed; the option counts in the
   // machine's slots= unit.
   const std::string smt = test::instance("hwloc/smt.xml");

@@ -78,9 +78,9 @@ TEST(CliInputLimits, MaxMemoryTakesSizesAndRefusesOthers) {
   auto high = test::run_taskmap("eval --machine torus:4 --pattern transpose:64x64 --mapper default --max-memory 33554432");
   EXPECT_EQ(high.exit_code, 0) << high.err;
   auto bad = test::run_taskmap("eval --machine torus:4 --pattern halo2d:2x2 --mapper default --max-memory 12Q");
-  EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_EQ(bad.err,
-            "taskmap: error: --max-memory '12Q': expected a size such as 16G, 512M, 1024K or a byte count\n");
+  EXPECT_EQ(bad.exit_code, 2);  // command-line misuse
+  EXPECT_EQ(bad.err, "taskmap: error: --max-memory '12Q': expected a size such as 16G, 512M, 1024K or a byte count "
+                     "(see taskmap --help)\n");
 }
 
 }  // namespace

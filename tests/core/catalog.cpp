@@ -317,9 +317,9 @@ TEST(Catalogs, EveryEntryIsInTaskmapListAndHelp) {
   EXPECT_EQ(machines[6]["params"][2]["name"], "ppn");
   EXPECT_EQ(machines[6]["params"][2]["default"], "4");
   const auto unknown = test::run_taskmap("list mapers");
-  EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_EQ(unknown.err,
-            "taskmap: error: list 'mapers': unknown list; known: machines, routings, patterns, mappers, formats\n");
+  EXPECT_EQ(unknown.exit_code, 2);  // command-line misuse
+  EXPECT_EQ(unknown.err, "taskmap: error: list 'mapers': unknown list; known: machines, routings, patterns, mappers, "
+                         "formats (see taskmap --help)\n");
 }
 
 TEST(Docs, GeneratedCatalogDocsAreCurrent) {

@@ -373,7 +373,7 @@ TEST(Auto, MapAndEvalUseItWhenNoMapperIsNamed) {
   EXPECT_NE(eval.out.find("\"mapper\": \"auto\""), std::string::npos) << eval.out;
   const auto both = test::run_taskmap("eval --machine torus:4x4,ppn=2 --pattern halo2d:8x4 --mapper default "
                                       "--mapping /dev/null");
-  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(both.exit_code, 2);  // command-line misuse
   EXPECT_NE(both.err.find("not both"), std::string::npos) << both.err;
 }
 

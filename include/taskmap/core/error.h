@@ -13,9 +13,22 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Command-line misuse, wrong whatever the input files hold: options that exclude each other,
+// a value outside an option's fixed choices or range. The CLI exits with status 2 for it, 1
+// for every other Error.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {
   throw Error(fmt::format(format, std::forward<Args>(args)...));
+}
+
+template <typename... Args>
+[[noreturn]] void usage_fail(fmt::format_string<Args...> format, Args&&... args) {
+  throw UsageError(fmt::format(format, std::forward<Args>(args)...));
 }
 
 }  // namespace taskmap

@@ -64,7 +64,9 @@ class HostNames {
 // Throws unless a job of num_tasks ranks can be written in `format` on this machine (launcher
 // formats place one rank per slot; a format with a machine check in its catalog entry, such as
 // bgq-mapfile, applies). Checked before mapping so that a doomed run fails at once.
-void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine);
+// `slots_from`: where the job's nodes and slots came from (Allocation::source), for the message.
+void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine,
+                              std::string_view slots_from = "");
 
 // Renders a mapping. Launcher formats place one rank per slot, so they refuse a job with
 // more tasks than the machine has slots (and any slot holding two tasks); the BG/Q map file
