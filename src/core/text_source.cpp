@@ -13,9 +13,18 @@
 #include <fmt/format.h>
 
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 
 namespace taskmap::io {
 namespace {
+
+// A file's text is held whole: what it unpacks to counts against the memory limit as it grows
+// (a few MB of gzip can unpack to GBs).
+void check_unpacked(const std::string& path, std::size_t bytes) {
+  if (bytes > memory_limit() / 2) {
+    check_memory(path, saturating_mul(bytes, 2), "its text unpacked (so far)");
+  }
+}
 
 std::string decompress_xz(const std::string& path, const std::string& data) {
   lzma_stream strm = LZMA_STREAM_INIT;
@@ -32,6 +41,7 @@ std::string decompress_xz(const std::string& path, const std::string& data) {
     strm.avail_out = buffer.size();
     ret = lzma_code(&strm, LZMA_FINISH);
     out.append(buffer.data(), buffer.size() - strm.avail_out);
+    check_unpacked(path, out.size());
   }
   lzma_end(&strm);
   if (ret != LZMA_STREAM_END) fail("{}: corrupt or truncated xz data", path);
@@ -51,7 +61,13 @@ std::string decompress_gz(const std::string& path, const std::string& data) {
     strm.avail_out = static_cast<uInt>(buffer.size());
     ret = inflate(&strm, Z_NO_FLUSH);
     out.append(buffer.data(), buffer.size() - strm.avail_out);
+    check_unpacked(path, out.size());
     if (ret == Z_BUF_ERROR && strm.avail_in == 0) break;
+    // Members of a concatenated file (pigz, `gzip >>`) follow one another: gunzip reads them all.
+    if (ret == Z_STREAM_END && strm.avail_in >= 2 && strm.next_in[0] == 0x1f && strm.next_in[1] == 0x8b) {
+      if (inflateReset(&strm) != Z_OK) break;
+      ret = Z_OK;
+    }
   }
   inflateEnd(&strm);
   if (ret != Z_STREAM_END) fail("{}: corrupt or truncated gzip data", path);
@@ -64,16 +80,21 @@ std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot open '{}': {}", path, std::strerror(errno));
   if (std::filesystem::is_directory(path)) fail("cannot open '{}': {}", path, std::strerror(EISDIR));
+  std::error_code size_error;
+  if (const auto size = std::filesystem::file_size(path, size_error); !size_error) {
+    check_memory(path, saturating_mul(size, 2), "its text");
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   std::string data = ss.str();
   if (data.size() >= 6 && std::memcmp(data.data(), "\xFD" "7zXZ\0", 6) == 0) {
-    return decompress_xz(path, data);
+    data = decompress_xz(path, data);
+  } else if (data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+             static_cast<unsigned char>(data[1]) == 0x8b) {
+    data = decompress_gz(path, data);
   }
-  if (data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
-      static_cast<unsigned char>(data[1]) == 0x8b) {
-    return decompress_gz(path, data);
-  }
+  // A UTF-8 byte order mark (editors on Windows write one) is no part of the first line.
+  if (data.starts_with("\xEF\xBB\xBF")) data.erase(0, 3);
   return data;
 }
 

@@ -3,6 +3,7 @@
 // channel u->v lies on a shortest path iff d(s,u) + 1 + d(v,t) = d(s,t); its share is
 // paths(s,u) * paths(v,t) / paths(s,t). Breadth-first rows are cached per router.
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -39,6 +40,10 @@ class EcmpRouting final : public Routing {
     const std::uint32_t total = from.dist[dst];
     if (total == UINT32_MAX) fail("{}: router {} cannot reach router {}", m_.description, src, dst);
     const double all = from.paths[dst];
+    if (!std::isfinite(all)) {
+      fail("{}: routers {} and {} have more than 1e308 shortest paths between them ({} hops): too many to split over",
+           m_.description, src, dst, total);
+    }
     // The routers on shortest paths, found from src along them (not by a scan of the whole
     // machine), then taken in id order so that shares come out as a full scan gives them.
     ++stamp_;
@@ -62,7 +67,9 @@ class EcmpRouting final : public Routing {
         const ChannelId c = forward_.channels[i];
         const RouterId v = m_.channels[c].dst;
         if (to.dist[v] != UINT32_MAX && from.dist[u] + 1 + to.dist[v] == total) {
-          out.push_back({c, from.paths[u] * to.paths[v] / all});
+          // The product overflows only where the counts are huge: then the quotient first.
+          const double through = from.paths[u] * to.paths[v];
+          out.push_back({c, std::isfinite(through) ? through / all : from.paths[u] / all * to.paths[v]});
         }
       }
     }

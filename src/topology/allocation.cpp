@@ -19,6 +19,11 @@
 namespace taskmap {
 namespace {
 
+// A host file's or the scheduler's count of slots for one host, at most.
+constexpr std::int64_t kMostSlotsPerHost = std::int64_t{1} << 20;
+// An allocation names no more hosts than a machine holds nodes.
+constexpr std::string_view kMostHostsWhy = "no machine holds more nodes";
+
 // Collects a host list. A host given a count gets it (counts of one host add up); a host without
 // one gets the whole node, unless the list is a per-slot list, where each such listing is one
 // slot: a PBS node file always, any other list once a host without a count appears twice.
@@ -77,8 +82,9 @@ class AllocationBuilder {
 
 std::uint32_t parse_count(const io::LineCursor& cur, std::string_view key, std::string_view text) {
   auto v = io::parse_int(text);
-  if (!v || *v < 1 || *v > (1 << 20)) {
-    cur.fail_here(fmt::format("{}'{}' is not a slot count (1 to 1048576)", key.empty() ? "" : std::string(key) + "=", text));
+  if (!v || *v < 1 || *v > kMostSlotsPerHost) {
+    cur.fail_here(fmt::format("{}'{}' is not a slot count (1 to {})", key.empty() ? "" : std::string(key) + "=", text,
+                              kMostSlotsPerHost));
   }
   return static_cast<std::uint32_t>(*v);
 }
@@ -147,7 +153,9 @@ Allocation read_host_file(const std::string& path, const std::string& source, bo
 Allocation parse_nodes_argument(std::string_view text) {
   if (auto path = io::at_file_argument(text)) return read_host_file(*path, fmt::format("--nodes @{}", *path), false);
   AllocationBuilder b("--nodes");
-  for (const std::string& host : io::expand_hostlist(text, "--nodes")) b.add(host, std::nullopt);
+  for (const std::string& host : io::expand_hostlist(text, "--nodes", detail::kMaxRouters, 0, kMostHostsWhy)) {
+    b.add(host, std::nullopt);
+  }
   return b.take(false);
 }
 
@@ -155,12 +163,17 @@ std::optional<Allocation> allocation_from_environment() {
   if (const char* list = std::getenv("SLURM_JOB_NODELIST"); list != nullptr && *list != '\0') {
     Allocation a;
     a.source = "$SLURM_JOB_NODELIST";
-    a.hosts = io::expand_hostlist(list, "$SLURM_JOB_NODELIST");
+    a.hosts = io::expand_hostlist(list, "$SLURM_JOB_NODELIST", detail::kMaxRouters, 0, kMostHostsWhy);
     const char* counts_name = "SLURM_TASKS_PER_NODE";
     const char* counts = std::getenv(counts_name);
     if (counts == nullptr || *counts == '\0') counts_name = "SLURM_JOB_CPUS_PER_NODE", counts = std::getenv(counts_name);
     if (counts != nullptr && *counts != '\0') {
       a.slots = io::expand_slurm_counts(counts, fmt::format("${}", counts_name));
+      for (std::uint32_t count : a.slots) {
+        if (count > kMostSlotsPerHost) {
+          fail("${}: {} slots for one node is more than taskmap supports ({})", counts_name, count, kMostSlotsPerHost);
+        }
+      }
       if (a.slots.size() != a.hosts.size()) {
         fail("${} gives counts for {} nodes but $SLURM_JOB_NODELIST names {}", counts_name, a.slots.size(), a.hosts.size());
       }

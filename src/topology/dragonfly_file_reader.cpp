@@ -14,12 +14,13 @@
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
 #include "taskmap/core/text_source.h"
+#include "common_checks.h"
 #include "taskmap/topology/fabric.h"
 
 namespace taskmap {
 namespace {
 
-constexpr std::int64_t kMaxNodes = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxNodes = detail::kMaxRouters;  // a fabric's hosts and switches together, at most
 
 class DragonflyFile final {
  public:

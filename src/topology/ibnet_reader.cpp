@@ -311,7 +311,6 @@ Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, 
   std::optional<GuidMap> map;
   if (!map_file.empty()) map = GuidMap::read(map_file);
   std::string text = io::read_text_file(path);
-  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // a UTF-8 byte order mark
   const bool port_list = is_port_list(text);
   io::LineCursor cursor(path, std::move(text));
   const Dump dump = port_list ? ibnet::parse_port_list(cursor) : ibnet::parse_plain(cursor);

@@ -28,13 +28,6 @@ std::vector<std::string> NameBudget::expand(std::string_view hostlist, const std
 
 namespace {
 
-// A topology file's text, without the UTF-8 byte order mark some editors write first.
-std::string read_topology_text(const std::string& path) {
-  std::string text = io::read_text_file(path);
-  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
-  return text;
-}
-
 enum class LineKind { kSwitch, kBlock, kBlockSizes };
 
 struct KeyValue {
@@ -240,7 +233,7 @@ class ConfParser final {
     }
     decls_.included.push_back(path);
     open_.push_back(std::make_unique<OpenFile>(
-        OpenFile{io::LineCursor(path, read_topology_text(path)), decls_.included.size(), included}));
+        OpenFile{io::LineCursor(path, io::read_text_file(path)), decls_.included.size(), included}));
   }
 
   void parse_line(const std::vector<KeyValue>& pairs) {
@@ -390,7 +383,7 @@ bool is_yaml(const std::string& path, std::string_view text) {
 Fabric read_slurm_topology(const std::string& path, const std::string& map_file, const WarningSink& sink,
                            const std::string& topology) {
   const WarningSink warn = sink ? sink : [](const std::string&) {};
-  std::string text = slurm::read_topology_text(path);
+  std::string text = io::read_text_file(path);
   const bool yaml = is_yaml(path, text);
   if (!yaml && !topology.empty()) {
     fail("{}: topology={} chooses among the topologies of a topology.yaml, and this is a topology.conf (one topology)",

@@ -7,13 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "common_checks.h"
 #include "taskmap/topology/fabric.h"
 #include "taskmap/topology/guid_map.h"
 
 namespace taskmap::slurm {
 
-// Names (switches and nodes) one file may expand to, all host lists together.
-inline constexpr std::size_t kMaxNames = std::size_t{1} << 24;
+// Names (switches and nodes) one file may expand to, all host lists together: no machine holds
+// more hosts and switches.
+inline constexpr std::size_t kMaxNames = detail::kMaxRouters;
 
 // Where a declaration was read: the topology file (file 0) or one it includes, and the line.
 struct Place {

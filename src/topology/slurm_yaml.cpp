@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "slurm_topology.h"
 #include "taskmap/core/error.h"
@@ -223,13 +224,11 @@ class YamlParser final {
 
   // A map's keys each once: a second 'nodes:' in one entry would replace the first unseen.
   void check_unique_keys(const YAML::Node& map) const {
-    std::vector<std::pair<std::string, std::size_t>> seen;
+    std::unordered_map<std::string, std::size_t> seen;  // key -> its line
     for (const auto& field : map) {
       const auto key = field.first.as<std::string>();
-      for (const auto& [earlier, line] : seen) {
-        if (earlier == key) fail_at(field.first, fmt::format("'{}:' is given twice (first on line {})", io::printable(key), line));
-      }
-      seen.emplace_back(key, line_of(field.first));
+      const auto [it, first] = seen.emplace(key, line_of(field.first));
+      if (!first) fail_at(field.first, fmt::format("'{}:' is given twice (first on line {})", io::printable(key), it->second));
     }
   }
 

@@ -101,11 +101,17 @@ CommGraph read_pattern_file(const std::string& path, PatternFormat format, std::
     case PatternFormat::Metis: g = read_metis(path); break;
     case PatternFormat::MatrixMarket: g = read_matrix_market(path); break;
     case PatternFormat::Scotch: g = read_scotch_grf(path); break;
-    case PatternFormat::EdgeList: return read_edge_list(path, min_tasks);
+    case PatternFormat::EdgeList: g = read_edge_list(path, min_tasks); break;
     case PatternFormat::Dense: g = read_dense_matrix(path); break;
-    case PatternFormat::Hopbyte: return read_hopbyte_trace(path, min_tasks).graph;
+    case PatternFormat::Hopbyte: g = read_hopbyte_trace(path, min_tasks).graph; break;
   }
   if (g.num_tasks() < min_tasks) fail("{}: has {} tasks, fewer than tasks={}", path, g.num_tasks(), min_tasks);
+  // Loads, hop-bytes and their sums multiply and add volumes: they must stay finite.
+  constexpr double kMostTotalVolume = 1e300;
+  if (!(g.total_volume() <= kMostTotalVolume)) {
+    fail("{}: the volumes add up to {:.3g}, more than taskmap sums ({:.0e}): scale them down", path, g.total_volume(),
+         kMostTotalVolume);
+  }
   return g;
 }
 

@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "taskmap/core/error.h"
+#include "taskmap/core/memory.h"
 #include "taskmap/core/text_source.h"
 #include "test_support.h"
 
@@ -25,6 +28,40 @@ TEST(TextInput, XzAndGzipFilesReadLikeThePlainFile) {
   EXPECT_EQ(io::read_text_file(plain + ".gz"), text);
   std::filesystem::remove_all(dir);
   EXPECT_THROW(io::read_text_file(plain), Error);
+}
+
+TEST(TextInput, EveryMemberOfAConcatenatedGzipFileAndNoByteOrderMark) {
+  const auto dir = std::filesystem::temp_directory_path() / ("taskmap_members_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string a = (dir / "a").string(), b = (dir / "b").string(), both = (dir / "both.gz").string();
+  std::ofstream(a) << "\xEF\xBB\xBF" "0 1 1\n";  // a byte order mark, as some editors write one
+  std::ofstream(b) << "2 3 1\n";
+  // Two gzip members one after the other, as `gzip -c a >> both.gz` or pigz write them.
+  ASSERT_EQ(test::run_command("gzip -c " + a + " > " + both + " && gzip -c " + b + " >> " + both).exit_code, 0);
+  EXPECT_EQ(io::read_text_file(both), "0 1 1\n2 3 1\n");
+  EXPECT_EQ(io::read_text_file(a), "0 1 1\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TextInput, WhatAFileUnpacksToCountsAgainstTheMemoryLimit) {
+  // 64 MiB of newlines pack into about 64 KiB of gzip; with a limit of 16 MiB the reader stops
+  // once the unpacked text passes half of it, long before 64 MiB.
+  const auto dir = std::filesystem::temp_directory_path() / ("taskmap_unpacked_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string packed = (dir / "newlines.gz").string();
+  ASSERT_EQ(test::run_command("head -c 67108864 /dev/zero | tr '\\0' '\\n' | gzip -c > " + packed).exit_code, 0);
+  set_memory_limit(16 << 20);
+  try {
+    io::read_text_file(packed);
+    ADD_FAILURE() << "read 64 MiB under a 16 MiB limit";
+  } catch (const LimitError& e) {
+    EXPECT_NE(std::string(e.what()).find(packed + " needs about "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("for its text unpacked (so far); limit 16 MiB (--max-memory)"),
+              std::string::npos) << e.what();
+  }
+  set_memory_limit(0);
+  EXPECT_EQ(io::read_text_file(packed).size(), std::size_t{67108864});
+  std::filesystem::remove_all(dir);
 }
 
 TEST(TextInput, LineCursorSkipsCommentsAndNamesTheLine) {

@@ -245,7 +245,7 @@ TEST(DragonflyFile, BadLinesGiveTheirFileAndLine) {
             bad("bad-keyword.dragonfly") + ":3: unknown line 'switch' (expected router, link or nodes)");
   EXPECT_EQ(error_of(bad("bad-rate.dragonfly")), bad("bad-rate.dragonfly") + ":3: '0' is not a positive rate in Gb/s");
   // A count of 10^11 is refused before anything is allocated for it.
-  EXPECT_EQ(error_of(bad("huge-count.dragonfly")), bad("huge-count.dragonfly") + ":2: more than 16777216 nodes");
+  EXPECT_EQ(error_of(bad("huge-count.dragonfly")), bad("huge-count.dragonfly") + ":2: more than 4194304 nodes");
 }
 
 }  // namespace

@@ -407,7 +407,7 @@ TEST(SlurmReader, BadInputsNameTheFileAndLine) {
   EXPECT_EQ(error_of(bad("bad-quote.conf")), bad("bad-quote.conf") + ":2: unclosed '\"' in '\"n[1-4], n5'");
   EXPECT_EQ(error_of(bad("bad-linkspeed.conf")), bad("bad-linkspeed.conf") + ":1: LinkSpeed 'fast' is not 0 or a number from 0.001 to 4294967295");
   EXPECT_EQ(error_of(bad("bad-huge.conf")),
-            bad("bad-huge.conf") + ":1: host list 'n[1-1000000000000]': expands to more than 16777216 names");
+            bad("bad-huge.conf") + ":1: host list 'n[1-1000000000000]': expands to more than 4194304 names");
   EXPECT_EQ(error_of(bad("bad-flat.yaml")),
             bad("bad-flat.yaml") + ":1: topology 'everything' is flat: it names no switch and no block");
   EXPECT_EQ(error_of(bad("bad-empty.conf")), bad("bad-empty.conf") + ": defines no switch");

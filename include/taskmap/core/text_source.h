@@ -9,7 +9,9 @@
 
 namespace taskmap::io {
 
-// Reads a file into memory, decompressing .xz and .gz content. Throws Error naming the path.
+// Reads a file into memory, decompressing .xz and .gz content (every member of a concatenated
+// gzip file), without a leading UTF-8 byte order mark. The text, unpacked, counts against the
+// memory limit (--max-memory) as it is read. Throws Error naming the path.
 std::string read_text_file(const std::string& path);
 
 class LineCursor {

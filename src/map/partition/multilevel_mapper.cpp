@@ -73,7 +73,7 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
     double best_cost = kInfinity;
     std::string best_from;
     auto keep = [&](std::vector<std::uint32_t> part, double cost, std::string from) {
-      if (cost < best_cost) best = std::move(part), best_cost = cost, best_from = std::move(from);
+      if (cost < best_cost || best.empty()) best = std::move(part), best_cost = cost, best_from = std::move(from);
     };
     const double budget = double(options_.work) * 1e6;
     io::Progress progress(label_.text, std::uint64_t(options_.seeds) * (1 + options_.vcycles));
