@@ -122,6 +122,15 @@ int run_eval(const RunConfig& c, const dist::Processes& processes) {
   if (!c.loads_csv.empty()) {
     check_on_leader(job, [&] { io::check_output_path(c.loads_csv, io::OutputKind::File, "--loads-csv"); });
   }
+  if (!c.mapping_file.empty()) {
+    if (std::vector<std::string> hosts = placement_hosts(c.mapping_file, job.mapping_format); !hosts.empty()) {
+      Allocation named;
+      named.source = fmt::format("the hosts of {}", c.mapping_file);
+      named.slots.assign(hosts.size(), 0);  // every slot of each node
+      named.hosts = std::move(hosts);
+      job.allocation_of_mapping = std::move(named);
+    }
+  }
   Machine machine = job_machine(job, c);
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);

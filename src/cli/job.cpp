@@ -88,6 +88,7 @@ Machine job_machine(Job& job, const RunConfig& c) {
   }
   // Synthetic machines have no host names: the scheduler's environment is not theirs.
   if (!job.allocation && !job.every_node && machine.named_nodes()) job.allocation = allocation_from_environment();
+  if (!job.allocation && !job.every_node && machine.named_nodes()) job.allocation = job.allocation_of_mapping;
   if (!job.allocation) return machine;
   for (const std::string& line : job.allocation->warnings) warn(line);
   // ppn= given with flat nodes fixes their slots, as a node topology does.

@@ -23,6 +23,9 @@ struct Job {
   MachineSpec machine_spec;
   std::optional<Allocation> allocation;  // --nodes, or the scheduler's environment on a machine with host names
   bool every_node = false;               // --nodes all: no allocation, the environment left aside
+  // Without --nodes and the scheduler's environment: the nodes a placement file names (eval
+  // --mapping RANKFILE), so that the launchers' defaults it is compared with use the same ones.
+  std::optional<Allocation> allocation_of_mapping;
   std::optional<PatternSpec> pattern_spec;
   std::optional<RoutingSpec> routing_spec;
   std::vector<MapperSpec> mappers;

@@ -325,6 +325,26 @@ PlacementFormat parse_mapping_format(const std::string& name) {
   return format;
 }
 
+std::vector<std::string> placement_hosts(const std::string& path, std::optional<PlacementFormat> format) {
+  try {
+    if ((format ? *format : guess_format(path)) != PlacementFormat::OpenMpiRankfile) return {};
+    io::LineCursor cur(path, io::read_text_file(path));
+    std::vector<std::string> hosts;
+    std::unordered_map<std::string, bool> seen;
+    while (auto line = cur.next_content_line("#")) {
+      const auto f = io::split_fields(*line);
+      const std::size_t eq = f.size() == 3 && f[0] == "rank" ? f[1].find('=') : std::string_view::npos;
+      if (eq == std::string_view::npos) return {};
+      const std::string host(f[1].substr(eq + 1));
+      if (host.empty() || host.starts_with("+n")) return {};
+      if (seen.emplace(host, true).second) hosts.push_back(host);
+    }
+    return hosts;
+  } catch (const Error&) {
+    return {};
+  }
+}
+
 Mapping read_placement(const std::string& path, std::optional<PlacementFormat> format, const Machine& machine,
                        std::size_t num_tasks, std::uint32_t per_slot, const HostNames& hosts, std::string* note) {
   if (format && !placement_format_reads(*format)) parse_mapping_format(placement_format_name(*format));

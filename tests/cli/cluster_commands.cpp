@@ -169,6 +169,14 @@ TEST(ClusterCommands, SlipsNameTheKeyTheHostAndTheCore) {
   EXPECT_EQ(twice.exit_code, 1);
   EXPECT_TRUE(twice.err.ends_with("\ntaskmap: error: " + rankfile + ":4: cn01 slot=1 is already taken by task 1 (line 2)\n"))
       << twice.err;
+  // Without --nodes, a rankfile's hosts are the job's nodes: the launchers' defaults it is
+  // compared with run there too (cn01 and cn05, one leaf apart: both orders cut the 2x2 halo
+  // the same way).
+  std::ofstream(rankfile) << "rank 0=cn05 slot=0\nrank 1=cn05 slot=1\nrank 2=cn01 slot=0\nrank 3=cn01 slot=1\n";
+  const auto own = test::run_taskmap(eval);
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(own.err.find("taskmap: allocation from the hosts of " + rankfile + ": 2 nodes, 4 slots\n"),
+            std::string::npos) << own.err;
 
   const std::string hosts = testing::TempDir() + "control.hosts";
   std::ofstream(hosts) << "cn01 oops\rtaskmap: all fine\n";
