@@ -422,6 +422,9 @@ NodeModel read_hwloc_node(const std::string& path, SlotUnit unit) {
     model.levels.push_back(levels[l].name);
     for (std::size_t s = 0; s < slots.size(); ++s) model.path[s][l] = levels[l].index[s];
   }
+  const int cores = hwloc_get_nbobjs_by_type(topology.get(), HWLOC_OBJ_CORE);
+  const int pus = hwloc_get_nbobjs_by_type(topology.get(), HWLOC_OBJ_PU);
+  model.units_in_node = static_cast<std::uint32_t>(std::max(0, unit == SlotUnit::Pu || cores == 0 ? pus : cores));
   for (const auto& slot : slots) {
     model.logical_index.push_back(slot.object->logical_index);
     model.os_cpu.push_back(slot.os_cpus.front());

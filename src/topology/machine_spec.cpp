@@ -128,8 +128,15 @@ Machine apply_node_topology(Machine machine, const MachineSpec& spec, std::strin
                             const WarningSink& warn) {
   auto model = read_node_topology(node_spec, spec.slot_unit);
   if (spec.ppn_given && model->num_slots() != spec.slots_per_node && warn) {
-    warn(fmt::format("{} gives {} slots per node ({}): they replace ppn={}", node_spec, model->num_slots(),
-                     spec.slot_unit == SlotUnit::Pu ? "hardware threads" : "cores", spec.slots_per_node));
+    const char* unit = spec.slot_unit == SlotUnit::Pu ? "hardware threads" : "cores";
+    const std::string allowed =
+        model->units_in_node > model->num_slots()
+            ? fmt::format(", the {} of its {} that the file allows: it was written inside a restricted cpuset, as a "
+                          "job's cgroup is",
+                          model->num_slots(), model->units_in_node)
+            : "";
+    warn(fmt::format("{} gives {} slot{} per node ({}{}): they replace ppn={}", node_spec, model->num_slots(),
+                     model->num_slots() == 1 ? "" : "s", unit, allowed, spec.slots_per_node));
   }
   return with_node_model(std::move(machine), std::move(model));
 }

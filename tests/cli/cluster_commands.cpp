@@ -238,7 +238,9 @@ TEST(ClusterCommands, ANodeTopologyReplacesADisagreeingPpnAndComesFromOnePlace) 
   const auto r = test::run_taskmap("info --machine 'slurm:" + conf + ",ppn=4' --node-topology 'hwloc:" + xml +
                                    "' --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "taskmap: warning: hwloc:" + xml + " gives 2 slots per node (cores): they replace ppn=4\n");
+  // Its 3 cores, of which the allowed cpuset (PUs 1 and 2) touches 2.
+  EXPECT_EQ(r.err, "taskmap: warning: hwloc:" + xml + " gives 2 slots per node (cores, the 2 of its 3 that the file "
+                   "allows: it was written inside a restricted cpuset, as a job's cgroup is): they replace ppn=4\n");
   EXPECT_NE(r.out.find("\"slots_per_node\": 2"), std::string::npos) << r.out;
   const auto agreeing = test::run_taskmap("info --machine 'slurm:" + conf + ",ppn=2,node=hwloc:" + xml + "'");
   ASSERT_EQ(agreeing.exit_code, 0) << agreeing.err;

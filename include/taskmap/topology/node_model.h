@@ -24,6 +24,9 @@ struct NodeModel {
   std::vector<std::uint32_t> logical_index;
   std::vector<std::uint32_t> os_cpu;        // per slot: first PU's OS index (Slurm --cpu-bind=map_cpu)
   std::vector<std::vector<std::uint32_t>> os_cpus;  // per slot: every allowed PU's OS index
+  // Cores (PUs with slots=pu) of the whole node, allowed or not (0: not known): a file written
+  // inside a job's cgroup allows fewer than the node has.
+  std::uint32_t units_in_node = 0;
 
   std::uint32_t num_slots() const { return static_cast<std::uint32_t>(path.size()); }
   // Cost of a hop between two slots of one node: the number of levels below the deepest level
