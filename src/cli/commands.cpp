@@ -123,11 +123,14 @@ int run_eval(const RunConfig& c, const dist::Processes& processes) {
     check_on_leader(job, [&] { io::check_output_path(c.loads_csv, io::OutputKind::File, "--loads-csv"); });
   }
   if (!c.mapping_file.empty()) {
-    if (std::vector<std::string> hosts = placement_hosts(c.mapping_file, job.mapping_format); !hosts.empty()) {
-      Allocation named;
+    if (const auto hosts = placement_hosts(c.mapping_file, job.mapping_format); !hosts.empty()) {
+      Allocation named;  // each host with all its slots, as the rankfile's slot= numbers them
       named.source = fmt::format("the hosts of {}", c.mapping_file);
-      named.slots.assign(hosts.size(), 0);  // every slot of each node
-      named.hosts = std::move(hosts);
+      for (const auto& [host, line] : hosts) {
+        named.hosts.push_back(host);
+        named.slots.push_back(0);
+        named.lines.push_back(fmt::format("{}:{}", c.mapping_file, line));
+      }
       job.allocation_of_mapping = std::move(named);
     }
   }

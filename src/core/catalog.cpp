@@ -50,10 +50,11 @@ std::vector<std::string_view> keyed_names(const CatalogEntry& e) {
 // ("FILE,PPN=8") reads as part of the path: when the path does not exist but the part before
 // such an item does, that item is the unknown key it looks like.
 std::optional<std::string> key_read_as_path(const CatalogEntry& e, const std::string& path) {
-  if (path.find(',') == std::string::npos || std::filesystem::exists(path)) return std::nullopt;
+  std::error_code ec;  // an unreadable directory or an overlong name is no reason to stop: the reader says why
+  if (path.find(',') == std::string::npos || std::filesystem::exists(path, ec)) return std::nullopt;
   for (std::size_t comma = path.find(','); comma != std::string::npos; comma = path.find(',', comma + 1)) {
     const std::size_t eq = path.find('=', comma + 1);
-    if (eq == std::string::npos || eq > path.find(',', comma + 1) || !std::filesystem::exists(path.substr(0, comma))) {
+    if (eq == std::string::npos || eq > path.find(',', comma + 1) || !std::filesystem::exists(path.substr(0, comma), ec)) {
       continue;
     }
     const std::string key = path.substr(comma + 1, eq - comma - 1);

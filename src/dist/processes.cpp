@@ -17,17 +17,18 @@ void Processes::broadcast(std::string& text, int root) const {
 
 void on_leader(const Processes& processes, const std::function<void()>& work) {
   if (processes.size() == 1) return work();
-  std::string error;
+  std::string error;  // its first byte: 'u' for command-line misuse (UsageError), else 'e'
   if (processes.leader()) {
     try {
       work();
     } catch (const Error& e) {
-      error = e.what();
-      if (error.empty()) error = "error";
+      error = (dynamic_cast<const UsageError*>(&e) ? "u" : "e") + std::string(e.what());
     }
   }
   processes.broadcast(error, 0);
-  if (!error.empty()) throw Error(error);
+  if (error.empty()) return;
+  if (error.front() == 'u') throw UsageError(error.substr(1));
+  throw Error(error.substr(1));
 }
 
 namespace {

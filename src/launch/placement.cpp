@@ -36,7 +36,8 @@ std::uint32_t rankfile_index_of_slot(const Machine& machine, SlotId s) {
 }
 
 // srun --cpu-bind=map_cpu:LIST binds the i-th task of every node to LIST[i] (OS cpu ids), so
-// the list is only right when each node's ranks, in rank order, sit on the same CPUs.
+// the list is only right when each node's ranks, in rank order, sit on the same CPUs: those of
+// the node holding the most, or the first of them on a node holding fewer.
 std::string slurm_map_cpu(const Mapping& m, const Machine& machine) {
   std::vector<std::vector<std::uint32_t>> cpus(machine.num_nodes());
   for (TaskId t = 0; t < m.num_tasks(); ++t) {
@@ -44,13 +45,14 @@ std::string slurm_map_cpu(const Mapping& m, const Machine& machine) {
     const std::uint32_t k = machine.slot_in_node(s);
     cpus[machine.node_of_slot(s)].push_back(machine.node_model ? machine.node_model->os_cpu[k] : k);
   }
-  const std::vector<std::uint32_t>* first = nullptr;
+  const std::vector<std::uint32_t>* first = nullptr;  // the longest list, the first node's of that length
   NodeId first_node = 0;
   for (NodeId n = 0; n < cpus.size(); ++n) {
+    if (first == nullptr || cpus[n].size() > first->size()) first = &cpus[n], first_node = n;
+  }
+  for (NodeId n = 0; n < cpus.size(); ++n) {
     if (cpus[n].empty()) continue;
-    if (first == nullptr) {
-      first = &cpus[n], first_node = n;
-    } else if (cpus[n] != *first) {
+    if (!std::equal(cpus[n].begin(), cpus[n].end(), first->begin())) {
       auto name = [&](NodeId node) {
         return machine.named_nodes() ? fmt::format("host {}", machine.node_name(node)) : fmt::format("node {}", node);
       };

@@ -325,11 +325,12 @@ PlacementFormat parse_mapping_format(const std::string& name) {
   return format;
 }
 
-std::vector<std::string> placement_hosts(const std::string& path, std::optional<PlacementFormat> format) {
+std::vector<std::pair<std::string, std::size_t>> placement_hosts(const std::string& path,
+                                                                 std::optional<PlacementFormat> format) {
   try {
     if ((format ? *format : guess_format(path)) != PlacementFormat::OpenMpiRankfile) return {};
     io::LineCursor cur(path, io::read_text_file(path));
-    std::vector<std::string> hosts;
+    std::vector<std::pair<std::string, std::size_t>> hosts;
     std::unordered_map<std::string, bool> seen;
     while (auto line = cur.next_content_line("#")) {
       const auto f = io::split_fields(*line);
@@ -337,7 +338,7 @@ std::vector<std::string> placement_hosts(const std::string& path, std::optional<
       if (eq == std::string_view::npos) return {};
       const std::string host(f[1].substr(eq + 1));
       if (host.empty() || host.starts_with("+n")) return {};
-      if (seen.emplace(host, true).second) hosts.push_back(host);
+      if (seen.emplace(host, true).second) hosts.emplace_back(host, cur.line_number());
     }
     return hosts;
   } catch (const Error&) {

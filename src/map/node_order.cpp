@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "taskmap/topology/node_model.h"
 
@@ -130,6 +131,12 @@ bool share_one_layout_across_nodes(const MappingProblem& problem, Mapping& mappi
         fits(layout[n])) {
       candidates.push_back(layout[n]);
     }
+  }
+  // And the slots in their order, which every node holding as many tasks as slots fits.
+  std::vector<std::uint32_t> in_order(most);
+  std::iota(in_order.begin(), in_order.end(), 0u);
+  if (std::find(candidates.begin(), candidates.end(), in_order) == candidates.end() && fits(in_order)) {
+    candidates.push_back(std::move(in_order));
   }
   if (candidates.empty()) return false;
   bool alike = true;

@@ -156,6 +156,10 @@ TEST(ClusterCommands, SlipsNameTheKeyTheHostAndTheCore) {
   EXPECT_EQ(key.exit_code, 1);
   EXPECT_EQ(key.err, "taskmap: error: --machine 'slurm:" + conf + ",PPN=2': slurm: unknown parameter 'PPN'; did you "
                      "mean 'ppn'?\n");
+  // A name too long for the file system is no key typo: the reader says the file cannot be opened.
+  const auto overlong = test::run_taskmap("info --machine 'graph:/tmp/" + std::string(300, 'a') + ",foo=1'");
+  EXPECT_EQ(overlong.exit_code, 1);
+  EXPECT_NE(overlong.err.find("cannot open"), std::string::npos) << overlong.err;
 
   const std::string rankfile = testing::TempDir() + "outside.rankfile";
   std::ofstream(rankfile) << "rank 0=cn01 slot=0\nrank 1=cn01 slot=1\nrank 2=cn05 slot=0\nrank 3=cn01 slot=1\n";
@@ -177,6 +181,11 @@ TEST(ClusterCommands, SlipsNameTheKeyTheHostAndTheCore) {
   ASSERT_EQ(own.exit_code, 0) << own.err;
   EXPECT_NE(own.err.find("taskmap: allocation from the hosts of " + rankfile + ": 2 nodes, 4 slots\n"),
             std::string::npos) << own.err;
+  std::ofstream(rankfile) << "rank 0=cn05 slot=0\nrank 1=cn05 slot=1\nrank 2=cn99 slot=0\nrank 3=cn01 slot=1\n";
+  const auto unknown = test::run_taskmap(eval);
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "taskmap: error: " + rankfile + ":3: host 'cn99' is not in machine '" + fabric() +
+                             "' (closest: cn01, cn02, cn03)\n");
 
   const std::string hosts = testing::TempDir() + "control.hosts";
   std::ofstream(hosts) << "cn01 oops\rtaskmap: all fine\n";

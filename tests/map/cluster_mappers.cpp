@@ -106,6 +106,8 @@ TEST(ClusterMappers, SrunsOneCpuListGetsTheArrangementOfLeastNodeHopBytes) {
   const MappingProblem smaller(m, seven);
   ASSERT_TRUE(share_one_layout_across_nodes(smaller, fewer));
   EXPECT_EQ(fewer.slot_of_task, (std::vector<SlotId>{0, 2, 1, 3, 4, 6, 5}));
+  // srun binds node 1's 3 ranks to the first 3 CPUs of the list.
+  EXPECT_EQ(format_placement(fewer, m, PlacementFormat::SlurmMapCpu), "map_cpu:0,1,2,3\n");
 }
 
 // Switches A, B under the top switch S, and C below both: x on A, y on B. Shortest paths from

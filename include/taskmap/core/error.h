@@ -14,8 +14,10 @@ class Error : public std::runtime_error {
 };
 
 // Command-line misuse, wrong whatever the input files hold: options that exclude each other,
-// a value outside an option's fixed choices or range. The CLI exits with status 2 for it, 1
-// for every other Error.
+// a value outside the fixed choices or the range of one of the CLI's own options (--format,
+// --imbalance, list WHAT, ...). The CLI exits with status 2 for it, 1 for every other Error;
+// spec strings (--machine, --pattern, --mapper, --routing, --out-format) are read like the files
+// they often name, and their errors are other Errors.
 class UsageError : public Error {
  public:
   using Error::Error;

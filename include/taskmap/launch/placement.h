@@ -89,10 +89,11 @@ Mapping read_placement(const std::string& path, std::optional<PlacementFormat> f
                        std::size_t num_tasks, std::uint32_t per_slot = 1,
                        const HostNames& hosts = HostNames::with_prefix("node"), std::string* note = nullptr);
 
-// The hosts a placement file names, in the order they first appear, when it is an Open MPI
-// rankfile (`format`, or without one its content) whose every line names a host (no "+nK"):
-// the job's nodes as that file's run had them. Else empty (any other file, or one that does
-// not read: read_placement then says why).
-std::vector<std::string> placement_hosts(const std::string& path, std::optional<PlacementFormat> format);
+// The hosts a placement file names, in the order they first appear, with the line of that
+// first appearance, when it is an Open MPI rankfile (`format`, or without one its content)
+// whose every line names a host (no "+nK"): the job's nodes as that file's run had them. Else
+// empty (any other file, or one that does not read: read_placement then says why).
+std::vector<std::pair<std::string, std::size_t>> placement_hosts(const std::string& path,
+                                                                 std::optional<PlacementFormat> format);
 
 }  // namespace taskmap

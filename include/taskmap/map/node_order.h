@@ -17,8 +17,8 @@ void order_within_nodes(const MappingProblem& problem, Mapping& mapping);
 // Gives every node's tasks, in task order, the same slots of their node (slot k of the node for
 // its k-th task), as srun's --cpu-bind=map_cpu needs: one list for every node. The candidates
 // are the nodes' own arrangements (of the nodes holding the most tasks; at most the first 64
-// distinct ones); the one with the least node_hop_bytes over the whole job is applied (ties:
-// the first node's). The nodes keep their tasks, so every network metric stays. Returns false,
+// distinct ones) and the slots in order; the one with the least node_hop_bytes over the whole
+// job is applied (ties: the first node's; a node holding fewer tasks takes its first slots). The nodes keep their tasks, so every network metric stays. Returns false,
 // and leaves the mapping as it is, when the nodes already share one arrangement, or when no
 // candidate fits every node's slots, or a slot holds several tasks.
 bool share_one_layout_across_nodes(const MappingProblem& problem, Mapping& mapping);

@@ -389,7 +389,8 @@ const Catalog& mapper_catalog() {
                        .meaning = "tasks move into any free slot; or, where the nodes' own links differ in speed, a "
                                   "node behind a slower link takes at most its share of the job by link speed, as "
                                   "rb:shares=link-speed shares it, to the nearest task (or what it holds at the start, "
-                                  "when more): hop-bytes do not see link speeds and would fill the free slots such "
+                                  "when more; with as many tasks as slots or more, every slot's room, as rb shares "
+                                  "by slots then): hop-bytes do not see link speeds and would fill the free slots such "
                                   "a start leaves beside it"},
                       seed_param(HopBytesRefineOptions{}.seed, "of the order tasks are visited in")}},
           {.name = "refine-mcl",
