@@ -365,7 +365,6 @@ SpecValues::Value Catalog::parse_value(const CatalogEntry& e, const CatalogParam
       return raw;
     case ParamType::Path:
       if (raw.empty()) fail(text, in + fmt::format("{} is empty", p.name));
-      if (auto problem = key_read_as_path(e, raw)) fail(text, *problem);
       return raw;
     case ParamType::String: return raw;
   }
@@ -426,6 +425,10 @@ SpecValues Catalog::parse(std::string_view text) const {
         if (!std::holds_alternative<std::monostate>(values.given_[i])) {
           fail(text, fmt::format("{}: {} given twice", kind, item.key));
         }
+      }
+      // A quoted path is taken as it is; an unquoted one may hold a mistyped key.
+      if (e->params[i].type == ParamType::Path && !item.quoted) {
+        if (auto problem = key_read_as_path(*e, item.value)) fail(text, *problem);
       }
       values.given_[i] = parse_value(*e, e->params[i], item.value, text);
     }

@@ -60,6 +60,7 @@ std::vector<SpecItem> lex_spec_items(std::string_view items, const SpecLexRules&
     if (path && start < n && items[start] == '\'') {
       pos = start;
       item.value = read_quoted(items, pos);
+      item.quoted = true;
       if (pos < n && items[pos] != ',') {
         throw SpecSyntaxError(fmt::format("unexpected '{}' after the closing quote of '{}'",
                                           items.substr(pos, std::min(items.find(',', pos), n) - pos), item.value));

@@ -189,6 +189,18 @@ TEST_F(SpecPaths, GraphMachinesWithQuotedAndUnquotedPaths) {
             "--machine 'graph:" + tricky + "': graph: ppn='2.topo' is not an integer");
 }
 
+TEST_F(SpecPaths, AMistypedKeyAfterAnUnquotedPathIsNamedAndAQuotedPathIsTakenWhole) {
+  // Unquoted, a path runs to the first ",KEY=" of a known key, so ",TASKS=5" reads as part of
+  // the path: the path does not exist, the part before the comma does, so the item is named.
+  const std::string graph = write_path_graph("g.graph", 4);
+  EXPECT_EQ(error_of([&] { tasks_of("file:" + graph + ",TASKS=5"); }),
+            "--pattern 'file:" + graph + ",TASKS=5': file: unknown parameter 'TASKS'; did you mean 'tasks'?");
+  // Quoted, it is the path as written (the fuzz target spec_quoting found it taken for a key).
+  EXPECT_EQ(error_of([&] { tasks_of("file:'" + graph + ",TASKS=5'"); }),
+            "cannot open '" + graph + ",TASKS=5': No such file or directory");
+  EXPECT_EQ(parse_machine_spec("slurm:'/,''''2''''i''='").fabric_path, "/,''2''i'=");
+}
+
 TEST_F(SpecPaths, MissingFilesAreNamedExactly) {
   const std::string missing = dir() + "/run=1/g.graph";
   EXPECT_EQ(error_of([&] { tasks_of("file:" + missing); }), "cannot open '" + missing + "': No such file or directory");

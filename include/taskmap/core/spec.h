@@ -25,6 +25,7 @@ namespace taskmap::io {
 struct SpecItem {
   std::string key;    // empty for the bare first item
   std::string value;  // unquoted
+  bool quoted = false;  // given in quotes: taken as it is, commas and '=' included
 };
 
 // What the lexer must know about the entry whose items it reads.
