@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "mpi_runs.h"
@@ -27,6 +29,12 @@ const std::string kFabric = std::string(TASKMAP_TEST_INSTANCES) + "/reorder/thre
 // refinement spends its whole work budget (0.2 s of CPU on 36 ranks), and under the sanitizers
 // with 36 MPICH processes polling on 2 cores rank 0 gets a small share of a core.
 const std::string kMappingSeconds = "600";
+
+// The job sizes of the stencil runs. Under the sanitizers every instrumented process of a
+// 36-process job oversubscribed on 2 cores runs about 4x slower (6 minutes a test for the three
+// runs); there the largest size alone is run, the one whose grid (4x3x3) is not a cube, and the
+// plain run without the library is left to the release build.
+const std::vector<int> kStencilSizes = TASKMAP_TESTS_SANITIZED ? std::vector<int>{36} : std::vector<int>{27, 36};
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
@@ -90,9 +98,11 @@ TEST(ReorderLibrary, StencilKeepsItsResultsAndGetsABetterOrder) {
     SCOPED_TRACE(mpi.name);
     TASKMAP_REQUIRE_LAUNCHER(mpi);
     // Without the library: the program's own check of the stencil, as a baseline.
-    const auto plain = launch(mpi, 27, mpi.stencil, {});
-    ASSERT_EQ(plain.exit_code, 0) << plain.err;
-    for (int np : {27, 36}) expect_better_stencil_order(mpi, mpi.stencil, np);
+    if (!TASKMAP_TESTS_SANITIZED) {
+      const auto plain = launch(mpi, 27, mpi.stencil, {});
+      ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    }
+    for (int np : kStencilSizes) expect_better_stencil_order(mpi, mpi.stencil, np);
   }
 }
 
@@ -106,9 +116,11 @@ TEST(ReorderLibrary, FortranStencilGetsTheSameOrder) {
       ADD_FAILURE() << "no Fortran wrapper for " << mpi.name;
       continue;
     }
-    const auto plain = launch(mpi, 27, mpi.fortran_stencil, {});
-    ASSERT_EQ(plain.exit_code, 0) << plain.err;
-    for (int np : {27, 36}) expect_better_stencil_order(mpi, mpi.fortran_stencil, np);
+    if (!TASKMAP_TESTS_SANITIZED) {
+      const auto plain = launch(mpi, 27, mpi.fortran_stencil, {});
+      ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    }
+    for (int np : kStencilSizes) expect_better_stencil_order(mpi, mpi.fortran_stencil, np);
   }
 }
 
