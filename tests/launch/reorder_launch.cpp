@@ -93,16 +93,21 @@ void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int
   EXPECT_DOUBLE_EQ(m["mcl"].get<double>(), j["mapper_result"]["mcl"].get<double>());
 }
 
+// The stencil program without the library (its own check, as a baseline; release build only),
+// then with it at every size of kStencilSizes.
+void expect_stencil_runs(const Mpi& mpi, const std::string& program) {
+  if (!TASKMAP_TESTS_SANITIZED) {
+    const auto plain = launch(mpi, 27, program, {});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  }
+  for (int np : kStencilSizes) expect_better_stencil_order(mpi, program, np);
+}
+
 TEST(ReorderLibrary, StencilKeepsItsResultsAndGetsABetterOrder) {
   for (const Mpi& mpi : mpis()) {
     SCOPED_TRACE(mpi.name);
     TASKMAP_REQUIRE_LAUNCHER(mpi);
-    // Without the library: the program's own check of the stencil, as a baseline.
-    if (!TASKMAP_TESTS_SANITIZED) {
-      const auto plain = launch(mpi, 27, mpi.stencil, {});
-      ASSERT_EQ(plain.exit_code, 0) << plain.err;
-    }
-    for (int np : kStencilSizes) expect_better_stencil_order(mpi, mpi.stencil, np);
+    expect_stencil_runs(mpi, mpi.stencil);
   }
 }
 
@@ -116,11 +121,7 @@ TEST(ReorderLibrary, FortranStencilGetsTheSameOrder) {
       ADD_FAILURE() << "no Fortran wrapper for " << mpi.name;
       continue;
     }
-    if (!TASKMAP_TESTS_SANITIZED) {
-      const auto plain = launch(mpi, 27, mpi.fortran_stencil, {});
-      ASSERT_EQ(plain.exit_code, 0) << plain.err;
-    }
-    for (int np : kStencilSizes) expect_better_stencil_order(mpi, mpi.fortran_stencil, np);
+    expect_stencil_runs(mpi, mpi.fortran_stencil);
   }
 }
 
