@@ -151,8 +151,7 @@ void Machine::set_nodes(NodeTable table) {
   }
   const SlotId slots = table.first_slot.back();
   if (slots == 0) fail("{}: the machine has no slot", description);
-  // The slot table here, and a slot's share of what every mapper and the evaluator keep per slot.
-  check_memory(description, saturating_mul(slots, 16), fmt::format("the tables of its {} slots", format_count(slots)));
+  check_memory(description, saturating_mul(slots, kBytesPerTableSlot), fmt::format("the tables of its {} slots", format_count(slots)));
   node_of_slot_.assign(slots, 0);
   for (NodeId n = 0; n < nodes; ++n) {
     std::fill(node_of_slot_.begin() + table.first_slot[n], node_of_slot_.begin() + table.first_slot[n + 1], n);

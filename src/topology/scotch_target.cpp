@@ -71,7 +71,7 @@ void set_terminal_weights(Machine& m, const std::vector<std::uint32_t>& weights,
     fail("{}: the terminals' weights add up to {} slots, more than taskmap supports ({})", path, total,
          detail::kMaxSlots);
   }
-  check_memory(path, saturating_mul(total, sizeof(NodeId)), format_count(total) + " slots (the terminals' weights)");
+  check_memory(path, saturating_mul(total, kBytesPerTableSlot), format_count(total) + " slots (the terminals' weights)");
   NodeTable table;
   table.first_slot.push_back(0);
   for (RouterId r = 0; r < weights.size(); ++r) {

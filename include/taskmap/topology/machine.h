@@ -202,6 +202,12 @@ struct NodeTable {
   std::vector<SlotId> first_slot;  // per node, then the total: node n has slots first_slot[n] ..[n+1]-1
 };
 
+// The bytes a slot of a machine with a NodeTable costs: its entry in the node-of-slot table
+// and its share of what every mapper and the evaluator keep per slot. Machine::set_nodes checks
+// them against the memory limit; a reader that knows the slot count first checks them itself,
+// so that the refusal names its file.
+inline constexpr std::uint64_t kBytesPerTableSlot = 16;
+
 // Slots are numbered node-major, nodes router-major. On the papers' machines every host router
 // holds nodes_per_router nodes of slots_per_node slots and the numbering is arithmetic; a
 // machine given a NodeTable (set_nodes) has named nodes with their own slot counts (0 for a
@@ -257,7 +263,8 @@ class Machine {
   bool named_nodes() const { return !table_.names.empty(); }
   const NodeTable& node_table() const { return table_; }
   // Installs per-node facts; checks that routers are nondecreasing and below num_routers,
-  // slot offsets nondecreasing, names unique or absent. Throws Error otherwise.
+  // slot offsets nondecreasing, names unique or absent, and the slot tables within the memory
+  // limit (kBytesPerTableSlot each). Throws Error otherwise.
   void set_nodes(NodeTable table);
 
   const TorusShape* torus() const { return std::get_if<TorusShape>(&shape); }
