@@ -6,6 +6,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
+  ccache  # compiles cached outside the checkout (scripts/configure.sh)
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libbenchmark-dev
   liblzma-dev zlib1g-dev xz-utils

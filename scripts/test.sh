@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Builds taskmap and runs the whole test suite (the README's second command, and .ci/run),
-# then lists every skipped test with its reason.
-# With --sanitize: the same in build-sanitize/, built with ASan and UBSan (Debug, every report
-# fatal), the MPI tests included. Both builds turn warnings into errors (TASKMAP_WERROR).
+# then lists every skipped test with its reason. The build is scripts/build.sh's, so after the
+# README's first command only what changed since is built.
+# With --sanitize: the same in build-sanitize/, built with ASan and UBSan (every report fatal),
+# the MPI tests included, and the fuzz targets as replay programs (scripts/fuzz.sh --replay).
+# Both builds turn warnings into errors (TASKMAP_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
 if [[ ${1:-} == --sanitize ]]; then
   build=build-sanitize
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTASKMAP_SANITIZE=ON -DTASKMAP_BUILD_BENCH=OFF \
-    -DTASKMAP_WERROR=ON > /dev/null
+  source scripts/configure.sh
+  configure_sanitize
   cmake --build "$build" -j2
   # Open MPI's own allocations outlive MPI_Finalize: leak reports would be Open MPI's.
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 else
-  scripts/build.sh -DTASKMAP_WERROR=ON
+  scripts/build.sh
 fi
 status=0
 ctest --test-dir "$build" --output-on-failure -j2 || status=$?
