@@ -191,7 +191,8 @@ std::vector<std::string> catalogs_knowing(const std::string& name) {
 // (`scotch+timer`, `torus:4x4x4x8x2,mesh=D`), parses with its catalog.
 TEST(MapperCatalog, EverySpecInTheDocsParses) {
   std::vector<std::filesystem::path> files = {std::filesystem::path(TASKMAP_SOURCE_DIR) / "README.md"};
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(TASKMAP_SOURCE_DIR) / "docs")) {
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(std::filesystem::path(TASKMAP_SOURCE_DIR) / "docs")) {
     if (entry.path().extension() == ".md") files.push_back(entry.path());
   }
   const std::regex option(R"(--(machine|pattern|routing|mappers?|out-format|baseline)[ =]([^ `\n\\)]+))");

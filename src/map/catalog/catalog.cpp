@@ -114,7 +114,9 @@ const Catalog& mapper_catalog() {
                 "`compare` skips, with the reason, a mapper that does not apply to the machine or job. The "
                 "partition-based mappers (`scotch`, `metis`, `greedy`, `rb`, `ml`) keep the default order when "
                 "their own placement does not have strictly fewer hop-bytes: the task numbering's locality inside "
-                "nodes and switches stays when their cut is no better (a stencil numbered along the machine).",
+                "nodes and switches stays when their cut is no better (a stencil numbered along the machine). "
+                "How each mapper places tasks, with a page per larger algorithm (`rahtm`, `refine-mcl`, "
+                "`refine-hb`, `timer`, `ml`): [mappers/overview.md](mappers/overview.md).",
        .table_file = "src/map/catalog/catalog.cpp"},
       {
           {.name = "auto",
