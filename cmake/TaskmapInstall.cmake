@@ -18,6 +18,9 @@ foreach(mpi ${TASKMAP_MPIS})
 endforeach()
 file(GLOB TASKMAP_DOCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/*.md)
 install(FILES ${TASKMAP_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# How the mappers work, one page per algorithm (docs/mappers/), linked from the pages above.
+file(GLOB TASKMAP_MAPPER_DOCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/mappers/*.md)
+install(FILES ${TASKMAP_MAPPER_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR}/mappers)
 # The JSON Schema of every JSON output (docs/report.md), beside the docs that refer to it.
 install(FILES docs/schema/taskmap-output.schema.json DESTINATION ${CMAKE_INSTALL_DOCDIR}/schema)
 

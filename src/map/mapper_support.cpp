@@ -14,8 +14,8 @@ namespace detail {
 
 void check_fits(const Machine& m, const CommGraph& g) {
   if (g.num_tasks() > m.num_slots()) {
-    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: default, scotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)",
-         g.num_tasks(), m.description, m.num_slots());
+    fail("the pattern has {} tasks but machine '{}' has only {} slots (several tasks per slot: {})", g.num_tasks(),
+         m.description, m.num_slots(), kSeveralTasksPerSlot);
   }
 }
 

@@ -59,7 +59,7 @@ Reproduction dragonfly_fig4() {
   t.notes.push_back("MCL classes are local/global; the paper's percentages are simulated job-time gains, taskmap's "
                     "are MCL-bound time gains; compare the winner, not the size");
   t.notes.push_back("UGAL-like: per router pair, minimal or through the least-loaded intermediate group, whichever "
-                    "has the lower hops x worst channel load placed so far (README, Routings)");
+                    "has the lower hops x worst channel load placed so far (docs/routings.md, ugal)");
   r.tables.push_back(std::move(t));
   return r;
 }

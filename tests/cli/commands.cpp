@@ -224,7 +224,7 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
       {"percs h>16", base + "--machine percs:ns=1024,nd=32 --pattern halo2d:4x4 --mapper default", "exceeds the 16 D ports"},
       {"zero dimension", base + "--machine torus:4x0 --pattern halo2d:4x4 --mapper default", "dimension size 0"},
       {"too many tasks for a one-to-one mapper", base + "--machine torus:4x4 --pattern halo2d:8x8 --mapper random",
-       "--mapper 'random': it places one task per slot, and the job has 64 tasks for 16 slots (several tasks per slot: default, scotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)"},
+       "--mapper 'random': it places one task per slot, and the job has 64 tasks for 16 slots (several tasks per slot: auto, default, hostname-order, file, scotch, ptscotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)"},
       {"timer on a machine that is not a partial cube", base + "--machine torus:3x4 --pattern halo2d:4x4 --mapper timer",
        "--mapper 'timer': machine 'torus:3x4' is not a partial cube: it is not bipartite"},
       {"imbalance out of range", base + "--machine torus:4x4 --pattern halo2d:8x8 --mapper default --imbalance 1",

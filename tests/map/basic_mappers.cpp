@@ -73,12 +73,29 @@ TEST(Mappers, MoreTasksThanSlotsIsAnError) {
       ADD_FAILURE() << name;
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()),
-                "the pattern has 5 tasks but machine 'torus:2x2' has only 4 slots (several tasks per slot: default, scotch, "
-                "metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)");
+                "the pattern has 5 tasks but machine 'torus:2x2' has only 4 slots (several tasks per slot: auto, default, "
+                "hostname-order, file, scotch, ptscotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or "
+                "refine-inject)");
     }
   }
   // default takes several tasks per slot: consecutive blocks, task t on slot floor(4t/5).
   EXPECT_EQ(run("default", m, g).slot_of_task, (std::vector<SlotId>{0, 0, 1, 2, 3}));
+}
+
+// A placement file may put several tasks on a slot, up to the balance's share, as
+// `eval --mapping` reads it: 6 tasks on torus:2x2 give ceil(1.03 x 6 / 4) = 2 tasks per slot.
+TEST(Mappers, FileTakesSeveralTasksPerSlotWithinTheBalance) {
+  const Machine m = make_machine("torus:2x2");
+  const CommGraph g = CommGraph::from_edges(6, {});
+  const std::string within = test::temp_path("file_mapper", "within.txt");
+  std::ofstream(within) << "0 0\n1 0\n2 1\n3 2\n4 3\n5 3\n";
+  EXPECT_EQ(run("file:" + within, m, g).slot_of_task, (std::vector<SlotId>{0, 0, 1, 2, 3, 3}));
+  const std::string beyond = test::temp_path("file_mapper", "beyond.txt");
+  std::ofstream(beyond) << "0 0\n1 0\n2 0\n3 2\n4 3\n5 3\n";
+  EXPECT_EQ(test::error_message([&] { run("file:" + beyond, m, g); }),
+            beyond + ":3: slot 0 already holds the 2 tasks the balance allows");
+  std::filesystem::remove(within);
+  std::filesystem::remove(beyond);
 }
 
 TEST(Mappers, CyclicIsSlurmsCyclicDistribution) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/launch/placement_catalog.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/map/mapper_support.h"
 #include "taskmap/routing/routing_catalog.h"
 #include "taskmap/topology/machine_catalog.h"
 #include "taskmap/workload/generators.h"
@@ -52,7 +54,7 @@ TEST(MapperCatalog, MapperListsSplitBetweenMappersNotBetweenParameters) {
 }
 
 TEST(MapperCatalog, EveryDocumentedParameterIsAccepted) {
-  // Parameters the README documented but the old parser rejected, and a default from the table.
+  // Parameters the docs documented but an older parser rejected, and a default from the table.
   EXPECT_EQ(error_of("rahtm:threads=2"), "");
   EXPECT_EQ(error_of("rahtm:threads=2,beam=8,milp-iterations=500,milp-seconds=0.2,leaf=greedy,grid=4x4"), "");
   EXPECT_EQ(parse_mapper_spec("rahtm").stages[0].get_int("beam"), 64);
@@ -71,8 +73,9 @@ TEST(MapperCatalog, ApplicabilityNamesTheReason) {
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("rahtm"), fits), "");
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("dragonfly-bsm"), fits), "it needs a Dragonfly, not torus");
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("rahtm"), crowded),
-            "it places one task per slot, and the job has 64 tasks for 16 slots (several tasks per slot: default, "
-            "scotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)");
+            "it places one task per slot, and the job has 64 tasks for 16 slots (several tasks per slot: auto, "
+            "default, hostname-order, file, scotch, ptscotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or "
+            "refine-inject)");
   EXPECT_EQ(why_not_applicable(parse_mapper_spec("scotch+refine-mcl"), crowded), "");
   const Machine fat_tree = make_machine("fattree:k=4,n=2");
   const MappingProblem switches(fat_tree, halo);
@@ -84,6 +87,49 @@ TEST(MapperCatalog, ApplicabilityNamesTheReason) {
   const Machine torus3 = make_machine("torus:3x3");
   const CommGraph nine = make_halo2d(3, 3, 5, true);
   EXPECT_NE(why_not_applicable(parse_mapper_spec("timer"), MappingProblem(torus3, nine)), "") << "odd rings";
+}
+
+// The mappers that the one-task-per-slot mappers' refusal names for jobs with more tasks than
+// slots are exactly those whose check lets such a job through, and each of them places it
+// within the balance: 16 tasks on torus:2x2 (refine-inject: 32 on the two-leaf fabric's 12
+// slots), ceil(1.03 x 16 / 4) = 5 tasks per slot (3 on the fabric).
+TEST(MapperCatalog, TheMappersNamedForSeveralTasksPerSlotPlaceSuchJobs) {
+  const std::string list = detail::kSeveralTasksPerSlot;
+  std::set<std::string> named;
+  const std::regex word("[a-z-]+");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), word); it != std::sregex_iterator(); ++it) {
+    if (it->str() != "or") named.insert(it->str());
+  }
+  const Machine torus = make_machine("torus:2x2");
+  const CommGraph halo = make_halo2d(4, 4, 5, true);
+  const MappingProblem crowded(torus, halo);
+  ASSERT_EQ(crowded.tasks_per_slot(), 5u);
+  const Machine fabric = make_machine("slurm:" + test::instance("cluster/two-leaves.conf") + ",ppn=2");
+  const CommGraph halo32 = make_halo2d(4, 8, 5, true);
+  const MappingProblem crowded_fabric(fabric, halo32);
+  ASSERT_EQ(crowded_fabric.tasks_per_slot(), 3u);
+  const std::string file = test::temp_path("several_per_slot", "placement.txt");
+  {
+    std::ofstream out(file);
+    for (TaskId t = 0; t < 16; ++t) out << t << ' ' << t / 4 << '\n';
+  }
+  std::set<std::string> applying;
+  for (const CatalogEntry& e : mapper_catalog().entries()) {
+    const std::string name(e.name);
+    const std::string spec = name == "file" ? "file:" + file : std::string(e.example);
+    const MappingProblem& problem = name == "refine-inject" ? crowded_fabric : crowded;
+    SCOPED_TRACE(spec);
+    if (!why_not_applicable(parse_mapper_spec(spec), problem).empty()) continue;
+    applying.insert(name);
+    const Mapping m = test::run_mapper_on(problem, spec);
+    EXPECT_EQ(test::error_message([&] {
+                validate_mapping(m, problem.machine(), problem.graph().num_tasks(), spec, problem.tasks_per_slot());
+              }),
+              "no error");
+  }
+  std::filesystem::remove(file);
+  EXPECT_EQ(applying, named);
+  EXPECT_EQ(named.size(), 14u);
 }
 
 TEST(MapperCatalog, CompareSkipsWhatDoesNotApplyAndSaysWhy) {
@@ -145,7 +191,8 @@ std::vector<std::string> catalogs_knowing(const std::string& name) {
 // (`scotch+timer`, `torus:4x4x4x8x2,mesh=D`), parses with its catalog.
 TEST(MapperCatalog, EverySpecInTheDocsParses) {
   std::vector<std::filesystem::path> files = {std::filesystem::path(TASKMAP_SOURCE_DIR) / "README.md"};
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(TASKMAP_SOURCE_DIR) / "docs")) {
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(std::filesystem::path(TASKMAP_SOURCE_DIR) / "docs")) {
     if (entry.path().extension() == ".md") files.push_back(entry.path());
   }
   const std::regex option(R"(--(machine|pattern|routing|mappers?|out-format|baseline)[ =]([^ `\n\\)]+))");

@@ -36,7 +36,7 @@ double reported_mcl(const std::string& note) {
   return -1;
 }
 
-// The routings each machine family offers (README "Routings"), with its adaptive one (ugal).
+// The routings each machine family offers (docs/routings.md), with its adaptive one (ugal).
 std::vector<Case> cases() {
   return {
       {"torus:4x4", "minimal", make_halo2d(4, 4, 9, true)},

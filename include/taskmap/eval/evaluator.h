@@ -1,6 +1,6 @@
 #pragma once
 // Evaluator: turns (CommGraph, Mapping, Machine, Routing) into per-channel loads and the
-// metrics (README.md, Metrics).
+// metrics (docs/report.md, Metrics).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -12,6 +12,13 @@
 
 namespace taskmap::detail {
 
+// The mappers that place a job with more tasks than slots (several per slot, within the
+// balance), named where a one-task-per-slot mapper refuses such a job. The catalog's
+// applicability checks must agree (tests/map/mapper_catalog.cpp checks it).
+inline constexpr const char* kSeveralTasksPerSlot =
+    "auto, default, hostname-order, file, scotch, ptscotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl "
+    "or refine-inject";
+
 void check_fits(const Machine& m, const CommGraph& g);
 
 // The default order: task i on slot i; with more tasks than slots, consecutive blocks of floor

@@ -67,7 +67,7 @@ struct RoutingSpec {
 };
 
 RoutingSpec parse_routing_spec(std::string_view text);
-// The documented default of each machine family (README "Routings").
+// The documented default of each machine family (docs/routings.md).
 RoutingSpec default_routing(const Machine& machine);
 // Throws Error naming the routings that do apply when `spec` does not apply to the machine.
 void check_routing_applies(const Machine& machine, const RoutingSpec& spec);

@@ -10,6 +10,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/core/spec.h"
 #include "taskmap/core/text_source.h"
+#include "taskmap/map/mapper_support.h"
 #include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/portfolio/auto_mapper.h"
 #include "taskmap/map/rahtm/rahtm.h"
@@ -55,9 +56,8 @@ const char* leaf_name(RahtmLeafSolver leaf) {
 
 std::string fits(const MappingProblem& p) {
   if (p.graph().num_tasks() <= p.machine().num_slots()) return "";
-  return fmt::format("it places one task per slot, and the job has {} tasks for {} slots (several tasks per slot: "
-                     "default, scotch, metis, greedy, rb, ml, timer, refine-hb, refine-mcl or refine-inject)",
-                     p.graph().num_tasks(), p.machine().num_slots());
+  return fmt::format("it places one task per slot, and the job has {} tasks for {} slots (several tasks per slot: {})",
+                     p.graph().num_tasks(), p.machine().num_slots(), detail::kSeveralTasksPerSlot);
 }
 std::string on_torus(const MappingProblem& p) {
   if (!p.machine().torus()) return fmt::format("it needs a torus, mesh or hypercube, not {}", p.machine().kind_name());
@@ -114,7 +114,9 @@ const Catalog& mapper_catalog() {
                 "`compare` skips, with the reason, a mapper that does not apply to the machine or job. The "
                 "partition-based mappers (`scotch`, `metis`, `greedy`, `rb`, `ml`) keep the default order when "
                 "their own placement does not have strictly fewer hop-bytes: the task numbering's locality inside "
-                "nodes and switches stays when their cut is no better (a stencil numbered along the machine).",
+                "nodes and switches stays when their cut is no better (a stencil numbered along the machine). "
+                "How each mapper places tasks, with a page per larger algorithm (`rahtm`, `refine-mcl`, "
+                "`refine-hb`, `timer`, `ml`): [mappers/overview.md](mappers/overview.md).",
        .table_file = "src/map/catalog/catalog.cpp"},
       {
           {.name = "auto",

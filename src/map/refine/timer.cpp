@@ -1,5 +1,5 @@
 // TiMEr [TiMEr]. The extracted text of the paper lost the
-// formulas; this follows the published paper, with these choices (README.md, `timer`):
+// formulas; this follows the published paper, with these choices (docs/mappers/timer.md):
 //  - Label ids are fixed: label k = l_p(router of slot k) . l_e(k), and a task owns one label.
 //    A swap exchanges owners, so the label set (and each slot's task count) never changes.
 //  - Coco = sum over task pairs of volume x Hamming distance of the l_p parts (hop-bytes on

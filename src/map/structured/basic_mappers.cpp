@@ -125,7 +125,7 @@ class FileMapper final : public Mapper {
   Mapping run(const MappingProblem& problem) const override {
     const Machine& m = problem.machine();
     const CommGraph& g = problem.graph();
-    return read_mapping_file(path_, m, g.num_tasks());
+    return read_mapping_file(path_, m, g.num_tasks(), problem.tasks_per_slot());
   }
 
  private:
