@@ -10,6 +10,7 @@
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 
+#include "app_docs.h"
 #include "commands.h"
 #include "version.h"
 #include "taskmap/core/catalog.h"
@@ -287,6 +288,14 @@ int main(int argc, char** argv) {
       ->type_name("table|json|markdown")
       ->default_str("table");
 
+  // Hidden (no group): what the build runs to write the man page and the completion script
+  // (src/cli/app_docs.h), from this very definition of the command line.
+  auto* generate = app.add_subcommand("generate", "Print taskmap(1) or the bash completion script")->group("");
+  generate->add_option("what", config.generate_what, "man or bash-completion")
+      ->required()
+      ->type_name("man|bash-completion");
+  generate->add_option("--out", config.out, "Output file")->type_name("FILE")->default_str("-");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -300,7 +309,9 @@ int main(int argc, char** argv) {
     // A misspelt command ("taskmap mpa ..."): CLI11 only says that one is required.
     if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
       std::vector<std::string> names;
-      for (const CLI::App* cmd : app.get_subcommands({})) names.push_back(cmd->get_name());
+      for (const CLI::App* cmd : app.get_subcommands({})) {
+        if (!cmd->get_group().empty()) names.push_back(cmd->get_name());
+      }
       what = fmt::format("unknown command '{}'; the commands are {}", argv[1], fmt::join(names, ", "));
     }
     if (speaks) std::cerr << "taskmap: error: " << what << " (see taskmap --help)\n";
@@ -334,6 +345,7 @@ int main(int argc, char** argv) {
     if (*export_simgrid) return taskmap::cli::run_export_simgrid(config);
     if (*validate_cmd) return taskmap::cli::run_validate(config);
     if (*list) return taskmap::cli::run_list(config);
+    if (*generate) return taskmap::cli::run_generate(app, config);
   } catch (const taskmap::UsageError& e) {
     return report_error(fmt::format("{} (see taskmap --help)", e.what()), speaks, mpi.get(), 2);
   } catch (const taskmap::Error& e) {
