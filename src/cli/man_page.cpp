@@ -31,9 +31,15 @@ std::string option_usage(const CLI::Option& option, bool keep_together) {
   }
   if (is_flag(option)) return names;
   std::string placeholder = roff_text(option.get_type_name());
-  if (keep_together) {
+  if (keep_together) {  // unbreakable spaces, and no break points
     std::string joined;
-    for (char c : placeholder) joined += c == ' ' ? std::string("\\ ") : std::string(1, c);
+    for (std::size_t i = 0; i < placeholder.size(); ++i) {
+      if (placeholder.compare(i, 2, "\\:") == 0) {
+        ++i;
+      } else {
+        joined += placeholder[i] == ' ' ? std::string("\\ ") : std::string(1, placeholder[i]);
+      }
+    }
     placeholder = joined;
   }
   return fmt::format("{}{}\\fI{}\\fR", names, keep_together ? "\\ " : " ", placeholder);
