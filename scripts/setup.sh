@@ -21,6 +21,7 @@ packages=(
   clang libfuzzer-14-dev  # scripts/fuzz.sh
   chromium  # the tests render the HTML report headless (tests/eval/html_render.cpp)
   python3-jsonschema  # the tests check every JSON output against docs/schema/ (tests/cli/json_schema.cpp)
+  man-db groff-base  # the tests render taskmap(1) and check groff's warnings (tests/cli/man_page_completion.cpp)
   time python3-networkx python3-scipy  # bench/general.sh: CPU times, the generated graphs
 )
 if [ "${1:-}" = "--extras" ]; then

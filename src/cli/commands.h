@@ -46,6 +46,7 @@ struct RunConfig {
   std::string reproduce_name;         // reproduce
   bool list = false;                  // reproduce --list
   std::string list_what;              // list: a catalog's plural ("machines", ...)
+  std::string generate_what;          // generate (hidden): "man" or "bash-completion"
   std::string max_memory;             // commands reading a pattern: memory_limit() ("16G"); empty: the default
   unsigned threads = 0;               // eval, map, compare: evaluation threads; 0: all cores
 };

@@ -7,5 +7,6 @@
 namespace taskmap::cli {
 
 std::string version_line() { return std::string("taskmap ") + TASKMAP_VERSION_STRING; }
+std::string version_number() { return TASKMAP_VERSION; }
 
 }  // namespace taskmap::cli

@@ -133,6 +133,45 @@ std::string md_cell(std::string_view s) {
 
 }  // namespace
 
+std::string roff_text(std::string_view text) {
+  std::string out;
+  bool code = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '[' && i > 0) out += "\\:";
+    if (c == '`') {
+      out += code ? "\\fR" : "\\fB";
+      code = !code;
+    } else if (c == '\\') {
+      out += "\\e";
+    } else if (c == '-') {
+      out += "\\-";
+    } else if ((c == '.' || c == '\'') && out.empty()) {
+      out += "\\&";
+      out += static_cast<char>(c);
+    } else if (c < 0x80) {
+      out += static_cast<char>(c == '\n' ? ' ' : c);
+    } else {
+      // One UTF-8 sequence; a stray byte shows as U+FFFD.
+      const int length = c >= 0xF8 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+      std::uint32_t point = length == 1 ? 0xFFFD : c & (0x7Fu >> length);
+      for (int k = 1; k < length; ++k) {
+        const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+        if ((next & 0xC0) != 0x80) {
+          point = 0xFFFD;
+          break;
+        }
+        point = (point << 6) | (next & 0x3F);
+        ++i;
+      }
+      out += fmt::format("\\[u{:04X}]", point);
+    }
+    if (c == ',' || c == '|') out += "\\:";
+  }
+  if (code) out += "\\fR";
+  return out;
+}
+
 std::string_view param_type_name(ParamType type) {
   switch (type) {
     case ParamType::Int: return "int";
@@ -521,6 +560,29 @@ std::string render_markdown(const Catalog& c) {
                          is_bare(e, p) ? " (bare)" : "", param_type_name(p.type), md_cell(default_text(p)),
                          md_cell(allowed_text(p)), md_cell(p.meaning));
     }
+  }
+  return out;
+}
+
+std::string render_man(const Catalog& c) {
+  const CatalogInfo& info = c.info();
+  std::string out = fmt::format(".SH {}\n{}\n", upper(info.title), roff_text(info.intro));
+  out += fmt::format(".PP\n\\fBtaskmap list {}\\fR prints this list (and docs/{}.md).\n", info.plural, info.plural);
+  for (const CatalogEntry& e : c.entries()) {
+    out += fmt::format(".TP\n\\fB{}\\fR\n{}\n", roff_text(entry_synopsis(e)), roff_text(e.summary));
+    if (!e.applies_to.empty()) out += fmt::format(".br\nApplies to: {}.\n", roff_text(e.applies_to));
+    if (!e.reference.empty()) out += fmt::format(".br\nReference: {}.\n", roff_text(e.reference));
+    out += fmt::format(".br\nExample: \\fB{}\\fR\n", roff_text(e.example));
+    if (e.params.empty()) continue;
+    out += ".RS\n";
+    for (const CatalogParam& p : e.params) {
+      const std::string allowed = allowed_text(p);
+      out += fmt::format(".TP\n\\fI{}\\fR{}\n{}, {}{}: {}\n", roff_text(is_bare(e, p) ? upper(p.name) : p.name),
+                         is_bare(e, p) ? " (bare)" : "", param_type_name(p.type),
+                         roff_text(p.required ? "required" : "default " + default_text(p)),
+                         allowed.empty() ? "" : ", " + roff_text(allowed), roff_text(p.meaning));
+    }
+    out += ".RE\n";
   }
   return out;
 }

@@ -23,13 +23,19 @@ case $step in
   install)
     rm -rf "$prefix"
     cmake --install "$build" --prefix "$prefix" >/dev/null
-    for f in bin/taskmap include/taskmap/map/catalog/mapper_catalog.h share/doc/taskmap/topology-file.md; do
+    for f in bin/taskmap include/taskmap/map/catalog/mapper_catalog.h share/doc/taskmap/topology-file.md \
+             share/man/man1/taskmap.1 share/bash-completion/completions/taskmap; do
       [[ -e $prefix/$f ]] || fail "not installed: $f"
     done
     for f in cmake/taskmap/taskmap-config.cmake cmake/taskmap/taskmap-config-version.cmake \
              cmake/taskmap/taskmap-targets.cmake pkgconfig/taskmap.pc libtaskmap_core.a libtaskmap_map.a; do
       compgen -G "$prefix/lib*/$f" >/dev/null || compgen -G "$prefix/lib/*/$f" >/dev/null || fail "not installed: lib/$f"
     done
+    # The man page and the completion script are the installed binary's own (taskmap generate).
+    cmp -s "$prefix/share/man/man1/taskmap.1" <("$prefix/bin/taskmap" generate man) ||
+      fail "share/man/man1/taskmap.1 differs from the installed taskmap's"
+    cmp -s "$prefix/share/bash-completion/completions/taskmap" <("$prefix/bin/taskmap" generate bash-completion) ||
+      fail "share/bash-completion/completions/taskmap differs from the installed taskmap's"
     # The MPI libraries the build made (one profiler and one reorder library per MPI found).
     for built in "$build"/libtaskmap-profile-*.so "$build"/libtaskmap-reorder-*.so; do
       [[ -e $built ]] || continue

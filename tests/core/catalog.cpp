@@ -197,6 +197,32 @@ TEST(Catalog, Synopsis) {
   EXPECT_EQ(entry_synopsis(*bakery().find("souffle")), "souffle");
 }
 
+TEST(Catalog, RoffText) {
+  EXPECT_EQ(roff_text("a-b `--out` x"), "a\\-b \\fB\\-\\-out\\fR x");
+  EXPECT_EQ(roff_text(".x"), "\\&.x");  // not a request
+  EXPECT_EQ(roff_text("'x"), "\\&'x");
+  EXPECT_EQ(roff_text("a.b 'c'"), "a.b 'c'");  // only at the start of the line
+  EXPECT_EQ(roff_text("C:\\x"), "C:\\ex");
+  // Break points after commas and bars, before brackets (not a leading one).
+  EXPECT_EQ(roff_text("[a]x,y[z]|w"), "[a]x,\\:y\\:[z]|\\:w");
+  // U+00A7 (2 bytes), U+00D7 (2), U+2014 (3), U+1F600 (4), a stray byte.
+  EXPECT_EQ(roff_text("\u00a73 \u00d7 \u2014 \U0001F600 \xff"), "\\[u00A7]3 \\[u00D7] \\[u2014] \\[u1F600] \\[uFFFD]");
+  EXPECT_EQ(roff_text("`open"), "\\fBopen\\fR");  // an unclosed code span ends in roman
+}
+
+TEST(Catalog, ManSection) {
+  const std::string man = render_man(bakery());
+  EXPECT_TRUE(man.starts_with(".SH CAKES\nCakes.\n")) << man;
+  // Every entry a tagged paragraph, its parameters in an indented list.
+  EXPECT_EQ(test::count_of(man, ".TP\n\\fBsponge:SIZES\\:[,\\:eggs=N]"), 1u);
+  EXPECT_NE(man.find(".TP\n\\fBsouffle\\fR\nneeds a hot oven\n.br\nApplies to: ovens at 200 or more.\n"),
+            std::string::npos);
+  EXPECT_NE(man.find(".TP\n\\fIflour\\fR\nchoice, default wheat, wheat,\\: spelt or rye: flour\n"), std::string::npos);
+  EXPECT_NE(man.find(".TP\n\\fIPATH\\fR (bare)\npath, required, a file: the recipe\n"), std::string::npos);
+  EXPECT_EQ(test::count_of(man, ".RS\n"), 2u);  // sponge's and recipe's parameters; souffle has none
+  EXPECT_EQ(test::count_of(man, ".RE\n"), 2u);
+}
+
 // ---- The real catalogs ------------------------------------------------------------------------------------
 
 TEST(Catalogs, MessagesNameOptionValueAndRemedy) {

@@ -164,6 +164,14 @@ std::string catalog_help(const Catalog& catalog);
 std::string render_text(const Catalog& catalog);
 // docs/PLURAL.md.
 std::string render_markdown(const Catalog& catalog);
+// The catalog's section of the taskmap(1) man page (man(7) macros): the intro, then per entry
+// its synopsis, description, where it applies, reference, example and parameters.
+std::string render_man(const Catalog& catalog);
+// `text` as roff input for one filled line of a man page: backslashes and hyphens escaped (\-
+// keeps options and names copyable), `code` in bold, a leading dot or quote neutralized,
+// non-ASCII characters as \[uXXXX] (groff and mandoc read them whatever the locale), break
+// points after commas and bars and before brackets (a spec has no spaces to break at).
+std::string roff_text(std::string_view text);
 
 // Optimal-string-alignment edit distance (a swap of neighbours counts 1).
 std::size_t edit_distance(std::string_view a, std::string_view b);
