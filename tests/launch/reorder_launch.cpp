@@ -178,6 +178,23 @@ TEST(ReorderLibrary, FortranDistributedGraphsInEachBinding) {
   }
 }
 
+// An Open MPI program with the reorder library built for MPICH, and the reverse: the job stops
+// at start with one line naming the library built for the program's MPI (docs/mpi.md says why
+// it stops rather than run on without the reorder).
+TEST(ReorderLibrary, TheOtherMpisLibraryStopsTheJobWithOneLine) {
+  const std::vector<Mpi> list = mpis();
+  if (list.size() < 2) {
+    if (test::in_ci()) GTEST_FAIL() << "built for one MPI only (scripts/setup.sh installs both)";
+    GTEST_SKIP() << "built for one MPI only";
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Mpi &mpi = list[i], &other = list[1 - i];
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    test::expect_other_mpi_refused(mpi, mpi.stencil, other.reorder, mpi.reorder, "taskmap reorder");
+  }
+}
+
 // No machine: the identity order, one warning line, and the program runs as without taskmap.
 TEST(ReorderLibrary, FallsBackToTheIdentityWithOneWarning) {
   for (const Mpi& mpi : mpis()) {
