@@ -12,6 +12,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/core/text_source.h"
 #include "taskmap/eval/evaluator.h"
+#include "taskmap/eval/recommendation.h"
 #include "taskmap/eval/report.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
@@ -171,6 +172,29 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
                  {"mapper_result", metrics_to_json(chosen_metrics)},
                  {"kept", keep_chosen ? "mapper" : "identity"}};
   return plan;
+}
+
+std::string reorder_summary(const nlohmann::json& report, const std::string& report_path) {
+  const nlohmann::json &before = report.at("identity"), &after = report.at("mapper_result");
+  // "MCL 66 -> 18 (73% lower)": the identity order's value, the mapper's, the change.
+  auto quantity = [&](const char* name, const char* key) {
+    const double a = before.at(key).get<double>(), b = after.at(key).get<double>();
+    std::string change = "same";
+    if (compare_within_rounding(b, a) != 0) {
+      change = a == 0 ? "from 0" : percent_text((b - a) / a) + (b < a ? " lower" : " higher");
+    }
+    return fmt::format("{} {:.6g} -> {:.6g} ({})", name, a, b, change);
+  };
+  std::string metrics = quantity("MCL", "mcl") + ", " + quantity("hop-bytes", "hop_bytes");
+  if (!report.at("node_topology").get<std::string>().empty()) metrics += ", " + quantity("node hop-bytes", "node_hop_bytes");
+  const std::vector<std::string> hosts = report.at("hosts");
+  const std::size_t nodes = std::set<std::string>(hosts.begin(), hosts.end()).size();
+  const std::string mapper = report.at("mapper");
+  const std::string outcome = report.at("kept") == "mapper" ? "reordered by " + mapper + ": "
+                                                            : "keeps the identity order, " + mapper + "'s is no better: ";
+  return fmt::format("taskmap reorder: {}: {} ranks on {} node{}, {}{}{}", report.at("call").get<std::string>(),
+                     report.at("vertices").get<std::size_t>(), nodes, nodes == 1 ? "" : "s", outcome, metrics,
+                     report_path.empty() ? "" : " (report: " + report_path + ")");
 }
 
 std::vector<std::string> fake_hosts(const std::string& value, int processes) {

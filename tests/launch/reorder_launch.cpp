@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <vector>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "mpi_runs.h"
@@ -51,9 +53,19 @@ std::string cyclic_hosts(int np) {
   return path;
 }
 
+// "66 -> 18 (73% lower)": a metric of the identity order and of the new one, as the library's
+// line shows them (%.6g, the change in whole percent).
+std::string change_text(double before, double after) {
+  const std::string numbers = fmt::format("{:.6g} -> {:.6g}", before, after);
+  if (before == after) return numbers + " (same)";
+  return fmt::format("{} ({}% {})", numbers, std::lround(std::abs(after - before) / before * 100),
+                     after < before ? "lower" : "higher");
+}
+
 // The stencil on `np` processes with the library: every process's own check passes, the
-// report shows a better order than the identity, and `taskmap eval` on the reported graph,
-// nodes and placement measures what the report says.
+// report shows a better order than the identity, `taskmap eval` on the reported graph, nodes
+// and placement measures what the report says, and rank 0's line on stderr has the report's
+// numbers.
 void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int np) {
   SCOPED_TRACE(program + " -np " + std::to_string(np));
   const std::string report = temp("report.json"), machine = "slurm:" + kFabric + ",ppn=16";
@@ -72,6 +84,12 @@ void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), np) << r.out;  // "stencil ok" from every process
   const nlohmann::json j = read_json(report);
   ASSERT_EQ(j["kept"], "mapper") << j.dump();
+  // One line from one process, the report's numbers; 4 hosts (cyclic_hosts).
+  const nlohmann::json &identity_metrics = j["identity"], &chosen_metrics = j["mapper_result"];
+  EXPECT_EQ(r.err, "taskmap reorder: MPI_Cart_create: " + std::to_string(np) + " ranks on 4 nodes, reordered by auto: MCL " +
+                       change_text(identity_metrics["mcl"], chosen_metrics["mcl"]) + ", hop-bytes " +
+                       change_text(identity_metrics["hop_bytes"], chosen_metrics["hop_bytes"]) + " (report: " + report +
+                       ")\n");
   std::vector<int> permutation = j["permutation"];
   std::vector<int> identity(permutation.size());
   std::iota(identity.begin(), identity.end(), 0);
@@ -129,6 +147,7 @@ TEST(ReorderLibrary, FortranStencilGetsTheSameOrder) {
 // graph's heavy pairs {0,1} and {2,3} (weight 100 each way) cross hosts in the identity order:
 // 4 x 100 x 2 = 800 hop-bytes; the light pairs {0,2} and {1,3} (weight 1) share a host. Swapping
 // the roles keeps the heavy pairs on a host and leaves the light ones crossing: 4 x 1 x 2 = 8.
+// With TASKMAP_REORDER_QUIET=1 the run says nothing on stderr.
 void expect_dist_graph_optimum(const Mpi& mpi, const std::string& program, const std::string& args,
                                double identity, double optimum) {
   SCOPED_TRACE(program + " " + args);
@@ -139,8 +158,10 @@ void expect_dist_graph_optimum(const Mpi& mpi, const std::string& program, const
                          {"TASKMAP_REORDER_SECONDS", kMappingSeconds},
                          {"TASKMAP_MACHINE", "slurm:" + kFabric + ",ppn=4"},
                          {"TASKMAP_FAKE_HOST", "cn01:0,cn02:1,cn01:2,cn02:3"},
-                         {"TASKMAP_REORDER_REPORT", report}});
+                         {"TASKMAP_REORDER_REPORT", report},
+                         {"TASKMAP_REORDER_QUIET", "1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // TASKMAP_REORDER_QUIET=1: no line on success
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4) << r.out;  // each process's check passed
   const nlohmann::json j = read_json(report);
   EXPECT_EQ(j["identity"]["hop_bytes"], identity);

@@ -37,6 +37,24 @@ TEST(ReorderPlan, FindsTheHandDerivedOptimum) {
   EXPECT_EQ(plan.report["nodes"], "cn01 slots=2\ncn02 slots=2\n");
 }
 
+// The line the library prints. The heavy pairs' 100 each way cross the cn01 -> leaf and
+// leaf -> cn02 links twice in the identity order (MCL 200, unit bandwidth), only the light
+// pairs' 1 each way in the optimum (MCL 2): both 99% lower.
+TEST(ReorderPlan, SummaryLineSaysWhatTheCallDid) {
+  const ReorderPlan plan = plan_reorder(four_vertices());
+  EXPECT_EQ(reorder_summary(plan.report, "r.json"),
+            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, reordered by auto: "
+            "MCL 200 -> 2 (99% lower), hop-bytes 800 -> 8 (99% lower) (report: r.json)");
+  // Heavy partners already on one host: the identity order is the optimum, and stays.
+  ReorderRequest r = four_vertices();
+  r.hosts = {"cn01", "cn01", "cn02", "cn02"};
+  const ReorderPlan kept = plan_reorder(r);
+  EXPECT_EQ(kept.report["kept"], "identity");
+  EXPECT_EQ(reorder_summary(kept.report, ""),
+            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, keeps the identity order, auto's is "
+            "no better: MCL 2 -> 2 (same), hop-bytes 8 -> 8 (same)");
+}
+
 // With a node model, a process sits on the core its CPU belongs to. two-packages.xml is
 // lstopo's synthetic "pack:2 core:4 pu:2": core c holds CPUs 2c and 2c+1, cores 0-3 are package
 // 0. Four processes of one node on CPUs 0, 8, 2, 10: cores 0, 4, 1, 5, packages 0, 1, 0, 1.

@@ -4,8 +4,9 @@
 // dynamically linked program, or link it before the MPI library. Rank 0 computes the order
 // (plan_reorder) and broadcasts it; every process then joins MPI_Comm_split with its new rank
 // as the key and calls the real constructor on that communicator with reorder = false, so
-// every topology query and neighbourhood collective is MPI's own, on the new order. Whatever
-// fails inside keeps the identity order, with one warning line on rank 0.
+// every topology query and neighbourhood collective is MPI's own, on the new order. Rank 0 says
+// what it did in one line; whatever fails inside keeps the identity order, with one warning
+// line on rank 0.
 #include <mpi.h>
 #include <sched.h>
 
@@ -135,6 +136,10 @@ std::vector<int> plan_on_root(const char* call, int vertices, const std::vector<
     std::fill(vertex_of_process.begin(), vertex_of_process.end(), -1);
     for (int v = 0; v < vertices; ++v) vertex_of_process[plan.process_of_vertex[v]] = v;
     if (!report_path.empty()) taskmap::io::write_file_atomically(report_path, plan.report.dump(2) + "\n");
+    // What the call did, in one line (TASKMAP_REORDER_QUIET=1 silences it, not the warnings).
+    if (const std::string quiet = env("TASKMAP_REORDER_QUIET"); quiet.empty() || quiet == "0") {
+      std::fprintf(stderr, "%s\n", taskmap::reorder_summary(plan.report, report_path).c_str());
+    }
   } catch (const std::exception& e) {
     return keep_identity(e.what());
   }
