@@ -20,6 +20,7 @@ packages=(
   clang libfuzzer-14-dev  # scripts/fuzz.sh
   chromium  # the tests render the HTML report headless (tests/eval/html_render.cpp)
   python3-jsonschema  # the tests check every JSON output against docs/schema/ (tests/cli/json_schema.cpp)
+  jq  # docs/mpi.md's recipe for checking a reorder report, which tests/launch/reorder_launch.cpp runs
   time python3-networkx python3-scipy  # bench/general.sh: CPU times, the generated graphs
 )
 if [ "${1:-}" = "--extras" ]; then
