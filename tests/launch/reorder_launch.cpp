@@ -79,7 +79,9 @@ test::CommandResult run_doc_recipe(const std::string& report) {
   std::filesystem::copy_file(report, dir / "report.json");
   std::ofstream(dir / "recipe.sh") << doc.substr(begin + 6, end - begin - 6);
   const std::string bin = std::filesystem::path(TASKMAP_BINARY).parent_path().string();
-  return test::run_command("cd '" + dir.string() + "' && PATH='" + bin + "':$PATH bash -e recipe.sh");
+  const test::CommandResult result = test::run_command("cd '" + dir.string() + "' && PATH='" + bin + "':$PATH bash -e recipe.sh");
+  std::filesystem::remove_all(dir);
+  return result;
 }
 
 // The stencil on `np` processes with the library: every process's own check passes, the
