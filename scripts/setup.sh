@@ -22,6 +22,7 @@ packages=(
   chromium  # the tests render the HTML report headless (tests/eval/html_render.cpp)
   python3-jsonschema  # the tests check every JSON output against docs/schema/ (tests/cli/json_schema.cpp)
   man-db groff-base  # the tests render taskmap(1) and check groff's warnings (tests/cli/man_page_completion.cpp)
+  jq  # docs/mpi.md's recipe for checking a reorder report, which tests/launch/reorder_launch.cpp runs
   time python3-networkx python3-scipy  # bench/general.sh: CPU times, the generated graphs
 )
 if [ "${1:-}" = "--extras" ]; then

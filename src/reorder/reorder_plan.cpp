@@ -7,11 +7,13 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <ranges>
 #include <set>
 
 #include "taskmap/core/error.h"
 #include "taskmap/core/text_source.h"
 #include "taskmap/eval/evaluator.h"
+#include "taskmap/eval/recommendation.h"
 #include "taskmap/eval/report.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
@@ -44,22 +46,37 @@ struct CoreBinding {
 
 // The binding when it is one the job's machine can express: every CPU known and inside the
 // model, no two processes of a node on one core, and every node using the same cores (the
-// usual binding, the same cores on every node). nullopt otherwise.
+// usual binding, the same cores on every node). nullopt otherwise, with the reason in `why_not`.
 std::optional<CoreBinding> bind_to_cores(const NodeModel& model, const std::vector<std::string>& hosts,
-                                         const std::vector<int>& cpus) {
+                                         const std::vector<int>& cpus, std::string& why_not) {
   std::vector<std::uint32_t> core(hosts.size());
-  std::map<std::string, std::set<std::uint32_t>> cores_of_host;
+  std::map<std::string, std::map<std::uint32_t, std::size_t>> process_of_core;  // per host
   for (std::size_t p = 0; p < hosts.size(); ++p) {
-    if (cpus[p] < 0) return std::nullopt;
+    if (cpus[p] < 0) {
+      why_not = fmt::format("process {}'s CPU is unknown (sched_getcpu failed)", p);
+      return std::nullopt;
+    }
     const auto slot = model.slot_of_os_cpu(static_cast<std::uint32_t>(cpus[p]));
-    if (!slot || !cores_of_host[hosts[p]].insert(*slot).second) return std::nullopt;
+    if (!slot) {
+      why_not = fmt::format("process {}'s CPU {} is not in the node model", p, cpus[p]);
+      return std::nullopt;
+    }
+    if (auto [it, added] = process_of_core[hosts[p]].emplace(*slot, p); !added) {
+      why_not = fmt::format("processes {} and {} share core {} of {} (CPUs {} and {})", it->second, p, *slot, hosts[p],
+                            cpus[it->second], cpus[p]);
+      return std::nullopt;
+    }
     core[p] = *slot;
   }
-  const std::set<std::uint32_t>& first = cores_of_host.begin()->second;
-  for (const auto& [host, cores] : cores_of_host) {
-    if (cores != first) return std::nullopt;
+  const auto& [first_host, first] = *process_of_core.begin();
+  for (const auto& [host, cores] : process_of_core) {
+    if (!std::ranges::equal(cores | std::views::keys, first | std::views::keys)) {
+      why_not = fmt::format("{} and {} use different cores", first_host, host);
+      return std::nullopt;
+    }
   }
-  CoreBinding binding{{first.begin(), first.end()}, {}};
+  CoreBinding binding;
+  for (const auto& entry : first) binding.cores.push_back(entry.first);
   for (std::uint32_t c : core) {
     binding.position.push_back(
         static_cast<std::uint32_t>(std::lower_bound(binding.cores.begin(), binding.cores.end(), c) - binding.cores.begin()));
@@ -105,9 +122,12 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
   if (request.machine.empty()) fail("no machine: set TASKMAP_MACHINE (e.g. slurm:/etc/slurm/topology.conf)");
   Machine machine = build_machine(parse_machine_spec(request.machine));
   std::optional<CoreBinding> binding;
+  // Why the processes sit where they do (the report's process_slots_reason).
+  std::string slots_reason = "no node model (TASKMAP_NODE_TOPOLOGY)";
   if (!request.node_topology.empty()) {
     std::shared_ptr<const NodeModel> model = read_node_topology(request.node_topology, SlotUnit::Core);
-    binding = bind_to_cores(*model, request.hosts, request.cpus);
+    binding = bind_to_cores(*model, request.hosts, request.cpus, slots_reason);
+    if (binding) slots_reason = "every process on a core of its own, the same cores on every node";
     if (binding) model = std::make_shared<const NodeModel>(model->restricted_to(binding->cores));
     machine = with_node_model(std::move(machine), std::move(model));
   }
@@ -164,13 +184,38 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
                  {"hosts", request.hosts},
                  {"cpus", request.cpus},
                  {"process_slots", binding ? "cores" : "cpu-order"},
+                 {"process_slots_reason", slots_reason},
                  {"nodes", nodes},
                  {"permutation", plan.process_of_vertex},
                  {"placement", format_placement(result, job, PlacementFormat::Plain)},
+                 {"identity_placement", format_placement(identity, job, PlacementFormat::Plain)},
                  {"identity", metrics_to_json(identity_metrics)},
                  {"mapper_result", metrics_to_json(chosen_metrics)},
                  {"kept", keep_chosen ? "mapper" : "identity"}};
   return plan;
+}
+
+std::string reorder_summary(const nlohmann::json& report, const std::string& report_path) {
+  const nlohmann::json &before = report.at("identity"), &after = report.at("mapper_result");
+  // "MCL 66 -> 18 (73% lower)": the identity order's value, the mapper's, the change.
+  auto quantity = [&](const char* name, const char* key) {
+    const double a = before.at(key).get<double>(), b = after.at(key).get<double>();
+    std::string change = "same";
+    if (compare_within_rounding(b, a) != 0) {
+      change = a == 0 ? "from 0" : percent_text((b - a) / a) + (b < a ? " lower" : " higher");
+    }
+    return fmt::format("{} {:.6g} -> {:.6g} ({})", name, a, b, change);
+  };
+  std::string metrics = quantity("MCL", "mcl") + ", " + quantity("hop-bytes", "hop_bytes");
+  if (!report.at("node_topology").get<std::string>().empty()) metrics += ", " + quantity("node hop-bytes", "node_hop_bytes");
+  const std::vector<std::string> hosts = report.at("hosts");
+  const std::size_t nodes = std::set<std::string>(hosts.begin(), hosts.end()).size();
+  const std::string mapper = report.at("mapper");
+  const std::string outcome = report.at("kept") == "mapper" ? "reordered by " + mapper + ": "
+                                                            : "keeps the identity order, " + mapper + "'s is no better: ";
+  return fmt::format("taskmap reorder: {}: {} ranks on {} node{}, {}{}{}", report.at("call").get<std::string>(),
+                     report.at("vertices").get<std::size_t>(), nodes, nodes == 1 ? "" : "s", outcome, metrics,
+                     report_path.empty() ? "" : " (report: " + report_path + ")");
 }
 
 std::vector<std::string> fake_hosts(const std::string& value, int processes) {

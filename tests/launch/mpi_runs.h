@@ -1,7 +1,10 @@
 #pragma once
 // Real MPI runs for the tests of the MPI libraries: the programs of tests/mpi/ built for each
 // MPI Debian provides (Open MPI, MPICH), the libraries built for it, its launcher.
+#include <gtest/gtest.h>
+
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,6 +85,38 @@ inline std::string launcher_unavailable(const Mpi& mpi) {
   if (r.exit_code == 0) return "";
   return std::string(mpi.name) + " cannot start 2 processes here (exit " + std::to_string(r.exit_code) +
          "): " + r.err.substr(0, 200) + r.out.substr(0, 200);
+}
+
+// The MPI as users name it.
+inline std::string display_name(const Mpi& mpi) { return std::string(mpi.name) == "openmpi" ? "Open MPI" : "MPICH"; }
+
+// A library path as the tests preload it, without the ASan runtime a sanitized build puts first.
+inline std::string library_file(const std::string& preload) { return preload.substr(preload.rfind(':') + 1); }
+
+// `program` of `mpi` on 2 processes with `wrong` preloaded, a taskmap library built for the
+// other MPI: the job stops before the program's main (nothing on stdout, none of the program's
+// lines), exit 1 from the processes and no crash, and stderr holds exactly one line of
+// taskmap's, `prefix`: ... naming `right`, this MPI's build of the library, as the file to
+// preload. The launcher's own lines about a failed process may surround it.
+inline void expect_other_mpi_refused(const Mpi& mpi, const std::string& program, const std::string& wrong,
+                                     const std::string& right, const std::string& prefix) {
+  SCOPED_TRACE(program + " with " + wrong);
+  const CommandResult r = launch(mpi, 2, program, {{"LD_PRELOAD", wrong}});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "");
+  const std::string name = std::filesystem::path(library_file(wrong)).filename().string();
+  const std::string other = std::string(mpi.name) == "openmpi" ? "MPICH" : "Open MPI";
+  const std::string expected = prefix + ": this program runs under " + display_name(mpi) + " but " + name +
+                               " is built for " + other + ": preload " + library_file(right);
+  std::vector<std::string> ours;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("taskmap") != std::string::npos) ours.push_back(line);
+  }
+  EXPECT_EQ(ours, std::vector<std::string>{expected}) << r.err;
+  for (const char* crash : {"signal 11", "Segmentation fault", "core dumped", "Invalid communicator", "stencil:", "traffic:"}) {
+    EXPECT_EQ(r.err.find(crash), std::string::npos) << crash << " in\n" << r.err;
+  }
 }
 
 }  // namespace taskmap::test

@@ -427,6 +427,24 @@ TEST(Profiler, RecordsEveryKindOfTrafficFromCAndEachFortranBinding) {
   std::filesystem::remove(out);
   if (runs == 0) GTEST_SKIP() << "no MPI launcher could start processes here";
 }
+
+// The user's mistake: an Open MPI program with the profiler built for MPICH, and an MPICH
+// program with Open MPI's. Each process used to die of SIGSEGV (Open MPI) or "Invalid
+// communicator" (MPICH) in MPI_Init; now the job stops at start with one line naming the
+// profiler to preload, the one the build made for the program's MPI.
+TEST(Profiler, TheOtherMpisProfilerStopsTheJobWithOneLine) {
+  const std::vector<test::Mpi> list = test::mpis();
+  if (list.size() < 2) {
+    if (test::in_ci()) GTEST_FAIL() << "built for one MPI only (scripts/setup.sh installs both)";
+    GTEST_SKIP() << "built for one MPI only";
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    const test::Mpi &mpi = list[i], &other = list[1 - i];
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    test::expect_other_mpi_refused(mpi, mpi.traffic, other.profiler, mpi.profiler, "taskmap-profile");
+  }
+}
 #else
 TEST(Profiler, CountsEveryPointToPointSendOfAnUnmodifiedProgram) {
   GTEST_SKIP() << "built without MPI (Debian libopenmpi-dev): no profiler to test";

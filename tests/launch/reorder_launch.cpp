@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <utility>
 #include <vector>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "mpi_runs.h"
@@ -51,9 +54,40 @@ std::string cyclic_hosts(int np) {
   return path;
 }
 
+// "66 -> 18 (73% lower)": a metric of the identity order and of the new one, as the library's
+// line shows them (%.6g, the change in whole percent).
+std::string change_text(double before, double after) {
+  const std::string numbers = fmt::format("{:.6g} -> {:.6g}", before, after);
+  if (before == after) return numbers + " (same)";
+  return fmt::format("{} ({}% {})", numbers, std::lround(std::abs(after - before) / before * 100),
+                     after < before ? "lower" : "higher");
+}
+
+// docs/mpi.md's recipe for checking a report ("### Checking a report"), run as the page gives
+// it in a folder holding `report` as report.json, with this build's taskmap on the PATH.
+test::CommandResult run_doc_recipe(const std::string& report) {
+  const std::string doc = test::read_text(std::string(TASKMAP_SOURCE_DIR) + "/docs/mpi.md");
+  const std::size_t section = doc.find("### Checking a report");
+  const std::size_t begin = doc.find("```sh\n", section), end = doc.find("```\n", begin + 6);
+  if (section == std::string::npos || begin == std::string::npos || end == std::string::npos) {
+    ADD_FAILURE() << "docs/mpi.md has no sh block under '### Checking a report'";
+    return {};
+  }
+  const std::filesystem::path dir = temp("recipe");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(report, dir / "report.json");
+  std::ofstream(dir / "recipe.sh") << doc.substr(begin + 6, end - begin - 6);
+  const std::string bin = std::filesystem::path(TASKMAP_BINARY).parent_path().string();
+  const test::CommandResult result = test::run_command("cd '" + dir.string() + "' && PATH='" + bin + "':$PATH bash -e recipe.sh");
+  std::filesystem::remove_all(dir);
+  return result;
+}
+
 // The stencil on `np` processes with the library: every process's own check passes, the
-// report shows a better order than the identity, and `taskmap eval` on the reported graph,
-// nodes and placement measures what the report says.
+// report shows a better order than the identity, `taskmap eval` on the reported graph, nodes
+// and placement measures what the report says, rank 0's line on stderr has the report's
+// numbers, and docs/mpi.md's recipe reaches the report's verdict.
 void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int np) {
   SCOPED_TRACE(program + " -np " + std::to_string(np));
   const std::string report = temp("report.json"), machine = "slurm:" + kFabric + ",ppn=16";
@@ -72,25 +106,54 @@ void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), np) << r.out;  // "stencil ok" from every process
   const nlohmann::json j = read_json(report);
   ASSERT_EQ(j["kept"], "mapper") << j.dump();
+  // One line from one process, the report's numbers; 4 hosts (cyclic_hosts).
+  const nlohmann::json &identity_metrics = j["identity"], &chosen_metrics = j["mapper_result"];
+  EXPECT_EQ(r.err, "taskmap reorder: MPI_Cart_create: " + std::to_string(np) + " ranks on 4 nodes, reordered by auto: MCL " +
+                       change_text(identity_metrics["mcl"], chosen_metrics["mcl"]) + ", hop-bytes " +
+                       change_text(identity_metrics["hop_bytes"], chosen_metrics["hop_bytes"]) + " (report: " + report +
+                       ")\n");
+  // No node model here: the processes take their node's slots in CPU order, and the report says why.
+  EXPECT_EQ(j["process_slots"], "cpu-order");
+  EXPECT_EQ(j["process_slots_reason"], "no node model (TASKMAP_NODE_TOPOLOGY)");
   std::vector<int> permutation = j["permutation"];
   std::vector<int> identity(permutation.size());
   std::iota(identity.begin(), identity.end(), 0);
   EXPECT_NE(permutation, identity);
   const double chosen = j["mapper_result"]["hop_bytes"], before = j["identity"]["hop_bytes"];
   EXPECT_LT(chosen, before);
-  const std::string edges = temp("edges.txt"), nodes = temp("nodes.txt"), placement = temp("placement.txt");
+  const std::string edges = temp("edges.txt"), nodes = temp("nodes.txt"), placement = temp("placement.txt"),
+                    start = temp("start.txt");
   {
     std::ofstream e(edges);
     for (const auto& edge : j["edges"]) e << edge[0] << " " << edge[1] << " " << edge[2].get<double>() << "\n";
     std::ofstream(nodes) << j["nodes"].get<std::string>();
     std::ofstream(placement) << j["placement"].get<std::string>();
+    std::ofstream(start) << j["identity_placement"].get<std::string>();
   }
-  const auto eval = test::run_taskmap("eval --format json --machine '" + machine + "' --nodes @" + nodes +
-                                      " --pattern file:" + edges + " --mapping " + placement);
-  ASSERT_EQ(eval.exit_code, 0) << eval.err;
-  const nlohmann::json m = nlohmann::json::parse(eval.out);
-  EXPECT_DOUBLE_EQ(m["hop_bytes"].get<double>(), chosen);
-  EXPECT_DOUBLE_EQ(m["mcl"].get<double>(), j["mapper_result"]["mcl"].get<double>());
+  // The chosen placement measures as mapper_result, the starting one as identity.
+  for (const auto& [file, key] : {std::pair(placement, "mapper_result"), std::pair(start, "identity")}) {
+    const auto eval = test::run_taskmap("eval --format json --baseline none --machine '" + machine + "' --nodes @" +
+                                        nodes + " --pattern file:" + edges + " --mapping " + file);
+    ASSERT_EQ(eval.exit_code, 0) << eval.err;
+    const nlohmann::json m = nlohmann::json::parse(eval.out);
+    EXPECT_DOUBLE_EQ(m["hop_bytes"].get<double>(), j[key]["hop_bytes"].get<double>()) << key;
+    EXPECT_DOUBLE_EQ(m["mcl"].get<double>(), j[key]["mcl"].get<double>()) << key;
+  }
+  // docs/mpi.md's recipe, against the job's starting placement: the reorder is better, by the
+  // report's MCL change.
+  if (test::run_command("command -v jq").exit_code != 0) {  // the recipe's JSON tool
+    if (test::in_ci()) ADD_FAILURE() << "jq not found (CI=true: scripts/setup.sh installs it)";
+    return;
+  }
+  const test::CommandResult recipe = run_doc_recipe(report);
+  ASSERT_EQ(recipe.exit_code, 0) << recipe.err;
+  const std::string verdict = recipe.out.substr(0, recipe.out.find('\n'));
+  const double mcl_before = identity_metrics["mcl"], mcl_after = chosen_metrics["mcl"];
+  ASSERT_LT(mcl_after, mcl_before);  // the cyclic start crosses the leaves with every neighbour pair
+  EXPECT_TRUE(verdict.starts_with(fmt::format("file:placement.txt lowers the maximum link load by {}%",
+                                              std::lround((mcl_before - mcl_after) / mcl_before * 100))))
+      << verdict;
+  EXPECT_TRUE(verdict.ends_with(" against file:start.txt; use placement.txt")) << verdict;
 }
 
 // The stencil program without the library (its own check, as a baseline; release build only),
@@ -129,6 +192,7 @@ TEST(ReorderLibrary, FortranStencilGetsTheSameOrder) {
 // graph's heavy pairs {0,1} and {2,3} (weight 100 each way) cross hosts in the identity order:
 // 4 x 100 x 2 = 800 hop-bytes; the light pairs {0,2} and {1,3} (weight 1) share a host. Swapping
 // the roles keeps the heavy pairs on a host and leaves the light ones crossing: 4 x 1 x 2 = 8.
+// With TASKMAP_REORDER_QUIET=1 the run says nothing on stderr.
 void expect_dist_graph_optimum(const Mpi& mpi, const std::string& program, const std::string& args,
                                double identity, double optimum) {
   SCOPED_TRACE(program + " " + args);
@@ -139,8 +203,10 @@ void expect_dist_graph_optimum(const Mpi& mpi, const std::string& program, const
                          {"TASKMAP_REORDER_SECONDS", kMappingSeconds},
                          {"TASKMAP_MACHINE", "slurm:" + kFabric + ",ppn=4"},
                          {"TASKMAP_FAKE_HOST", "cn01:0,cn02:1,cn01:2,cn02:3"},
-                         {"TASKMAP_REORDER_REPORT", report}});
+                         {"TASKMAP_REORDER_REPORT", report},
+                         {"TASKMAP_REORDER_QUIET", "1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // TASKMAP_REORDER_QUIET=1: no line on success
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4) << r.out;  // each process's check passed
   const nlohmann::json j = read_json(report);
   EXPECT_EQ(j["identity"]["hop_bytes"], identity);
@@ -175,6 +241,23 @@ TEST(ReorderLibrary, FortranDistributedGraphsInEachBinding) {
       expect_dist_graph_optimum(mpi, mpi.fortran_dist_graph[b], "weighted", 800, 8);
       expect_dist_graph_optimum(mpi, mpi.fortran_dist_graph[b], "unweighted", 8, 0);
     }
+  }
+}
+
+// An Open MPI program with the reorder library built for MPICH, and the reverse: the job stops
+// at start with one line naming the library built for the program's MPI (docs/mpi.md says why
+// it stops rather than run on without the reorder).
+TEST(ReorderLibrary, TheOtherMpisLibraryStopsTheJobWithOneLine) {
+  const std::vector<Mpi> list = mpis();
+  if (list.size() < 2) {
+    if (test::in_ci()) GTEST_FAIL() << "built for one MPI only (scripts/setup.sh installs both)";
+    GTEST_SKIP() << "built for one MPI only";
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Mpi &mpi = list[i], &other = list[1 - i];
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    test::expect_other_mpi_refused(mpi, mpi.stencil, other.reorder, mpi.reorder, "taskmap reorder");
   }
 }
 

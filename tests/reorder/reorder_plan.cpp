@@ -35,6 +35,30 @@ TEST(ReorderPlan, FindsTheHandDerivedOptimum) {
   ASSERT_EQ(p.size(), 4u);
   EXPECT_EQ(p[0] % 2, p[1] % 2);  // hosts alternate with the process
   EXPECT_EQ(plan.report["nodes"], "cn01 slots=2\ncn02 slots=2\n");
+  // The job's starting placement: cn01's slots 0 and 1 go to its processes 0 and 2 (CPUs 0 and
+  // 1), cn02's slots 2 and 3 to processes 1 and 3; rank v starts on process v's slot.
+  const std::string start = plan.report["identity_placement"];
+  EXPECT_EQ(start.substr(start.find('\n') + 1), "0 0\n1 2\n2 1\n3 3\n");
+  EXPECT_EQ(plan.report["process_slots"], "cpu-order");
+  EXPECT_EQ(plan.report["process_slots_reason"], "no node model (TASKMAP_NODE_TOPOLOGY)");
+}
+
+// The line the library prints. The heavy pairs' 100 each way cross the cn01 -> leaf and
+// leaf -> cn02 links twice in the identity order (MCL 200, unit bandwidth), only the light
+// pairs' 1 each way in the optimum (MCL 2): both 99% lower.
+TEST(ReorderPlan, SummaryLineSaysWhatTheCallDid) {
+  const ReorderPlan plan = plan_reorder(four_vertices());
+  EXPECT_EQ(reorder_summary(plan.report, "r.json"),
+            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, reordered by auto: "
+            "MCL 200 -> 2 (99% lower), hop-bytes 800 -> 8 (99% lower) (report: r.json)");
+  // Heavy partners already on one host: the identity order is the optimum, and stays.
+  ReorderRequest r = four_vertices();
+  r.hosts = {"cn01", "cn01", "cn02", "cn02"};
+  const ReorderPlan kept = plan_reorder(r);
+  EXPECT_EQ(kept.report["kept"], "identity");
+  EXPECT_EQ(reorder_summary(kept.report, ""),
+            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, keeps the identity order, auto's is "
+            "no better: MCL 2 -> 2 (same), hop-bytes 8 -> 8 (same)");
 }
 
 // With a node model, a process sits on the core its CPU belongs to. two-packages.xml is
@@ -58,6 +82,7 @@ TEST(ReorderPlan, ProcessesSitOnTheCoresOfTheirCpus) {
   r.node_topology = "hwloc:" + test::instance("hwloc/two-packages.xml");
   const ReorderPlan plan = plan_reorder(r);
   EXPECT_EQ(plan.report["process_slots"], "cores");
+  EXPECT_EQ(plan.report["process_slots_reason"], "every process on a core of its own, the same cores on every node");
   EXPECT_EQ(plan.report["identity"]["node_hop_bytes"], 804.0);
   EXPECT_EQ(plan.report["mapper_result"]["node_hop_bytes"], 404.0);
   EXPECT_EQ(plan.report["kept"], "mapper");
@@ -65,9 +90,20 @@ TEST(ReorderPlan, ProcessesSitOnTheCoresOfTheirCpus) {
   ASSERT_EQ(p.size(), 4u);
   EXPECT_EQ(p[0] % 2, p[1] % 2);  // processes 0 and 2 share package 0, 1 and 3 package 1
   EXPECT_EQ(p[2] % 2, p[3] % 2);
-  // Two processes on one core (CPUs 0 and 1): no binding the model can express; slots in CPU order.
-  r.cpus = {0, 1, 2, 10};
-  EXPECT_EQ(plan_reorder(r).report["process_slots"], "cpu-order");
+  // Bindings the model cannot express: slots in CPU order, and why. Two processes on one core
+  // (CPUs 0 and 1 are core 0); a CPU the model does not have (it has 16); an unknown CPU; two
+  // nodes on different cores (cn02's process on core 6, CPU 12; cn01's on cores 0, 4, 1).
+  auto reason = [&](std::vector<int> cpus, std::vector<std::string> hosts) {
+    r.cpus = std::move(cpus), r.hosts = std::move(hosts);
+    const nlohmann::json report = plan_reorder(r).report;
+    EXPECT_EQ(report["process_slots"], "cpu-order");
+    return report["process_slots_reason"].get<std::string>();
+  };
+  const std::vector<std::string> one_node(4, "cn01");
+  EXPECT_EQ(reason({0, 1, 2, 10}, one_node), "processes 0 and 1 share core 0 of cn01 (CPUs 0 and 1)");
+  EXPECT_EQ(reason({0, 8, 2, 16}, one_node), "process 3's CPU 16 is not in the node model");
+  EXPECT_EQ(reason({0, -1, 2, 10}, one_node), "process 1's CPU is unknown (sched_getcpu failed)");
+  EXPECT_EQ(reason({0, 8, 2, 12}, {"cn01", "cn01", "cn01", "cn02"}), "cn01 and cn02 use different cores");
 }
 
 TEST(ReorderPlan, RefusesWhatItCannotPlace) {

@@ -37,6 +37,14 @@ struct ReorderPlan {
 // error): the caller then keeps the identity order.
 ReorderPlan plan_reorder(const ReorderRequest& request);
 
+// The line the reorder library prints on stderr after a plan (docs/mpi.md), from its report:
+//   taskmap reorder: MPI_Cart_create: 36 ranks on 4 nodes, reordered by auto: MCL 66 -> 18
+//   (73% lower), hop-bytes 780 -> 252 (68% lower) (report: r.json)
+// (one line), the identity order's metrics first; when the mapper's order is no better,
+// "keeps the identity order, auto's is no better: MCL ...". Node hop-bytes follow with a node
+// model. Numbers as %.6g; " (report: PATH)" only with a report path.
+std::string reorder_summary(const nlohmann::json& report, const std::string& report_path);
+
 // The node of each process under TASKMAP_FAKE_HOST: "@FILE" (line i names rank i's host) or
 // "host:RANKS,..." items with RANKS a rank or a range "first-last". Throws Error naming the
 // value and the problem, or a rank the value leaves without a host.

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "other_mpi.h"
+
 namespace taskmap::profile {
 namespace {
 
@@ -256,6 +258,8 @@ OuterCall::~OuterCall() { --call_depth; }
 void start() {
   Profile& p = state();
   if (p.ready) return;
+  static const char anchor = 0;
+  other_mpi::stop_under_other_mpi("taskmap-profile", "libtaskmap-profile", &anchor);  // before any handle
   PMPI_Comm_rank(MPI_COMM_WORLD, &p.world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &p.world_size);
   p.to.assign(static_cast<std::size_t>(p.world_size), Counts{});

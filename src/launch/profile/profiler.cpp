@@ -17,11 +17,22 @@
 
 #include <cstdlib>
 
+#include "other_mpi.h"
 #include "profile_operations.h"
 #include "profile_recorder.h"
 
 namespace profile = taskmap::profile;
 using profile::OuterCall;
+
+namespace {
+// At load, before the program's main: a program of the other MPI is stopped with one line
+// (other_mpi.h) instead of crashing in MPI_Init. profile::start checks again, for an MPI
+// loaded later (dlopen).
+const char anchor = 0;
+[[gnu::constructor]] void refuse_the_other_mpi() {
+  taskmap::other_mpi::stop_under_other_mpi("taskmap-profile", "libtaskmap-profile", &anchor);
+}
+}  // namespace
 
 extern "C" {
 

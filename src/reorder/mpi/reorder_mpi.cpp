@@ -4,8 +4,9 @@
 // dynamically linked program, or link it before the MPI library. Rank 0 computes the order
 // (plan_reorder) and broadcasts it; every process then joins MPI_Comm_split with its new rank
 // as the key and calls the real constructor on that communicator with reorder = false, so
-// every topology query and neighbourhood collective is MPI's own, on the new order. Whatever
-// fails inside keeps the identity order, with one warning line on rank 0.
+// every topology query and neighbourhood collective is MPI's own, on the new order. Rank 0 says
+// what it did in one line; whatever fails inside keeps the identity order, with one warning
+// line on rank 0.
 #include <mpi.h>
 #include <sched.h>
 
@@ -22,12 +23,22 @@
 #include <vector>
 
 #include "fortran_constants.h"
+#include "other_mpi.h"
 #include "taskmap/core/atomic_file.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
 #include "taskmap/reorder/reorder_plan.h"
 
 namespace {
+
+// A program of the other MPI stops with one line (other_mpi.h): at load, before the program's
+// main, and again at each constructor, for an MPI loaded later (dlopen). The reorder the user
+// asked for cannot happen there, and running on without it would pass unnoticed.
+const char anchor = 0;
+void refuse_the_other_mpi() {
+  taskmap::other_mpi::stop_under_other_mpi("taskmap reorder", "libtaskmap-reorder", &anchor);
+}
+[[gnu::constructor]] void refuse_the_other_mpi_at_load() { refuse_the_other_mpi(); }
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -125,6 +136,10 @@ std::vector<int> plan_on_root(const char* call, int vertices, const std::vector<
     std::fill(vertex_of_process.begin(), vertex_of_process.end(), -1);
     for (int v = 0; v < vertices; ++v) vertex_of_process[plan.process_of_vertex[v]] = v;
     if (!report_path.empty()) taskmap::io::write_file_atomically(report_path, plan.report.dump(2) + "\n");
+    // What the call did, in one line (TASKMAP_REORDER_QUIET=1 silences it, not the warnings).
+    if (const std::string quiet = env("TASKMAP_REORDER_QUIET"); quiet.empty() || quiet == "0") {
+      std::fprintf(stderr, "%s\n", taskmap::reorder_summary(plan.report, report_path).c_str());
+    }
   } catch (const std::exception& e) {
     return keep_identity(e.what());
   }
@@ -203,6 +218,7 @@ extern "C" {
 
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm* comm_cart) {
+  refuse_the_other_mpi();
   long long vertices = 1;
   for (int d = 0; d < ndims && vertices > 0; ++d) vertices = dims[d] > 0 ? vertices * dims[d] : 0;
   if (!reorder || ndims <= 0 || !plain_intracommunicator(comm_old) || vertices <= 0 ||
@@ -242,6 +258,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                      MPI_Comm* comm_graph) {
+  refuse_the_other_mpi();
   if (!reorder || nnodes <= 0 || !plain_intracommunicator(comm_old) || nnodes > communicator_size(comm_old)) {
     return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
   }
@@ -267,6 +284,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm* comm_dist_graph) {
+  refuse_the_other_mpi();
   if (!reorder || !plain_intracommunicator(comm_old) || indegree < 0 || outdegree < 0) {
     return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                            destweights, info, reorder, comm_dist_graph);
@@ -307,6 +325,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int weights[], MPI_Info info, int reorder,
                           MPI_Comm* comm_dist_graph) {
+  refuse_the_other_mpi();
   if (!reorder || !plain_intracommunicator(comm_old) || n < 0) {
     return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                   comm_dist_graph);
