@@ -109,6 +109,7 @@ int run_info(const RunConfig& c) {
   info.routing = routing.text;
   info.stats = topology_stats(machine);
   info.partial_cube = partial_cube_answer(machine);
+  info.verbose = c.verbose;
   if (job.format == OutputFormat::Json) std::cout << machine_info_json(machine, info).dump(2) << "\n";
   else std::cout << machine_info_table(machine, info);
   return 0;

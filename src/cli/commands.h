@@ -47,6 +47,7 @@ struct RunConfig {
   bool list = false;                  // reproduce --list
   std::string list_what;              // list: a catalog's plural ("machines", ...)
   std::string max_memory;             // commands reading a pattern: memory_limit() ("16G"); empty: the default
+  bool verbose = false;               // info: also what is only a mapping researcher's (the partial-cube test)
   unsigned threads = 0;               // eval, map, compare: evaluation threads; 0: all cores
 };
 

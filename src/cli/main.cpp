@@ -125,6 +125,9 @@ int main(int argc, char** argv) {
   add_machine(info);
   add_routing(info);
   add_format(info);
+  info->add_flag("--verbose", config.verbose,
+                 "Also say why the router graph is not a partial cube (the timer mapper's precondition), on "
+                 "machines where it is not");
 
   auto* eval = app.add_subcommand("eval", "Evaluate one mapping: channel loads, MCL, hop-bytes, dilation");
   add_machine(eval);
