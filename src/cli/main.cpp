@@ -253,6 +253,18 @@ int main(int argc, char** argv) {
     return speaks ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
+    // CLI11 2.1 joins the unexpected arguments in reverse order ("r.html --report"): named
+    // here as given, with the command they were given to.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      const std::vector<std::string> extras = app.remaining(true);
+      std::string command;
+      for (const CLI::App* cmd = &app; !cmd->get_subcommands().empty();) {
+        cmd = cmd->get_subcommands().front();
+        command += (command.empty() ? "" : " ") + cmd->get_name();
+      }
+      what = fmt::format("{}unexpected argument{}: {}", command.empty() ? "" : command + ": ",
+                         extras.size() == 1 ? "" : "s", fmt::join(extras, " "));
+    }
     // A misspelt command ("taskmap mpa ..."): CLI11 only says that one is required.
     if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
       std::vector<std::string> names;

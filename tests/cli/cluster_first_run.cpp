@@ -37,6 +37,27 @@ class ClusterFirstRun : public testing::Test {
   std::string dir_;
 };
 
+// CLI11 2.1 printed the arguments it did not expect in reverse order ("r.html --reportx").
+TEST_F(ClusterFirstRun, ArgumentsACommandDoesNotTakeAreNamedInTheirOrder) {
+  const std::string torus = " --machine torus:4 --pattern halo2d:1x4";
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"info", "info --machine torus:4"},
+      {"eval", "eval" + torus},
+      {"map", "map" + torus + " --out " + path("p.txt")},
+      {"compare", "compare" + torus + " --mappers default"},
+      {"export simgrid", "export simgrid" + torus + " --out " + path("d")},
+      {"validate", "validate" + torus + " --mappers default"},
+      {"reproduce", "reproduce percs-table1"},
+      {"list", "list formats"}};
+  for (const auto& [name, command] : commands) {
+    const auto r = test::run_taskmap(command + " --reportx r.html");
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_EQ(r.err, "taskmap: error: " + name + ": unexpected arguments: --reportx r.html (see taskmap --help)\n")
+        << command;
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("p.txt")));
+}
+
 TEST_F(ClusterFirstRun, InfoLeavesThePartialCubeTestToWhereTimerApplies) {
   auto partial_cube_line = [](const std::string& args) {
     const auto r = test::run_taskmap("info " + args);
