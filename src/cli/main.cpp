@@ -164,7 +164,8 @@ int main(int argc, char** argv) {
   map->add_option("--mapper", config.mapper, mapper_help)->default_str("auto");
   map->add_option("--out", config.out, "Output file")->required();
   map->add_option("--out-format", config.out_format, taskmap::catalog_help(taskmap::placement_format_catalog()))
-      ->default_str("plain");
+      ->default_str("plain on machines without host names; on a cluster's fabric (slurm:, ibnet:, aries:) none: name "
+                    "the launcher's");
   auto* prefix = map->add_option("--host-prefix", config.host_prefix,
                                  "On a machine without host names: launcher files name node i PREFIX + i")
                      ->default_str("node");
@@ -178,6 +179,9 @@ int main(int argc, char** argv) {
   map->add_option("--format", config.format,
                   "Summary: table (lines on stderr) or json (on stdout; the placement then goes to a file)")
       ->default_str("table");
+  map->add_option("--report", config.report,
+                  "Also write an HTML page (*.html): what to do, the metrics, pictures of the link loads, the "
+                  "baseline beside the mapping");
   add_summary_options(map);
 
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");
