@@ -253,10 +253,14 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
     if (const MapperSpec cyclic = parse_mapper_spec("cyclic"); why_not_applicable(cyclic, problem).empty()) {
       baselines.push_back({cyclic.text, evaluate(problem, make_mapper(cyclic)->run(problem)), {}});
     }
-    // A tie by the recommendation's rule: the baseline's placement is as good, and it is the one
-    // the sentence says to keep, so it is the one written.
+    // auto tying the baseline by the recommendation's rule: the baseline's placement is as good,
+    // and it is the one the sentence says to keep, so it is the one written (auto's portfolio
+    // holds the launchers' orders and keeps the first of equals, e.g. the fabric file's order).
+    // A mapper or file:PLACEMENT named by the user is written as asked.
     const bool is_baseline = mapper == baseline->spec.text;
-    wrote_baseline = !is_baseline && compare_placements(chosen.metrics, baselines.front().metrics) == 0;
+    const MapperSpec& spec = job.mappers.front();
+    const bool is_auto = spec.stages.size() == 1 && spec.stages.front().entry().name == kDefaultMapper;
+    wrote_baseline = is_auto && !is_baseline && compare_placements(chosen.metrics, baselines.front().metrics) == 0;
     if (wrote_baseline) mapping = std::move(baseline_mapping);
     verdict = make_verdict({mapper, chosen.metrics, baseline->spec.text, baselines.front().metrics,
                             baseline->launcher_default, written_phrase, is_baseline || wrote_baseline});

@@ -136,6 +136,15 @@ TEST_F(ClusterFirstRun, ATieWritesTheLaunchersDefault) {
   EXPECT_EQ(j["written"], "hostname-order");
   EXPECT_EQ(j["recommendation"]["deciding"], nullptr);
   EXPECT_EQ(j["recommendation"]["placement_holds_baseline"], true);
+  // A mapper the user names is written as asked, tie or not: the slots in the file's order.
+  r = test::run_taskmap("map --machine " + machine + " --pattern halo2d:2x4 --mapper default --out-format slurm --out " +
+                        out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::read_text(out), "cn04\ncn04\ncn04\ncn04\ncn04\ncn04\ncn04\ncn04\n");
+  EXPECT_NE(r.err.find("default is no better than hostname-order (the launcher's default): the same maximum link "
+                       "load, hop-bytes and node hop-bytes; keep the launcher's default, not " + out + " (slurm)\n"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(ClusterFirstRun, MapWritesTheReportItsHelpMentions) {

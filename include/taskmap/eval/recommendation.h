@@ -21,7 +21,7 @@
 //   of 0 to more than 0 it is "from 0 to X".
 // - The action: "use <placement>" when better; "keep <baseline>" otherwise ("keep the
 //   launcher's default" when the baseline is it), with ": <placement> holds it" when the
-//   placement written is the baseline's (map on a tie) and ", not <placement>" when it is the
+//   placement written is the baseline's (map, when auto ties it) and ", not <placement>" when it is the
 //   chosen one.
 #include <string>
 #include <vector>
@@ -42,7 +42,7 @@ struct RecommendationInput {
   // empty: the chosen placement's name ("use auto").
   std::string placement;
   // The placement file holds the baseline's mapping, not the chosen one's (map writes the
-  // baseline's on a tie).
+  // baseline's when auto ties it).
   bool placement_holds_baseline = false;
 };
 
