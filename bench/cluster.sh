@@ -96,7 +96,7 @@ run_row() {
   step "cluster: row $n, $name, $kind allocation of $nodes nodes, $patname"
   local out=$work/row$n start=$SECONDS bases=() mappers=(hostname-order cyclic scotch rb auto) base refiner
   for base in scotch rb; do
-    if "$bin" map --machine "$machine" --nodes "@$nodefile" --pattern "$patspec" --mapper "$base" --out "$out.$base" \
+    if "$bin" map --machine "$machine" --nodes "@$nodefile" --pattern "$patspec" --mapper "$base" --out-format plain --out "$out.$base" \
       > /dev/null 2> "$out.err"; then
       bases+=("$base=$out.$base")
     else
@@ -193,7 +193,7 @@ for fabric in "Edison|aries:$topo/dragonfly/codes_links-edison.txt.gz" "Theta|ar
   IFS='|' read -r name machine <<< "$fabric"
   for pattern in "halo3d:16x16x16,points=27" "file:$work/cg.x64.edges,format=edges"; do
     label=${pattern%%,*}; [[ "$pattern" == file:* ]] && label="CG x64"
-    if /usr/bin/time -f "%e %M" -o "$work/time" "$bin" map --machine "$machine,ppn=1" --pattern "$pattern" --out /dev/null \
+    if /usr/bin/time -f "%e %M" -o "$work/time" "$bin" map --machine "$machine,ppn=1" --pattern "$pattern" --out-format plain --out /dev/null \
       > /dev/null 2> "$work/map.err"; then
       read -r wall rss < "$work/time"
       echo "| $name | $label | $wall | $((rss / 1024)) |"

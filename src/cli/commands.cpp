@@ -83,6 +83,18 @@ std::size_t best_row(const std::vector<CompareRow>& rows, const std::string& bas
   return best;
 }
 
+// --out-format, else the default: plain on a machine without host names (the papers' machines,
+// whose files no launcher reads); on a machine with host names (a cluster's fabric) no
+// default, since the launcher is not in the files: Slurm's srun and Open MPI's mpirun run on
+// the same clusters, and each misreads the other's file.
+PlacementSpec out_format_of(const RunConfig& c, const Machine& machine) {
+  if (!c.out_format.empty()) return parse_placement_spec(c.out_format);
+  if (!machine.named_nodes()) return parse_placement_spec("plain");
+  usage_fail("map: a machine with host names needs --out-format, the launcher's file: srun (SLURM_HOSTFILE and a "
+             "CPU list), openmpi-rankfile (mpirun), hydra (mpiexec -f), cray-rank-order, or plain (taskmap's own); "
+             "taskmap list formats");
+}
+
 }  // namespace
 
 int run_info(const RunConfig& c) {
@@ -109,6 +121,7 @@ int run_info(const RunConfig& c) {
   info.routing = routing.text;
   info.stats = topology_stats(machine);
   info.partial_cube = partial_cube_answer(machine);
+  info.verbose = c.verbose;
   if (job.format == OutputFormat::Json) std::cout << machine_info_json(machine, info).dump(2) << "\n";
   else std::cout << machine_info_table(machine, info);
   return 0;
@@ -177,49 +190,97 @@ int run_eval(const RunConfig& c, const dist::Processes& processes) {
   return 0;
 }
 
+
 int run_map(const RunConfig& c, const dist::Processes& processes) {
   Job job = validate(c, true, processes);
-  const PlacementSpec placement = parse_placement_spec(c.out_format);
-  job.placement = placement.format;
+  if (!c.out_format.empty()) job.placement = parse_placement_spec(c.out_format).format;
   const HostNames hosts = job_hosts(c);
   if (job.mappers.empty()) job.mappers.push_back(parse_mapper_spec(kDefaultMapper));
   if (job.format == OutputFormat::Json && io::is_stdout_path(c.out)) {
     usage_fail("map: --format json prints the summary on standard output; write the placement to a file, not --out -");
   }
+  check_on_leader(job, [&] { check_report_path(c); });
   check_on_leader(job, [&] { io::check_output_path(c.out, io::OutputKind::File, "--out"); });
   Machine machine = job_machine(job, c);
+  const PlacementSpec placement = out_format_of(c, machine);
+  job.placement = placement.format;
+  const std::string format_name = c.out_format.empty() ? std::string(placement_format_name(placement.format)) : c.out_format;
+  // srun's two files: the host file at --out, the CPU list beside it.
+  const bool srun = placement.format == PlacementFormat::Srun;
+  if (srun && io::is_stdout_path(c.out)) usage_fail("map: --out-format srun writes two files (FILE and FILE.cpus); name --out FILE");
+  if (srun) check_on_leader(job, [&] { io::check_output_path(srun_cpu_list_path(c.out), io::OutputKind::File, "--out"); });
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine, job.allocation ? job.allocation->source : "");
   const MappingProblem problem = make_problem(job, c, machine, graph);
+  // A mapper that does not apply stops here, in one line.
+  if (const std::string why = why_not_applicable(job.mappers.front(), problem); !why.empty()) {
+    fail("--mapper '{}': {}", job.mappers.front().text, why);
+  }
+  // More ranks than slots is most often a slip (a pattern's size, the job's nodes): said first.
+  if (const std::size_t tasks = graph.num_tasks(), slots = machine.num_slots(); tasks > slots && slots > 0 && job.speaks()) {
+    std::cerr << fmt::format("taskmap: warning: {} tasks for {} slots, {:.3g} per slot (up to {} on one): more ranks "
+                             "than slots, which no launcher starts; check --pattern's size and the job's nodes\n",
+                             tasks, slots, static_cast<double>(tasks) / static_cast<double>(slots),
+                             problem.tasks_per_slot());
+  }
   const std::optional<Baseline> baseline = choose_baseline(job, problem);
   const std::string& mapper = job.mappers.front().text;
   Mapping mapping = map_checked(job.mappers.front(), problem);
+  const std::string note = mapping.note;  // the mapper's, also when the baseline's placement is written
   // srun's map_cpu binds the i-th rank of every node to one list's i-th CPU.
-  if (*job.placement == PlacementFormat::SlurmMapCpu && share_one_layout_across_nodes(problem, mapping) && job.speaks()) {
-    std::cerr << "taskmap: slurm-map-cpu: the ranks of every node now sit on one list of CPUs, in rank order "
-                 "(srun's map_cpu has one list for all nodes); the nodes keep their ranks\n";
+  const bool map_cpu = *job.placement == PlacementFormat::SlurmMapCpu || srun;
+  if (map_cpu && share_one_layout_across_nodes(problem, mapping) && job.speaks()) {
+    std::cerr << fmt::format("taskmap: {}: the ranks of every node now sit on one list of CPUs, in rank order "
+                             "(srun's map_cpu has one list for all nodes); the nodes keep their ranks\n",
+                             format_name);
   }
   // The placement beside the launchers' defaults: the baseline (block in host-name order), and
   // round robin, so that the user sees what the mapping gained. Every process evaluates, the
   // leader prints. The mapper's note and the placement come once they are evaluated: a run
   // that fails there (a routing with no route for some flow) says so in one line, no file.
-  const Metrics chosen = evaluate(problem, mapping);
-  std::vector<std::pair<std::string, Metrics>> baselines;
+  const bool report = !c.report.empty();
+  ReportColumn chosen{mapper, {}, {}};
+  chosen.metrics = evaluate(problem, mapping, report ? &chosen.loads : nullptr);
+  std::vector<ReportColumn> baselines;  // the baseline, then cyclic
   std::optional<Verdict> verdict;
+  bool wrote_baseline = false;
+  const std::string written_phrase = io::is_stdout_path(c.out) ? "" : placement_phrase(c.out, format_name);
   if (baseline) {
-    baselines.emplace_back(baseline->spec.text, evaluate(problem, map_checked(baseline->spec, problem)));
+    Mapping baseline_mapping = map_checked(baseline->spec, problem);
+    baselines.push_back({baseline->spec.text, {}, {}});
+    baselines.back().metrics = evaluate(problem, baseline_mapping, report ? &baselines.back().loads : nullptr);
     if (const MapperSpec cyclic = parse_mapper_spec("cyclic"); why_not_applicable(cyclic, problem).empty()) {
-      baselines.emplace_back(cyclic.text, evaluate(problem, make_mapper(cyclic)->run(problem)));
+      baselines.push_back({cyclic.text, evaluate(problem, make_mapper(cyclic)->run(problem)), {}});
     }
-    verdict = make_verdict({mapper, chosen, baseline->spec.text, baselines.front().second, baseline->launcher_default,
-                            io::is_stdout_path(c.out) ? "" : placement_phrase(c.out, c.out_format)});
+    // auto tying the baseline by the recommendation's rule: the baseline's placement is as good,
+    // and it is the one the sentence says to keep, so it is the one written (auto's portfolio
+    // holds the launchers' orders and keeps the first of equals, e.g. the fabric file's order).
+    // A mapper or file:PLACEMENT named by the user is written as asked.
+    const bool is_baseline = mapper == baseline->spec.text;
+    const MapperSpec& spec = job.mappers.front();
+    const bool is_auto = spec.stages.size() == 1 && spec.stages.front().entry().name == kDefaultMapper;
+    wrote_baseline = is_auto && !is_baseline && compare_placements(chosen.metrics, baselines.front().metrics) == 0;
+    if (wrote_baseline) mapping = std::move(baseline_mapping);
+    verdict = make_verdict({mapper, chosen.metrics, baseline->spec.text, baselines.front().metrics,
+                            baseline->launcher_default, written_phrase, is_baseline || wrote_baseline});
   }
+  const Metrics& written = wrote_baseline ? baselines.front().metrics : chosen.metrics;
+  // Everything rendered before anything is written: a file that cannot be written leaves none.
+  const std::string content = format_placement(mapping, machine, placement, hosts);
+  const std::string cpu_list = srun ? format_placement(mapping, machine, PlacementFormat::SlurmMapCpu, hosts) : "";
+  const std::string launch = io::is_stdout_path(c.out) ? "" : launch_command(mapping, machine, placement, c.out);
   if (!job.speaks()) return 0;
-  if (!mapping.note.empty()) std::cerr << mapping.note << "\n";
-  io::write_file_atomically(c.out, format_placement(mapping, machine, placement, hosts));
+  if (!note.empty()) std::cerr << note << "\n";
+  if (wrote_baseline) {
+    std::cerr << fmt::format("{} ties {} by the maximum link load, hop-bytes and node hop-bytes: writing {}'s placement\n",
+                             mapper, baseline->spec.text, baseline->spec.text);
+  }
+  io::write_file_atomically(c.out, content);
+  if (srun) io::write_file_atomically(srun_cpu_list_path(c.out), cpu_list);
   if (!io::is_stdout_path(c.out)) {
-    std::cerr << fmt::format("wrote {} ({} tasks, {})\n", c.out, graph.num_tasks(), c.out_format);
+    std::cerr << fmt::format("wrote {}{} ({} tasks, {})\n", c.out, srun ? " and " + srun_cpu_list_path(c.out) : "",
+                             graph.num_tasks(), format_name);
   }
   // Its slot= numbers are PU indexes, which mpirun reads as such only with this flag.
   if (placement.format == PlacementFormat::OpenMpiRankfile && machine.node_model &&
@@ -227,13 +288,22 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
     std::cerr << "the rankfile's slot= numbers are hardware threads (slots=pu): launch with mpirun "
                  "--use-hwthread-cpus --rankfile\n";
   }
+  if (report) {
+    std::vector<ReportColumn> columns;  // the baselines, then the mapper's (once when it is one of them)
+    for (const ReportColumn& b : baselines)
+      if (b.label != mapper) columns.push_back(b);
+    columns.push_back(chosen);
+    write_report(c, machine, report_header(job, problem, units, verdict), columns);
+  }
   if (job.format == OutputFormat::Json) {
     nlohmann::json j = run_json(job, problem, units);
-    j.update(placement_json(mapper, chosen));
+    j.update(placement_json(mapper, written));
+    j["written"] = wrote_baseline ? baseline->spec.text : mapper;
     j["out"] = c.out;
-    j["out_format"] = c.out_format;
+    j["out_format"] = format_name;
+    j["launch"] = launch.empty() ? nlohmann::json(nullptr) : nlohmann::json(launch);
     j["baselines"] = nlohmann::json::array();
-    for (const auto& [name, m] : baselines) j["baselines"].push_back(placement_json(name, m));
+    for (const ReportColumn& b : baselines) j["baselines"].push_back(placement_json(b.label, b.metrics));
     if (verdict) j["recommendation"] = recommendation_to_json(verdict->input, verdict->recommendation);
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -245,11 +315,13 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
     std::cerr << fmt::format("{:<32} {}, hop-bytes {:.6g}, J {:.6g}, node hop-bytes {:.6g}\n", name + ":", mcl,
                              x.hop_bytes, x.j, x.node_hop_bytes);
   };
-  line(mapper, chosen);
-  for (const auto& [name, m] : baselines) {
-    const bool launcher = name == launcher_default_mapper(machine) || name == "cyclic";
-    line(launcher ? name + " (launcher default)" : name + " (baseline)", m);
+  line(wrote_baseline ? mapper + " (not written)" : mapper, chosen.metrics);
+  for (const ReportColumn& b : baselines) {
+    const bool launcher = b.label == launcher_default_mapper(machine) || b.label == "cyclic";
+    line(launcher ? b.label + " (launcher default)" : b.label + " (baseline)", b.metrics);
   }
+  // Last, what to run.
+  if (!launch.empty()) std::cerr << "launch: " << launch << "\n";
   return 0;
 }
 

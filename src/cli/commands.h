@@ -31,10 +31,10 @@ struct RunConfig {
   double imbalance = MappingProblem::kDefaultImbalance;  // balance of many-to-one mappings
   std::string format = "table";
   std::string loads_csv;              // eval: per-channel loads
-  std::string report;                 // eval, compare: HTML report path
+  std::string report;                 // eval, compare, map: HTML report path
   std::string baseline;               // eval, compare, map: the recommendation's; empty: the launcher's default
   std::string out;                    // map: file; reproduce: directory
-  std::string out_format = "plain";   // map
+  std::string out_format;             // map; empty: plain, or none on a machine with host names
   std::string host_prefix = "node";   // map, eval: host names prefix + node index ...
   std::string hosts_file;             // map, eval: ... or one host per node from this file
   // Bytes of one pattern volume unit: eval, compare, map (none: the pattern's own units),
@@ -48,6 +48,7 @@ struct RunConfig {
   std::string list_what;              // list: a catalog's plural ("machines", ...)
   std::string generate_what;          // generate (hidden): "man" or "bash-completion"
   std::string max_memory;             // commands reading a pattern: memory_limit() ("16G"); empty: the default
+  bool verbose = false;               // info: also what is only a mapping researcher's (the partial-cube test)
   unsigned threads = 0;               // eval, map, compare: evaluation threads; 0: all cores
 };
 

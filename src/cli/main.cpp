@@ -138,6 +138,9 @@ int main(int argc, char** argv) {
   add_machine(info);
   add_routing(info);
   add_format(info);
+  info->add_flag("--verbose", config.verbose,
+                 "Also say why the router graph is not a partial cube (the timer mapper's precondition), on "
+                 "machines where it is not");
 
   auto* eval = app.add_subcommand("eval", "Evaluate one mapping: channel loads, MCL, hop-bytes, dilation");
   add_machine(eval);
@@ -187,7 +190,8 @@ int main(int argc, char** argv) {
   map->add_option("--out", config.out, "Output file")->required()->type_name("FILE");
   map->add_option("--out-format", config.out_format, taskmap::catalog_help(taskmap::placement_format_catalog()))
       ->type_name("FORMAT")
-      ->default_str("plain");
+      ->default_str("plain on machines without host names; on a cluster's fabric (slurm:, ibnet:, aries:) none: name "
+                    "the launcher's");
   auto* prefix = map->add_option("--host-prefix", config.host_prefix,
                                  "On a machine without host names: launcher files name node i PREFIX + i")
                      ->type_name("PREFIX")
@@ -204,6 +208,9 @@ int main(int argc, char** argv) {
                   "Summary: table (lines on stderr) or json (on stdout; the placement then goes to a file)")
       ->type_name("table|json")
       ->default_str("table");
+  map->add_option("--report", config.report,
+                  "Also write an HTML page (*.html): what to do, the metrics, pictures of the link loads, the "
+                  "baseline beside the mapping");
   add_summary_options(map);
 
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");
@@ -306,6 +313,18 @@ int main(int argc, char** argv) {
     return speaks ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
+    // CLI11 2.1 joins the unexpected arguments in reverse order ("r.html --report"): named
+    // here as given, with the command they were given to.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      const std::vector<std::string> extras = app.remaining(true);
+      std::string command;
+      for (const CLI::App* cmd = &app; !cmd->get_subcommands().empty();) {
+        cmd = cmd->get_subcommands().front();
+        command += (command.empty() ? "" : " ") + cmd->get_name();
+      }
+      what = fmt::format("{}unexpected argument{}: {}", command.empty() ? "" : command + ": ",
+                         extras.size() == 1 ? "" : "s", fmt::join(extras, " "));
+    }
     // A misspelt command ("taskmap mpa ..."): CLI11 only says that one is required.
     if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
       std::vector<std::string> names;

@@ -151,6 +151,17 @@ std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
   return out;
 }
 
+// A path as one word of a POSIX shell command: as it is when it holds only characters no
+// shell treats specially, else in single quotes (a quote inside written '\'').
+std::string shell_word(const std::string& path) {
+  const bool plain = !path.empty() && path.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                             "0123456789_./+-:,@%") == std::string::npos;
+  if (plain) return path;
+  std::string out = "'";
+  for (char ch : path) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
 }  // namespace
 
 void check_placement_capacity(PlacementFormat format, std::size_t num_tasks, const Machine& machine,
@@ -238,6 +249,29 @@ std::string HostNames::host_of_node(NodeId n) const {
   return hosts_[n];
 }
 
+std::string srun_cpu_list_path(const std::string& out) { return out + ".cpus"; }
+
+std::string launch_command(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
+                           const std::string& out) {
+  const std::size_t ranks = mapping.num_tasks();
+  switch (spec.format) {
+    case PlacementFormat::Srun: {
+      std::string list = slurm_map_cpu(mapping, machine);
+      list.pop_back();  // its newline
+      return fmt::format("SLURM_HOSTFILE={} srun --distribution=arbitrary --cpu-bind={} -n {} ./app",
+                         shell_word(out), list, ranks);
+    }
+    case PlacementFormat::Slurm:
+      return fmt::format("SLURM_HOSTFILE={} srun --distribution=arbitrary -n {} ./app", shell_word(out), ranks);
+    case PlacementFormat::OpenMpiRankfile:
+      return fmt::format("mpirun -np {}{} --rankfile {} ./app", ranks,
+                         machine.node_model && machine.node_model->unit == SlotUnit::Pu ? " --use-hwthread-cpus" : "",
+                         shell_word(out));
+    case PlacementFormat::Hydra: return fmt::format("mpiexec -f {} -n {} ./app", shell_word(out), ranks);
+    default: return "";
+  }
+}
+
 std::string format_placement(const Mapping& mapping, const Machine& machine, PlacementFormat format,
                              const HostNames& hosts) {
   return format_placement(mapping, machine, PlacementSpec{.format = format}, hosts);
@@ -262,7 +296,8 @@ std::string format_placement(const Mapping& mapping, const Machine& machine, con
   switch (format) {
     case PlacementFormat::OpenMpiRankfile: return rankfile(mapping, machine, hosts);
     case PlacementFormat::Hydra: return hydra_machinefile(mapping, machine, hosts);
-    case PlacementFormat::Slurm: return slurm_hostfile(mapping, machine, hosts);
+    case PlacementFormat::Slurm:
+    case PlacementFormat::Srun: return slurm_hostfile(mapping, machine, hosts);
     case PlacementFormat::SlurmMapCpu: return slurm_map_cpu(mapping, machine);
     case PlacementFormat::CrayRankOrder: return cray_rank_order(mapping, machine);
     case PlacementFormat::BgqMapfile: return bgq_mapfile(mapping, machine);

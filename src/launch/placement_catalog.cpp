@@ -26,8 +26,11 @@ const Catalog& placement_format_catalog() {
        .plural = "formats",
        .option = "--out-format",
        .title = "Placement formats",
-       .intro = "Placement files for `taskmap map --out-format`; plain, scotch, metis-part and openmpi-rankfile "
-                "are also read back by `eval --mapping FILE` (`--mapping-format`, else guessed from the content). "
+       .intro = "Placement files for `taskmap map --out-format`: plain by default on machines without host "
+                "names; none on a cluster's fabric (slurm:, ibnet:, aries:), where `map` asks for the launcher's: "
+                "srun and mpirun run on the same clusters and misread each other's files. plain, scotch, "
+                "metis-part and openmpi-rankfile are also read back by `eval --mapping FILE` (`--mapping-format`, "
+                "else guessed from the content). "
                 "Launcher formats place one rank per slot, so "
                 "they refuse a job with more tasks than slots. Host names are the machine's own on machines read "
                 "from a cluster's files (slurm:, ibnet:, aries:); on the others they come from `--host-prefix` "
@@ -76,6 +79,12 @@ const Catalog& placement_format_catalog() {
                       "beside the slurm host file; `map` gives every node's ranks one arrangement (srun takes one list), "
                       "refused when none fits every node's slots",
            .example = "slurm-map-cpu"},
+          {.name = "srun",
+           .tag = tag(PlacementFormat::Srun),
+           .summary = "for Slurm's srun, both files in one run: the slurm host file at FILE and the slurm-map-cpu "
+                      "list at FILE.cpus; `map` prints the command, SLURM_HOSTFILE=FILE srun "
+                      "--distribution=arbitrary --cpu-bind=map_cpu:... -n RANKS (-n: the host file's line count)",
+           .example = "srun"},
           {.name = "cray-rank-order",
            .tag = tag(PlacementFormat::CrayRankOrder),
            .summary = "MPICH_RANK_ORDER: the rank on each slot in slot order (MPICH_RANK_REORDER_METHOD=3); the "

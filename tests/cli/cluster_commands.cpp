@@ -52,7 +52,7 @@ TEST(ClusterCommands, MapOnTheJobsNodesWritesTheirNames) {
 // auto's concurrent searches stay within --threads: no TBB warning on stderr about a request
 // for more workers than allowed.
 TEST(ClusterCommands, OneThreadLeavesStderrToTaskmap) {
-  const auto r = test::run_taskmap("map --machine '" + fabric() + "' --pattern halo2d:4x3 --threads 1 --out -");
+  const auto r = test::run_taskmap("map --machine '" + fabric() + "' --pattern halo2d:4x3 --threads 1 --out-format plain --out -");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("TBB"), std::string::npos) << r.err;  // its warning came with up to 4 searches at once
 }
@@ -329,14 +329,14 @@ TEST(ClusterCommands, AnUnroutableFlowLeavesNoPlacement) {
   const std::string machine = "ibnet:" + test::instance("ibnet/two_planes.topo");
   const std::string out = testing::TempDir() + "two_planes.map";
   std::filesystem::remove(out);
-  const auto all = test::run_taskmap("map --machine '" + machine + "' --pattern halo2d:2x5 --routing updn --out " + out);
+  const auto all = test::run_taskmap("map --machine '" + machine + "' --pattern halo2d:2x5 --routing updn --out-format plain --out " + out);
   EXPECT_EQ(all.exit_code, 1);
   EXPECT_EQ(all.err, "taskmap: error: " + machine +
                          ": up*/down* from the 2 top switches has no route from host 'm1' to host 'm2' (no top switch "
                          "is above both); use ecmp, or a job without one of them (--nodes)\n");
   EXPECT_FALSE(std::filesystem::exists(out));
   const auto leaves = test::run_taskmap("map --machine '" + machine +
-                                        "' --nodes 'a[1-4],b[1-4]' --pattern halo2d:2x4 --routing updn --out " + out);
+                                        "' --nodes 'a[1-4],b[1-4]' --pattern halo2d:2x4 --routing updn --out-format plain --out " + out);
   EXPECT_EQ(leaves.exit_code, 0) << leaves.err;
   EXPECT_TRUE(std::filesystem::exists(out));
 }

@@ -73,6 +73,7 @@ TEST(JsonSchema, EveryCommandsOutputIsValid) {
       {"map",
        {"map " + torus + " --mapper random:seed=1 --out " + placement + " --format json",
         "map " + fabric + " --out " + placement + " --out-format openmpi-rankfile --format json",
+        "map " + fabric + " --out " + placement + " --out-format srun --format json",
         "map " + torus + " --mapper default --out " + placement + " --baseline none --format json"}},
   };
   for (const Case& c : cases) {
@@ -83,6 +84,7 @@ TEST(JsonSchema, EveryCommandsOutputIsValid) {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   }
   std::filesystem::remove(placement);
+  std::filesystem::remove(placement + ".cpus");
 }
 
 TEST(JsonSchema, ValidateOutputIsValid) {

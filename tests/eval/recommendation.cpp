@@ -18,8 +18,17 @@ namespace {
 Metrics metrics(double mcl, double hop_bytes, double node_hop_bytes = 0) {
   Metrics m;
   m.mcl = mcl;
+  m.mcl_network = mcl;  // no links of the nodes' own: the summary shows no second MCL
   m.hop_bytes = hop_bytes;
   m.node_hop_bytes = node_hop_bytes;
+  return m;
+}
+
+// A fabric's metrics: the network links' MCL apart, and the leaf uplink volume.
+Metrics fabric_metrics(double mcl, double mcl_network, double hop_bytes, double node_hop_bytes, double uplink) {
+  Metrics m = metrics(mcl, hop_bytes, node_hop_bytes);
+  m.mcl_network = mcl_network;
+  m.leaf_uplink_volume = uplink;
   return m;
 }
 
@@ -38,17 +47,20 @@ TEST(Recommendation, BetterOnBoth) {
   EXPECT_EQ(r.text,
             "auto lowers the maximum link load by 41% and hop-bytes by 23% against hostname-order (the launcher's "
             "default); use job.rankfile (openmpi-rankfile)");
+  EXPECT_EQ(r.deciding, "mcl");
+  EXPECT_EQ(r.improved, (std::vector<std::string>{"mcl", "hop_bytes"}));
+  EXPECT_TRUE(r.worse.empty());
 }
 
 TEST(Recommendation, TheMaximumLinkLoadDecides) {
   // MCL -50% (2 vs 4) wins over hop-bytes +12.5% (45 vs 40), which rounds half away from 0.
   EXPECT_EQ(sentence(metrics(2, 45), metrics(4, 40)),
             "auto lowers the maximum link load by 50% but raises hop-bytes by 13% against hostname-order (the "
-            "launcher's default); use auto");
+            "launcher's default); decided by the maximum link load: use auto");
   // MCL +5% (1.05 vs 1) loses, though hop-bytes fall 3% (97 vs 100).
   EXPECT_EQ(sentence(metrics(1.05, 97), metrics(1, 100)),
             "auto raises the maximum link load by 5% though it lowers hop-bytes by 3% against hostname-order (the "
-            "launcher's default); keep the launcher's default");
+            "launcher's default); decided by the maximum link load: keep the launcher's default");
   // Worse on both, against a baseline that is not the launcher's default.
   EXPECT_EQ(sentence(metrics(3, 300), metrics(2, 100), false),
             "auto raises the maximum link load by 50% and hop-bytes by 200% against scotch; keep scotch");
@@ -64,13 +76,62 @@ TEST(Recommendation, EqualLoadsLeaveItToHopBytesThenToTheNodes) {
             "default); keep the launcher's default");
   // Both network metrics equal: the traffic between cores, 30 vs 40: -25%.
   EXPECT_EQ(sentence(metrics(1, 100, 30), metrics(1, 100, 40)),
-            "auto keeps the maximum link load and hop-bytes and lowers the traffic between cores inside nodes by 25% "
-            "against hostname-order (the launcher's default); use auto");
+            "auto keeps the maximum link load and hop-bytes and lowers node hop-bytes by 25% against hostname-order "
+            "(the launcher's default); use auto");
   const Recommendation same = recommend({"auto", metrics(1, 100, 5), "default", metrics(1, 100, 5), true, ""});
   EXPECT_FALSE(same.better);
+  EXPECT_TRUE(same.tie());
   EXPECT_EQ(same.text,
             "auto is no better than default (the launcher's default): the same maximum link load, hop-bytes and "
-            "traffic inside nodes; keep the launcher's default");
+            "node hop-bytes; keep the launcher's default");
+}
+
+// What got worse is named, whichever metric decides (a fabric: the nodes' own links make the
+// network links' MCL a metric of its own; leaf switches show the uplink volume).
+TEST(Recommendation, EveryMetricThatGotWorseIsNamed) {
+  // MCL 8.5 vs 10 (-15%) decides; the network links' MCL 8.31 vs 8 (+3.875%: 4%) and node
+  // hop-bytes 139 vs 79 (+75.9%: 76%) rose, hop-bytes 90 vs 100 (-10%) and the uplink volume
+  // 40 vs 50 (-20%) fell.
+  const Recommendation r = recommend({"auto", fabric_metrics(8.5, 8.31, 90, 139, 40), "hostname-order",
+                                      fabric_metrics(10, 8, 100, 79, 50), true, "x.txt (slurm)"});
+  EXPECT_TRUE(r.better);
+  EXPECT_EQ(r.text,
+            "auto lowers the maximum link load by 15%, hop-bytes by 10% and the leaf uplink volume by 20% but raises "
+            "the maximum load on network links by 4% and node hop-bytes by 76% against hostname-order (the "
+            "launcher's default); decided by the maximum link load: use x.txt (slurm)");
+  EXPECT_EQ(r.deciding, "mcl");
+  EXPECT_EQ(r.worse, (std::vector<std::string>{"mcl_network", "node_hop_bytes"}));
+  EXPECT_EQ(r.improved, (std::vector<std::string>{"mcl", "hop_bytes", "leaf_uplink_volume"}));
+  EXPECT_NEAR(r.mcl_network_change, 0.31 / 8, 1e-12);
+  EXPECT_NEAR(r.leaf_uplink_volume_change, -0.2, 1e-12);
+  const auto j = recommendation_to_json({"auto", fabric_metrics(8.5, 8.31, 90, 139, 40), "hostname-order",
+                                         fabric_metrics(10, 8, 100, 79, 50), true, "x.txt (slurm)"},
+                                        r);
+  EXPECT_EQ(j["deciding"], "mcl");
+  EXPECT_EQ(j["worse"], nlohmann::json({"mcl_network", "node_hop_bytes"}));
+  EXPECT_EQ(j["placement_holds_baseline"], false);
+}
+
+TEST(Recommendation, ASecondaryMetricThatMovesWhileTheDecidingOnesStayIsSaid) {
+  // The same MCL (a node's own link, 12 in both), hop-bytes 95 vs 100 (-5%) decide; the switch
+  // cables' MCL fell from 6 to 4 (-33%).
+  EXPECT_EQ(sentence(fabric_metrics(12, 4, 95, 10, 0), fabric_metrics(12, 6, 100, 10, 0)),
+            "auto keeps the maximum link load and lowers hop-bytes by 5% and the maximum load on network links by "
+            "33% against hostname-order (the launcher's default); use auto");
+  // All three deciding metrics equal, the switch cables' MCL fell from 6 to 4 and the uplink
+  // volume rose from 30 to 33 (+10%): a tie that says both.
+  const Recommendation tie = recommend({"auto", fabric_metrics(12, 4, 100, 10, 33), "hostname-order",
+                                        fabric_metrics(12, 6, 100, 10, 30), true, "x.txt (slurm)", true});
+  EXPECT_TRUE(tie.tie());
+  EXPECT_FALSE(tie.better);
+  EXPECT_EQ(tie.text,
+            "auto is no better than hostname-order (the launcher's default): the same maximum link load, hop-bytes "
+            "and node hop-bytes, though it lowers the maximum load on network links by 33% and raises the leaf "
+            "uplink volume by 10%; keep the launcher's default: x.txt (slurm) holds it");
+  // Worse, the chosen placement written: the file is not the one to keep.
+  EXPECT_EQ(sentence(metrics(3, 300), metrics(2, 300), true, "x.txt"),
+            "auto raises the maximum link load by 50% against hostname-order (the launcher's default); keep the "
+            "launcher's default, not x.txt");
 }
 
 TEST(Recommendation, OrderOfPlacements) {
@@ -131,7 +192,7 @@ TEST(Recommendation, FirstLineOfTheSummaries) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
             "file:" + file +
                 " raises the maximum link load by 200% and hop-bytes by 200% against default (the launcher's "
-                "default); keep the launcher's default");
+                "default); keep the launcher's default, not " + file);
   // --baseline none: no recommendation, the summary starts with the run.
   r = test::run_taskmap("eval " + ring + " --mapper default --baseline none");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -144,6 +205,21 @@ TEST(Recommendation, FirstLineOfTheSummaries) {
   EXPECT_EQ(j["better"], true);
   EXPECT_EQ(j["launcher_default"], false);
   std::filesystem::remove(file);
+}
+
+// torus:4,ppn=2: a ring of 4 routers, 2 slots each; halo2d:1x8 a ring of 8 tasks, 1/4 to each
+// neighbour.
+//   default (task t on router t/2): pairs 0-1, 2-3, 4-5, 6-7 share a node (node hop-bytes
+//     4 x 2 x 1/4 = 2), the other four pairs are one hop apart, one flow of 1/4 on each of the
+//     8 channels: MCL 1/4, hop-bytes 8 x 1/4 = 2.
+//   cyclic (task t on router t mod 4): every pair one hop apart, 16 flows of 1/4, two on each
+//     channel: MCL 1/2, hop-bytes 4, node hop-bytes 0.
+TEST(Recommendation, TheSummaryNamesWhatGotWorse) {
+  const auto r = test::run_taskmap("eval --machine torus:4,ppn=2 --pattern halo2d:1x8 --mapper default --baseline cyclic");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
+            "default lowers the maximum link load by 50% and hop-bytes by 50% but raises node hop-bytes from 0 to 2 "
+            "against cyclic; decided by the maximum link load: use default");
 }
 
 TEST(Recommendation, NamedNodesCompareWithHostnameOrder) {

@@ -78,6 +78,24 @@ TEST(PlacementFiles, HydraAndSlurmListHostsInRankOrder) {
   EXPECT_EQ(format_placement(back, m, PlacementFormat::Hydra), "node0:1\nnode1:1\nnode0:1\n");
 }
 
+// The command printed after the file: -n/-np the ranks (6), the path quoted where a shell
+// would split it; srun's CPU list is the one every node's ranks share (slot 0 then 1 on
+// nodes 0 and 1; nodes 2 and 3 hold one rank on their first slot).
+TEST(PlacementFiles, TheLaunchCommandNamesTheFileAndTheRanks) {
+  Machine m = make_machine("torus:2x2,ppn=2");
+  Mapping map{{0, 1, 2, 3, 4, 6}, {}};  // nodes 0 0 1 1 2 3, each on CPUs 0,1 in rank order
+  auto command = [&](const char* format, const std::string& out) {
+    return launch_command(map, m, parse_placement_spec(format), out);
+  };
+  EXPECT_EQ(command("srun", "h"), "SLURM_HOSTFILE=h srun --distribution=arbitrary --cpu-bind=map_cpu:0,1 -n 6 ./app");
+  EXPECT_EQ(command("slurm", "my hosts"), "SLURM_HOSTFILE='my hosts' srun --distribution=arbitrary -n 6 ./app");
+  EXPECT_EQ(command("openmpi-rankfile", "it's"), "mpirun -np 6 --rankfile 'it'\\''s' ./app");
+  EXPECT_EQ(command("hydra", "/tmp/m.txt"), "mpiexec -f /tmp/m.txt -n 6 ./app");
+  EXPECT_EQ(command("plain", "p.txt"), "");
+  EXPECT_EQ(command("slurm-map-cpu", "cpus"), "");  // one of srun's two files only
+  EXPECT_EQ(srun_cpu_list_path("h"), "h.cpus");
+}
+
 TEST(PlacementFiles, CrayRankOrderIsTheRankOnEachSlotWithRanges) {
   Machine m = make_machine("torus:2x2,ppn=2");
   Mapping map{{1, 0, 2, 3, 4, 5, 7, 6}, {}};

@@ -58,6 +58,10 @@ struct MachineInfo {
   TopologyStats stats;
   std::string routing;              // the default routing's name
   PartialCubeAnswer partial_cube;
+  // The table's partial-cube line: always (info --verbose), else only where TiMEr applies (a
+  // partial cube) on a machine without host names (not a cluster's fabric). The JSON has the
+  // answer always.
+  bool verbose = false;
 };
 std::string machine_info_table(const Machine& machine, const MachineInfo& info);
 nlohmann::json machine_info_json(const Machine& machine, const MachineInfo& info);

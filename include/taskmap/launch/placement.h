@@ -18,6 +18,7 @@ enum class PlacementFormat {
   Hydra,            // MPICH/Hydra machine file, "HOST:COUNT" runs in rank order (mpiexec -f)
   Slurm,            // one host per rank, rank order (SLURM_HOSTFILE, srun --distribution=arbitrary)
   SlurmMapCpu,      // "map_cpu:C0,C1,..." for srun --cpu-bind: the CPU of each node's i-th rank
+  Srun,             // the Slurm host file and, beside it (srun_cpu_list_path), the map_cpu list
   CrayRankOrder,    // MPICH_RANK_ORDER: the rank on each slot in slot order (MPICH_RANK_REORDER_METHOD=3)
   BgqMapfile,       // "A B C D E T" per rank, rank order (runjob --mapping FILE)
 };
@@ -75,6 +76,18 @@ std::string format_placement(const Mapping& mapping, const Machine& machine, Pla
                              const HostNames& hosts = HostNames::with_prefix("node"));
 std::string format_placement(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
                              const HostNames& hosts = HostNames::with_prefix("node"));
+
+// srun: where the map_cpu list goes beside the host file at `out` (OUT.cpus).
+std::string srun_cpu_list_path(const std::string& out);
+
+// The command line that starts the job with the placement written at `out` in `spec`'s format
+// (paths quoted for a POSIX shell, the program as ./app), or empty for a format no launcher
+// takes alone (plain, scotch, metis-part, slurm-map-cpu without its host file, cray-rank-order,
+// bgq-mapfile). srun: SLURM_HOSTFILE=OUT srun --distribution=arbitrary --cpu-bind=map_cpu:LIST
+// -n RANKS, the host file's line count; openmpi-rankfile: mpirun -np RANKS --rankfile OUT
+// (--use-hwthread-cpus under slots=pu); hydra: mpiexec -f OUT -n RANKS.
+std::string launch_command(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
+                           const std::string& out);
 
 // Reads a placement file of a job of num_tasks tasks on `machine`, at most per_slot tasks per
 // slot, in `format`, or, without one, in the format its content shows; *note (when given) is
