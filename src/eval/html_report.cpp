@@ -142,7 +142,7 @@ std::string metrics_section(const Machine& m, const std::vector<ReportColumn>& c
   using U = MetricRow::Unit;
   const std::vector<MetricRow> rows = {
       {"mcl", "MCL (max channel load / bandwidth)", U::Utilization, [](const Metrics& x) { return x.mcl; }},
-      {"throughput", "throughput per node (1 / MCL per slot)", U::None, [](const Metrics& x) { return x.throughput; }},
+      {"throughput", "throughput per task (1 / MCL)", U::None, [](const Metrics& x) { return x.throughput; }},
       {"hop_bytes", "hop-bytes", U::VolumeHops, [](const Metrics& x) { return x.hop_bytes; }},
       {"avg_dilation", "avg dilation (volume-weighted)", U::None, [](const Metrics& x) { return x.avg_dilation; }},
       {"max_dilation", "max dilation", U::None, [](const Metrics& x) { return double(x.max_dilation); }},
