@@ -125,9 +125,14 @@ using html::escape;
 struct MetricRow {
   const char* key;   // the JSON key
   const char* text;
-  // The quantity's unit as shown: "utilization", "volume x hops", "volume" or "" (shown as is).
-  enum class Unit { Utilization, VolumeHops, Volume, None } unit;
+  // The quantity's unit as shown: "utilization", "volume x hops", "volume x levels", "volume"
+  // or "" (shown as is).
+  enum class Unit { Utilization, VolumeHops, VolumeLevels, Volume, None } unit;
   double (*get)(const Metrics&);
+  // Which rows a page shows: every one, those of machines with injection links (where the
+  // network's MCL can differ), of placements with traffic inside nodes, of fabrics read from
+  // files (where leaf switches are known).
+  enum class When { Always, HostLinks, NodeTraffic, Fabric } when = When::Always;
 };
 
 std::string number_cell(const std::string& metric, std::size_t column, double value, double shown) {
@@ -140,10 +145,20 @@ std::string metrics_section(const Machine& m, const std::vector<ReportColumn>& c
   for (const ReportColumn& c : columns) out += "<th>" + escape(c.label) + "</th>";
   out += "</tr>\n";
   using U = MetricRow::Unit;
+  using W = MetricRow::When;
+  // The command line's table (metrics_table in report.cpp) in the same order, the same values.
   const std::vector<MetricRow> rows = {
       {"mcl", "MCL (max channel load / bandwidth)", U::Utilization, [](const Metrics& x) { return x.mcl; }},
       {"throughput", "throughput per task (1 / MCL)", U::None, [](const Metrics& x) { return x.throughput; }},
+      {"mcl_network", "MCL of the network's links (without the nodes' own)", U::Utilization,
+       [](const Metrics& x) { return x.mcl_network; }, W::HostLinks},
       {"hop_bytes", "hop-bytes", U::VolumeHops, [](const Metrics& x) { return x.hop_bytes; }},
+      {"j", "J (each pair once)", U::VolumeHops, [](const Metrics& x) { return x.j; }},
+      {"node_hop_bytes", "node hop-bytes (traffic inside nodes x levels apart)", U::VolumeLevels,
+       [](const Metrics& x) { return x.node_hop_bytes; }, W::NodeTraffic},
+      {"node_volume", "volume inside nodes", U::Volume, [](const Metrics& x) { return x.node_volume; }, W::NodeTraffic},
+      {"leaf_uplink_volume", "leaf uplink volume (leaving leaf switches upwards)", U::Volume,
+       [](const Metrics& x) { return x.leaf_uplink_volume; }, W::Fabric},
       {"avg_dilation", "avg dilation (volume-weighted)", U::None, [](const Metrics& x) { return x.avg_dilation; }},
       {"max_dilation", "max dilation", U::None, [](const Metrics& x) { return double(x.max_dilation); }},
       {"avg_routed_hops", "avg routed hops", U::None, [](const Metrics& x) { return x.avg_routed_hops; }},
@@ -151,16 +166,29 @@ std::string metrics_section(const Machine& m, const std::vector<ReportColumn>& c
       {"load_imbalance", "load imbalance (max/mean)", U::None, [](const Metrics& x) { return x.load_imbalance; }},
       {"network_volume", "volume across the network", U::Volume, [](const Metrics& x) { return x.network_volume; }},
   };
+  auto shown = [&](W when) {
+    switch (when) {
+      case W::Always: return true;
+      case W::HostLinks:
+        return std::any_of(m.classes.begin(), m.classes.end(), [](const LinkClass& c) { return c.host_link; });
+      case W::NodeTraffic:
+        return std::any_of(columns.begin(), columns.end(), [](const ReportColumn& c) { return c.metrics.node_volume > 0; });
+      case W::Fabric: return std::holds_alternative<FabricShape>(m.shape);
+    }
+    return true;
+  };
   auto unit_of = [&](U u) -> std::pair<std::string, double> {
     switch (u) {
       case U::Utilization: return {units.utilization_unit(), units.utilization_factor()};
       case U::VolumeHops: return {units.load_unit() + " x hops", units.load_factor()};
+      case U::VolumeLevels: return {units.load_unit() + " x levels", units.load_factor()};
       case U::Volume: return {units.load_unit(), units.load_factor()};
       case U::None: break;
     }
     return {"", 1};
   };
   for (const MetricRow& r : rows) {
+    if (!shown(r.when)) continue;
     const auto [unit, factor] = unit_of(r.unit);
     out += fmt::format("<tr><th>{}</th><td class=\"unit\">{}</td>", r.text, escape(unit));
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -282,7 +310,7 @@ std::string html_report(const Machine& m, const ReportHeader& header, const std:
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>taskmap report: {} on {}</title>\n"
       "<style>body{{font-family:sans-serif;margin:20px;color:#222}} table.metrics{{border-collapse:collapse}} "
       "table.metrics td,table.metrics th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} "
-      "table.metrics th:first-child{{text-align:left}} td.unit{{color:#666;text-align:left}} "
+      "table.metrics th:first-child{{text-align:left}} table.metrics td.unit{{color:#666;text-align:left}} "
       ".columns{{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}} .column{{flex:1}} "
       "figure{{display:inline-block;margin:6px}} figcaption{{font-size:12px;color:#555}} .legend{{margin:8px 0}} "
       ".recommendation{{font-size:1.25em;font-weight:bold;padding:10px 14px;border-left:6px solid #21918c;"

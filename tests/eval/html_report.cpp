@@ -181,6 +181,35 @@ TEST(HtmlReport, TreesShowEveryLinkLevelByLevel) {
   }
 }
 
+// The command line's metrics of a fabric job are in the page too: J, the traffic inside nodes
+// (node hop-bytes and its volume) and the volume over the leaves' uplinks, with the network's
+// own MCL. three_leaves.conf, 2 slots a node: halo2d:3x4 placed at random on the 6 nodes of
+// s0 and s1 has traffic inside nodes and across the top switch.
+TEST(HtmlReport, FabricPageHasTheCommandLinesNodeAndLeafMetrics) {
+  const std::string page_path = temp_report("fabric_metrics.html");
+  const auto r = test::run_taskmap("eval --machine slurm:" + test::instance("reorder/three_leaves.conf") +
+                                   ",ppn=2 --nodes cn[01-06] --pattern halo2d:3x4 --mapper random:seed=4 "
+                                   "--format json --report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string html = test::read_text(page_path);
+  const auto page = page_metrics(html);
+  for (const char* key : {"j", "node_hop_bytes", "node_volume", "leaf_uplink_volume", "mcl_network"}) {
+    SCOPED_TRACE(key);
+    EXPECT_GT(j[key].get<double>(), 0);  // a row that shows something
+    for (int column = 0; column < 2; ++column) {
+      ASSERT_TRUE(page.count({key, column})) << column;
+      const nlohmann::json& placement = column == 0 ? j["baselines"][0] : j;
+      EXPECT_DOUBLE_EQ(page.at({key, column}), placement[key].get<double>()) << column;
+    }
+  }
+  // J counts each pair once: half the hop-bytes of the symmetric halo.
+  EXPECT_DOUBLE_EQ(page.at({"j", 1}), page.at({"hop_bytes", 1}) / 2);
+  EXPECT_NE(html.find("<th>J (each pair once)</th><td class=\"unit\">pattern units x hops</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"unit\">pattern units x levels</td>"), std::string::npos);
+  std::filesystem::remove(page_path);
+}
+
 // A fabric of 10,000 nodes (250 leaves of 40, 10 spines over 25 leaves each, one top switch)
 // is drawn in blocks: at most 64 boxes a row, and the page stays small.
 TEST(HtmlReport, LargeFabricsAreDrawnInBlocks) {
