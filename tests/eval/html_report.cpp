@@ -210,6 +210,96 @@ TEST(HtmlReport, FabricPageHasTheCommandLinesNodeAndLeafMetrics) {
   std::filesystem::remove(page_path);
 }
 
+// Per box of the tree's hosts and leaves: its hosts (data-hosts) and the job's among them
+// (data-job-hosts), with the box's name and the same counts in its tooltip.
+struct HostBox {
+  int level;
+  std::string name;
+  int hosts, job;
+};
+std::vector<HostBox> host_boxes(const std::string& tree) {
+  std::vector<HostBox> out;
+  const std::regex box(
+      R"re(data-level="(\d)" data-routers="\d+" data-hosts="(\d+)" data-job-hosts="(\d+)"><title>(.*): (\d+) of (\d+) hosts are the job's</title>)re");
+  for (auto it = std::sregex_iterator(tree.begin(), tree.end(), box); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    EXPECT_EQ(m[3].str(), m[5].str());
+    EXPECT_EQ(m[2].str(), m[6].str());
+    out.push_back({std::stoi(m[1].str()), m[4].str(), std::stoi(m[2].str()), std::stoi(m[3].str())});
+  }
+  return out;
+}
+
+// azslurm's Slurm file (../shared/data/topologies/slurm/azslurm_slurm_topology.txt) puts
+// hpc-36, -39, -42 under sw00; hpc-1, -35, -38, -41, -44, -49 under sw01; hpc-37, -45, -46
+// under sw02; hpc-40, -43 under sw03; hpc-47, -48 under sw04. A job on hpc-[1,35,36,39,40]
+// has 2 of sw00's 3 hosts, 2 of sw01's 6, 1 of sw03's 2, none of sw02's and sw04's.
+TEST(HtmlReport, TreeMarksTheJobsHostsPerLeaf) {
+  const std::string conf = test::shared_data("topologies/slurm/azslurm_slurm_topology.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(conf);
+  const std::string page_path = temp_report("job_hosts.html");
+  const auto r = test::run_taskmap("eval --machine slurm:" + conf +
+                                   " --nodes hpcbench-hpc-[1,35-36,39-40] --pattern halo2d:1x5 --mapper hostname-order "
+                                   "--report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = test::read_text(page_path);
+  const auto tree = pictures(html, "tree", 0);
+  ASSERT_EQ(tree.size(), 1u);
+  std::map<std::string, std::pair<int, int>> leaves;
+  int hosts = 0, job_hosts = 0;
+  for (const HostBox& b : host_boxes(tree[0])) {
+    if (b.level == 1) leaves[b.name] = {b.job, b.hosts};
+    if (b.level == 0) hosts += b.hosts, job_hosts += b.job;
+  }
+  EXPECT_EQ(leaves, (std::map<std::string, std::pair<int, int>>{
+                        {"sw00", {2, 3}}, {"sw01", {2, 6}}, {"sw02", {0, 3}}, {"sw03", {1, 2}}, {"sw04", {0, 2}}}));
+  EXPECT_EQ(hosts, 16);
+  EXPECT_EQ(job_hosts, 5);
+  EXPECT_NE(html.find("data-job-hosts=\"5\" data-job-leaves=\"3\">The job has 5 of the 16 hosts, under 3 of the 5 leaf"),
+            std::string::npos);
+  std::filesystem::remove(page_path);
+}
+
+// On a real InfiniBand fabric (avakas, 281 hosts under 16 leaves) the page's job hosts per
+// leaf are those `taskmap info --format json` lists under each leaf switch (a host under two
+// leaves counts in both), for a job of every 7th host.
+TEST(HtmlReport, TreeMarksTheJobsHostsOnARealFabric) {
+  const std::string file = test::shared_data("topologies/ibnet/hwloc-netloc_avakas_ib-subnet-fe80_0000_0000_0000.txt.gz");
+  TASKMAP_REQUIRE_SHARED_DATA(file);
+  const auto info = test::run_taskmap("info --machine ibnet:" + file + " --format json");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const auto hosts = nlohmann::json::parse(info.out)["hosts"];
+  std::map<std::string, std::pair<int, int>> expected;  // leaf -> (the job's hosts, hosts)
+  std::string nodes;
+  int job = 0;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    const bool in_job = i % 7 == 0;
+    if (in_job) {
+      if (job++ > 0) nodes += ',';
+      nodes += hosts[i]["name"].get<std::string>();
+    }
+    for (const auto& sw : hosts[i]["switches"]) {
+      auto& [k, n] = expected[sw.get<std::string>()];
+      k += in_job, ++n;
+    }
+  }
+  ASSERT_EQ(hosts.size(), 281u);
+  const std::string page_path = temp_report("avakas.html");
+  const auto r = test::run_taskmap("eval --machine ibnet:" + file + " --nodes " + nodes + " --pattern alltoall:" +
+                                   std::to_string(job) + " --mapper hostname-order --report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = test::read_text(page_path);
+  std::map<std::string, std::pair<int, int>> drawn;
+  int job_hosts = 0;
+  for (const HostBox& b : host_boxes(pictures(html, "tree", 0).at(0))) {
+    if (b.level == 1) drawn[b.name] = {b.job, b.hosts};
+    if (b.level == 0) job_hosts += b.job;
+  }
+  EXPECT_EQ(drawn, expected);
+  EXPECT_EQ(job_hosts, job);
+  std::filesystem::remove(page_path);
+}
+
 // A fabric of 10,000 nodes (250 leaves of 40, 10 spines over 25 leaves each, one top switch)
 // is drawn in blocks: at most 64 boxes a row, and the page stays small.
 TEST(HtmlReport, LargeFabricsAreDrawnInBlocks) {
