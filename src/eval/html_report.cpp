@@ -219,38 +219,41 @@ std::string metrics_section(const Machine& m, const std::vector<ReportColumn>& c
   return out + "</table>\n";
 }
 
-// Histogram of channel utilization of some classes: an "idle" bar, then 16 equal bins up to the
-// shared scale.
+// Histogram of channel utilization of some classes: 16 equal bins up to the shared scale. Idle
+// channels (load 0) are counted in the caption and the svg's data-idle, not drawn: on a big
+// machine under a small job they outnumber the rest by far, and their bar would flatten the
+// others.
 std::string class_histogram(const html::ChartContext& ctx, const std::vector<double>& loads,
                             const std::function<bool(std::uint16_t)>& in_class, const std::string& name) {
   const Machine& m = ctx.machine;
   constexpr int kBins = 16;
-  std::array<std::uint64_t, kBins + 1> count{};
+  std::array<std::uint64_t, kBins> count{};
+  std::uint64_t idle = 0;
   for (ChannelId c = 0; c < m.channels.size(); ++c) {
     if (!in_class(m.channels[c].link_class)) continue;
     const double v = html::utilization(m, loads, c);
     if (!(v > 0)) {
-      ++count[0];
+      ++idle;
       continue;
     }
-    const int bin = ctx.scale > 0 ? std::min(kBins - 1, static_cast<int>(v / ctx.scale * kBins)) : kBins - 1;
-    ++count[1 + bin];
+    ++count[ctx.scale > 0 ? std::min(kBins - 1, static_cast<int>(v / ctx.scale * kBins)) : kBins - 1];
   }
   html::BarChart chart;
   chart.kind = "histogram";
-  chart.attributes = fmt::format("data-class=\"{}\"", escape(name));
+  chart.attributes = fmt::format("data-class=\"{}\" data-idle=\"{}\"", escape(name), idle);
   chart.value_attribute = "data-count";
   html::BarSeries series{"channels", {}, {}};
-  for (int b = 0; b <= kBins; ++b) {
+  for (int b = 0; b < kBins; ++b) {
     series.values.push_back(static_cast<double>(count[b]));
-    chart.categories.push_back(b == 0 ? "idle" : fmt::format("{:.3g}", ctx.in_units(ctx.scale * b / kBins)));
-    series.fills.push_back(b == 0 ? "#bbbbbb" : html::colour(ctx.scale * (b - 0.5) / kBins, ctx.scale));
+    chart.categories.push_back(fmt::format("{:.3g}", ctx.in_units(ctx.scale * (b + 1) / kBins)));
+    series.fills.push_back(html::colour(ctx.scale * (b + 0.5) / kBins, ctx.scale));
   }
   chart.series.push_back(std::move(series));
   chart.x_label = fmt::format("utilization, bin's upper end ({})", ctx.units.utilization_unit());
-  chart.y_label = "channels";
+  chart.y_label = "loaded channels";
   chart.y_unit = "count";
-  chart.caption = fmt::format("class {}: channels per utilization", name);
+  chart.caption = fmt::format("class {}: loaded channels per utilization; {} idle channel{} (load 0) not drawn", name,
+                              idle, idle == 1 ? "" : "s");
   return html::bar_chart(ctx, chart);
 }
 

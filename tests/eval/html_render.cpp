@@ -120,7 +120,7 @@ TEST(HtmlRender, EvalReportsDrawTheirCharts) {
   const std::vector<Case> cases = {
       {"--machine torus:4x4x4 --pattern halo3d:4x4x4 --mapper random:seed=3",
        {"heatmap", "histogram", "legend"},
-       {"B (router coordinate)", "A (router coordinate)", "channels"}},
+       {"B (router coordinate)", "A (router coordinate)", "loaded channels"}},
       {"--machine dragonfly:p=2,a=4,h=2 --pattern halo2d:8x9 --mapper random:seed=1",
        {"group-matrix", "group-loads", "histogram"},
        {"to group", "from group", "busiest link's utilization", "group"}},
@@ -144,7 +144,7 @@ TEST(HtmlRender, CompareReportDrawsItsCharts) {
   const auto r = test::run_taskmap("compare --machine slurm:" + test::instance("reorder/three_leaves.conf") +
                                    ",ppn=2 --pattern halo2d:3x6 --mappers random:seed=1,scotch --report " + report);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  expect_rendered(report, {"tree", "histogram", "legend"}, {"tree level", "channels"});
+  expect_rendered(report, {"tree", "histogram", "legend"}, {"tree level", "loaded channels"});
   fs::remove(report);
 }
 

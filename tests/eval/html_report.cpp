@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -100,7 +101,7 @@ TEST(HtmlReport, TorusPageMatchesEvalJsonAndCoversEveryChannel) {
     for (const std::string& histogram : histograms) {
       std::smatch name;
       ASSERT_TRUE(std::regex_search(histogram, name, std::regex(R"re(data-class="([^"]+)")re")));
-      double counted = 0;
+      double counted = attribute_values(histogram, "data-idle").at(0);
       for (double n : attribute_values(histogram, "data-count")) counted += n;
       EXPECT_EQ(counted, j["classes"][name[1].str()]["channels"].get<double>()) << name[1];
     }
@@ -298,6 +299,62 @@ TEST(HtmlReport, TreeMarksTheJobsHostsOnARealFabric) {
   EXPECT_EQ(drawn, expected);
   EXPECT_EQ(job_hosts, job);
   std::filesystem::remove(page_path);
+}
+
+// The idle channels are a count in the caption, not a bar: the tallest bar drawn is a loaded
+// one, and the idle count is the number of the class's channels of load 0 in --loads-csv.
+TEST(HtmlReport, HistogramsCountIdleChannelsInTheCaption) {
+  const std::string conf = test::shared_data("topologies/slurm/azslurm_slurm_topology.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(conf);
+  const std::string page_path = temp_report("idle.html"), csv = temp_report("idle.csv");
+  const auto r = test::run_taskmap("eval --machine slurm:" + conf + " --nodes hpcbench-hpc-[1,35-36,39-40] "
+                                   "--pattern halo2d:1x5 --mapper hostname-order --loads-csv " + csv + " --report " +
+                                   page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, int> idle, loaded;  // per class, from the CSV
+  std::istringstream lines(test::read_text(csv));
+  std::string line;
+  std::getline(lines, line);
+  ASSERT_EQ(line, "channel,src_router,dst_router,class,bandwidth,load,utilization");
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 7u) << line;
+    ++(std::stod(f[5]) == 0 ? idle : loaded)[f[3]];
+  }
+  std::set<std::string> classes;
+  for (const auto& counts : {idle, loaded}) {
+    for (const auto& [cls, n] : counts) classes.insert(cls);
+  }
+  const std::string html = test::read_text(page_path);
+  const auto histograms = pictures(html, "histogram", 0);
+  ASSERT_EQ(histograms.size(), classes.size());
+  bool idle_tallest = false;  // a class where an idle bar would have flattened the others
+  for (const std::string& h : histograms) {
+    std::smatch name;
+    ASSERT_TRUE(std::regex_search(h, name, std::regex(R"re(data-class="([^"]+)")re")));
+    const std::string cls = name[1].str();
+    SCOPED_TRACE(cls);
+    EXPECT_EQ(attribute_values(h, "data-idle").at(0), idle[cls]);
+    const auto counts = attribute_values(h, "data-count");
+    double drawn = 0;
+    for (double n : counts) drawn += n;
+    EXPECT_EQ(drawn, loaded[cls]);
+    // The tallest bar, the full height of the plot (120 pixels), is the fullest loaded bin.
+    const double fullest = *std::max_element(counts.begin(), counts.end());
+    std::smatch tallest;
+    ASSERT_TRUE(std::regex_search(h, tallest, std::regex(R"re(height="120.0" fill="[^"]+" data-count="([^"]+)")re")));
+    EXPECT_EQ(std::stod(tallest[1].str()), fullest);
+    EXPECT_GT(fullest, 0);
+    idle_tallest = idle_tallest || idle[cls] > fullest;
+    const std::size_t at = html.find(h);
+    const std::string caption = html.substr(html.find("<figcaption>", at), html.find("</figcaption>", at) - html.find("<figcaption>", at));
+    EXPECT_NE(caption.find(fmt::format("; {} idle channels (load 0) not drawn", idle[cls])), std::string::npos) << caption;
+  }
+  EXPECT_TRUE(idle_tallest);
+  std::filesystem::remove(page_path);
+  std::filesystem::remove(csv);
 }
 
 // A fabric of 10,000 nodes (250 leaves of 40, 10 spines over 25 leaves each, one top switch)
