@@ -288,6 +288,33 @@ std::string colour_legend(double scale, const Units& units) {
   return out + "</svg></div>\n";
 }
 
+// A spec string with every path shortened to its file name (slurm:/long/path/topology.conf,ppn=4
+// -> slurm:topology.conf,ppn=4), for the page's title; the full spec is in its tooltip. A path is
+// a field of the spec (between ':', ',' and '=') that holds a '/'.
+std::string without_directories(const std::string& spec) {
+  std::string out, field;
+  auto flush = [&] {
+    const std::size_t slash = field.find_last_of('/');
+    if (slash == std::string::npos || slash + 1 == field.size()) {
+      out += field;
+    } else {
+      if (field[0] == '\'' || field[0] == '"') out += field[0];  // a quoted path keeps its quotes
+      out += field.substr(slash + 1);
+    }
+    field.clear();
+  };
+  for (char c : spec) {
+    if (c == ':' || c == ',' || c == '=') {
+      flush();
+      out += c;
+    } else {
+      field += c;
+    }
+  }
+  flush();
+  return out;
+}
+
 std::string units_sentence(const Units& u, const Machine& m) {
   std::string volume = u.volume_in_bytes()
                            ? fmt::format("Volumes and loads in bytes ({:.6g} bytes per unit of the pattern).",
@@ -309,9 +336,11 @@ std::string units_sentence(const Units& u, const Machine& m) {
 std::string html_report(const Machine& m, const ReportHeader& header, const std::vector<ReportColumn>& columns) {
   double scale = 0;  // one colour scale for every column
   for (const ReportColumn& c : columns) scale = std::max(scale, c.metrics.mcl);
+  const std::string pattern = without_directories(header.pattern), machine = without_directories(m.description);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>taskmap report: {} on {}</title>\n"
-      "<style>body{{font-family:sans-serif;margin:20px;color:#222}} table.metrics{{border-collapse:collapse}} "
+      "<style>body{{font-family:sans-serif;margin:20px;color:#222}} h1{{overflow-wrap:anywhere}} "
+      "table.metrics{{border-collapse:collapse}} "
       "table.metrics td,table.metrics th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} "
       "table.metrics th:first-child{{text-align:left}} table.metrics td.unit{{color:#666;text-align:left}} "
       ".columns{{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}} .column{{flex:1}} "
@@ -319,8 +348,11 @@ std::string html_report(const Machine& m, const ReportHeader& header, const std:
       ".recommendation{{font-size:1.25em;font-weight:bold;padding:10px 14px;border-left:6px solid #21918c;"
       "background:#eef7f6}} .recommendation.keep{{border-left-color:#b5651d;background:#fbf3ea}}</style>"
       "</head><body>\n",
-      escape(header.pattern), escape(m.description));
-  out += fmt::format("<h1>{} on {}</h1>\n", escape(header.pattern), escape(m.description));
+      escape(pattern), escape(machine));
+  // Paths shortened to file names, the full specs in the tooltip: a site's long paths would
+  // run past the page's edge.
+  out += fmt::format("<h1 title=\"{} on {}\">{} on {}</h1>\n", escape(header.pattern), escape(m.description),
+                     escape(pattern), escape(machine));
   if (!header.recommendation.empty()) {
     out += fmt::format("<p class=\"recommendation{}\">{}</p>\n", header.recommends_change ? "" : " keep",
                        escape(header.recommendation));
