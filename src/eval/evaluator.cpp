@@ -321,7 +321,7 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   }
   for (ClassMetrics& cm : m.by_class) {
     cm.mcl = cm.max_load / cm.bandwidth;
-    cm.throughput = cm.mcl > 0 ? machine_.slots_per_node / cm.mcl : 0;
+    cm.throughput = cm.mcl > 0 ? 1 / cm.mcl : 0;
     m.mcl = std::max(m.mcl, cm.mcl);
   }
   for (std::size_t c = 0; c < machine_.classes.size(); ++c) {
@@ -347,7 +347,7 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
       m.bottleneck_class.push_back(cm.name);
     }
   }
-  m.throughput = m.mcl > 0 ? machine_.slots_per_node / m.mcl : 0;
+  m.throughput = m.mcl > 0 ? 1 / m.mcl : 0;
   m.load_imbalance = m.channels_used > 0 ? m.mcl / (sum_util / static_cast<double>(m.channels_used)) : 0;
   if (loads_out) *loads_out = std::move(load);
   return m;

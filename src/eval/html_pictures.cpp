@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -165,6 +166,56 @@ std::vector<std::int64_t> dragonfly_groups(const Machine& m, std::uint32_t* grou
   }
   return group;
 }
+
+
+// ---- the job's hosts in a tree --------------------------------------------------------
+
+// A job's allocation leaves the machine's other nodes without slots. Per box of the hosts'
+// row and of the leaves' row: the nodes below it (a leaf's: on the hosts' routers linked to
+// it, or on the leaf itself), each counted once per box, and those of them that are the job's.
+struct JobHosts {
+  bool partial = false;  // some nodes are not the job's: the picture marks those that are
+  std::uint64_t job_nodes = 0, nodes = 0;
+  std::vector<std::vector<NodeId>> on_router;      // nodes per router
+  std::vector<std::vector<RouterId>> hosts_below;  // per leaf, the hosts' routers linked to it
+  std::vector<std::size_t> stamp;                  // per node: the last box that counted it
+
+  JobHosts(const Machine& m, const std::vector<std::uint32_t>& level)
+      : on_router(m.num_routers), hosts_below(m.num_routers), stamp(m.num_nodes(), SIZE_MAX) {
+    for (NodeId n = 0; n < m.num_nodes(); ++n) {
+      on_router[m.router_of_node(n)].push_back(n);
+      ++nodes;
+      if (m.slots_of_node(n) > 0) ++job_nodes;
+    }
+    partial = job_nodes < nodes;
+    for (const Channel& c : m.channels) {
+      if (level[c.src] == 0 && level[c.dst] == 1) hosts_below[c.dst].push_back(c.src);
+    }
+    for (auto& below : hosts_below) {  // parallel cables and rails: a router once
+      std::sort(below.begin(), below.end());
+      below.erase(std::unique(below.begin(), below.end()), below.end());
+    }
+  }
+
+  // {hosts, the job's} below the routers of one box (`box` numbers the boxes of the page).
+  std::pair<std::uint64_t, std::uint64_t> count(const Machine& m, const std::vector<RouterId>& routers, std::size_t box) {
+    std::uint64_t all = 0, job = 0;
+    auto add = [&](RouterId r) {
+      for (NodeId n : on_router[r]) {
+        if (stamp[n] == box) continue;
+        stamp[n] = box, ++all;
+        if (m.slots_of_node(n) > 0) ++job;
+      }
+    };
+    for (RouterId r : routers) {
+      add(r);
+      for (RouterId h : hosts_below[r]) add(h);
+    }
+    return {all, job};
+  }
+};
+
+constexpr const char* kJobColour = "#d95f02";  // apart from the utilization ramp's blues, greens, yellows
 
 }  // namespace
 
@@ -336,13 +387,40 @@ std::string tree_pictures(const ChartContext& ctx, const std::vector<double>& lo
     ++l.channels;
   }
   const std::uint32_t lowest = row[0].empty() ? 1 : 0;
-  const double left = 120, width = 760, row_gap = 70, oy = 26;
+  JobHosts job(m, level);
+  const double left = 120, width = 760, row_gap = 70, oy = job.partial ? 40 : 26;
   const double height = oy + (top - lowest) * row_gap + 60;
   auto box_x = [&](std::uint32_t l, std::size_t b) {
     return left + (static_cast<double>(b) + 0.5) * width / static_cast<double>(blocks[l].count());
   };
   auto row_y = [&](std::uint32_t l) { return oy + static_cast<double>(top - l) * row_gap; };
-  std::string out = "<h3>Switches by tree level</h3>\n" + svg_open("tree", ctx, left + width + 20, height);
+  std::string out = "<h3>Switches by tree level</h3>\n";
+  // The boxes of the hosts' and the leaves' rows, with their hosts and the job's among them.
+  struct HostBox {
+    std::vector<RouterId> routers;
+    std::uint64_t hosts = 0, job = 0;
+  };
+  std::vector<std::vector<HostBox>> host_boxes(std::min<std::uint32_t>(top, 1) + 1);
+  std::size_t box_id = 0, job_leaves = 0, leaves = top >= 1 ? row[1].size() : 0;
+  for (std::uint32_t l = lowest; l < host_boxes.size(); ++l) {
+    const Blocks& b = blocks[l];
+    for (std::size_t k = 0; k < b.count(); ++k) {
+      HostBox box;
+      box.routers.assign(row[l].begin() + static_cast<std::ptrdiff_t>(k * b.per),
+                         row[l].begin() + static_cast<std::ptrdiff_t>(std::min(b.n, (k + 1) * b.per)));
+      std::tie(box.hosts, box.job) = job.count(m, box.routers, box_id++);
+      host_boxes[l].push_back(std::move(box));
+    }
+  }
+  if (job.partial && top >= 1) {
+    for (RouterId r : row[1]) job_leaves += job.count(m, {r}, box_id++).second > 0;
+    out += fmt::format(
+        "<p class=\"job-hosts\" data-job-hosts=\"{}\" data-job-leaves=\"{}\">The job has {} of the {} hosts, under {} of "
+        "the {} leaf switches: a box's <span style=\"color:{}\">orange</span> share is its hosts that are the job's, and "
+        "the leaves holding them are outlined.</p>\n",
+        job.job_nodes, job_leaves, job.job_nodes, job.nodes, job_leaves, leaves, kJobColour);
+  }
+  out += svg_open("tree", ctx, left + width + 20, height);
   for (const auto& [key, l] : links) {
     const auto [la, ba, lb, bb] = key;
     const double v = std::max(l.up, l.down);
@@ -364,21 +442,60 @@ std::string tree_pictures(const ChartContext& ctx, const std::vector<double>& lo
   }
   for (std::uint32_t l = lowest; l <= top; ++l) {
     const Blocks& b = blocks[l];
-    const double box_w = std::clamp(width / static_cast<double>(b.count()) * 0.7, 2.0, 36.0);
+    const bool marked = job.partial && l < host_boxes.size();
+    const double box_w = std::clamp(width / static_cast<double>(b.count()) * 0.7, 2.0, 36.0), box_h = marked ? 16 : 10;
+    std::uint64_t job_boxes = 0;
     for (std::size_t k = 0; k < b.count(); ++k) {
       const std::size_t first = k * b.per, last = std::min(b.n, first + b.per) - 1;
-      const std::string what = first == last ? names[row[l][first]]
-                                             : fmt::format("{} .. {} ({})", names[row[l][first]], names[row[l][last]],
-                                                           last - first + 1);
+      std::string what = first == last ? names[row[l][first]]
+                                       : fmt::format("{} .. {} ({})", names[row[l][first]], names[row[l][last]],
+                                                     last - first + 1);
+      const double x = box_x(l, k) - box_w / 2, y = row_y(l) - box_h / 2;
+      if (!marked) {
+        out += fmt::format(
+            "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#444\" data-level=\"{}\" "
+            "data-routers=\"{}\"><title>{}</title></rect>\n",
+            x, y, box_w, box_h, l, last - first + 1, escape(what));
+        continue;
+      }
+      const HostBox& hb = host_boxes[l][k];
+      job_boxes += hb.job > 0;
+      what += fmt::format(": {} of {} hosts are the job's", hb.job, hb.hosts);
+      // A leaf box holding the job's hosts is outlined; the share of its hosts that are the
+      // job's fills it from the bottom.
       out += fmt::format(
-          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"10\" fill=\"#444\" data-routers=\"{}\"><title>{}</title></rect>\n",
-          box_x(l, k) - box_w / 2, row_y(l) - 5, box_w, last - first + 1, escape(what));
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#d0d0d0\" stroke=\"{}\" "
+          "stroke-width=\"{}\" data-level=\"{}\" data-routers=\"{}\" data-hosts=\"{}\" data-job-hosts=\"{}\"><title>{}</title>"
+          "</rect>\n",
+          x, y, box_w, box_h, l == 1 && hb.job > 0 ? kJobColour : "#888", l == 1 && hb.job > 0 ? 2 : 0.5, l,
+          last - first + 1, hb.hosts, hb.job, escape(what));
+      if (hb.job > 0) {
+        const double h = box_h * static_cast<double>(hb.job) / static_cast<double>(hb.hosts);
+        out += fmt::format(
+            "<rect class=\"job-share\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}"
+            "</title></rect>\n",
+            x, y + box_h - h, box_w, h, kJobColour, escape(what));
+      }
     }
     const std::string row_name = l == 0 ? "hosts" : l == top ? fmt::format("level {} (top)", l)
                                                  : l == 1 ? "level 1 (leaves)" : fmt::format("level {}", l);
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>", left - 8, row_y(l) + 3, row_name);
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#666\">{} {}</text>", left - 8,
                        row_y(l) + 15, b.n, b.per > 1 ? fmt::format("in {} boxes", b.count()) : "");
+    if (marked) {
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{} with the job's</text>",
+                         left - 8, row_y(l) + 27, kJobColour, b.per > 1 ? fmt::format("{} boxes", job_boxes)
+                                                                           : fmt::format("{}", job_boxes));
+    }
+  }
+  if (job.partial) {  // the legend, top right
+    const double x = left + width - 330;
+    out += fmt::format(
+        "<g class=\"job-legend\"><rect x=\"{0:.1f}\" y=\"4\" width=\"10\" height=\"10\" fill=\"{2}\"/><text x=\"{1:.1f}\" "
+        "y=\"13\">the job's hosts</text><rect x=\"{3:.1f}\" y=\"4\" width=\"10\" height=\"10\" fill=\"#d0d0d0\"/><text "
+        "x=\"{4:.1f}\" y=\"13\">other hosts</text><rect x=\"{5:.1f}\" y=\"4\" width=\"10\" height=\"10\" fill=\"#d0d0d0\" "
+        "stroke=\"{2}\" stroke-width=\"2\"/><text x=\"{6:.1f}\" y=\"13\">a leaf above the job's hosts</text></g>\n",
+        x, x + 14, kJobColour, x + 100, x + 114, x + 180, x + 194);
   }
   std::size_t per = 1;
   for (const Blocks& b : blocks) per = std::max(per, b.per);

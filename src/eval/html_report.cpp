@@ -125,9 +125,14 @@ using html::escape;
 struct MetricRow {
   const char* key;   // the JSON key
   const char* text;
-  // The quantity's unit as shown: "utilization", "volume x hops", "volume" or "" (shown as is).
-  enum class Unit { Utilization, VolumeHops, Volume, None } unit;
+  // The quantity's unit as shown: "utilization", "volume x hops", "volume x levels", "volume"
+  // or "" (shown as is).
+  enum class Unit { Utilization, VolumeHops, VolumeLevels, Volume, None } unit;
   double (*get)(const Metrics&);
+  // Which rows a page shows: every one, those of machines with injection links (where the
+  // network's MCL can differ), of placements with traffic inside nodes, of fabrics read from
+  // files (where leaf switches are known).
+  enum class When { Always, HostLinks, NodeTraffic, Fabric } when = When::Always;
 };
 
 std::string number_cell(const std::string& metric, std::size_t column, double value, double shown) {
@@ -140,10 +145,20 @@ std::string metrics_section(const Machine& m, const std::vector<ReportColumn>& c
   for (const ReportColumn& c : columns) out += "<th>" + escape(c.label) + "</th>";
   out += "</tr>\n";
   using U = MetricRow::Unit;
+  using W = MetricRow::When;
+  // The command line's table (metrics_table in report.cpp) in the same order, the same values.
   const std::vector<MetricRow> rows = {
       {"mcl", "MCL (max channel load / bandwidth)", U::Utilization, [](const Metrics& x) { return x.mcl; }},
-      {"throughput", "throughput per node (1 / MCL per slot)", U::None, [](const Metrics& x) { return x.throughput; }},
+      {"throughput", "throughput per task (1 / MCL)", U::None, [](const Metrics& x) { return x.throughput; }},
+      {"mcl_network", "MCL of the network's links (without the nodes' own)", U::Utilization,
+       [](const Metrics& x) { return x.mcl_network; }, W::HostLinks},
       {"hop_bytes", "hop-bytes", U::VolumeHops, [](const Metrics& x) { return x.hop_bytes; }},
+      {"j", "J (each pair once)", U::VolumeHops, [](const Metrics& x) { return x.j; }},
+      {"node_hop_bytes", "node hop-bytes (traffic inside nodes x levels apart)", U::VolumeLevels,
+       [](const Metrics& x) { return x.node_hop_bytes; }, W::NodeTraffic},
+      {"node_volume", "volume inside nodes", U::Volume, [](const Metrics& x) { return x.node_volume; }, W::NodeTraffic},
+      {"leaf_uplink_volume", "leaf uplink volume (leaving leaf switches upwards)", U::Volume,
+       [](const Metrics& x) { return x.leaf_uplink_volume; }, W::Fabric},
       {"avg_dilation", "avg dilation (volume-weighted)", U::None, [](const Metrics& x) { return x.avg_dilation; }},
       {"max_dilation", "max dilation", U::None, [](const Metrics& x) { return double(x.max_dilation); }},
       {"avg_routed_hops", "avg routed hops", U::None, [](const Metrics& x) { return x.avg_routed_hops; }},
@@ -151,16 +166,29 @@ std::string metrics_section(const Machine& m, const std::vector<ReportColumn>& c
       {"load_imbalance", "load imbalance (max/mean)", U::None, [](const Metrics& x) { return x.load_imbalance; }},
       {"network_volume", "volume across the network", U::Volume, [](const Metrics& x) { return x.network_volume; }},
   };
+  auto shown = [&](W when) {
+    switch (when) {
+      case W::Always: return true;
+      case W::HostLinks:
+        return std::any_of(m.classes.begin(), m.classes.end(), [](const LinkClass& c) { return c.host_link; });
+      case W::NodeTraffic:
+        return std::any_of(columns.begin(), columns.end(), [](const ReportColumn& c) { return c.metrics.node_volume > 0; });
+      case W::Fabric: return std::holds_alternative<FabricShape>(m.shape);
+    }
+    return true;
+  };
   auto unit_of = [&](U u) -> std::pair<std::string, double> {
     switch (u) {
       case U::Utilization: return {units.utilization_unit(), units.utilization_factor()};
       case U::VolumeHops: return {units.load_unit() + " x hops", units.load_factor()};
+      case U::VolumeLevels: return {units.load_unit() + " x levels", units.load_factor()};
       case U::Volume: return {units.load_unit(), units.load_factor()};
       case U::None: break;
     }
     return {"", 1};
   };
   for (const MetricRow& r : rows) {
+    if (!shown(r.when)) continue;
     const auto [unit, factor] = unit_of(r.unit);
     out += fmt::format("<tr><th>{}</th><td class=\"unit\">{}</td>", r.text, escape(unit));
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -191,38 +219,41 @@ std::string metrics_section(const Machine& m, const std::vector<ReportColumn>& c
   return out + "</table>\n";
 }
 
-// Histogram of channel utilization of some classes: an "idle" bar, then 16 equal bins up to the
-// shared scale.
+// Histogram of channel utilization of some classes: 16 equal bins up to the shared scale. Idle
+// channels (load 0) are counted in the caption and the svg's data-idle, not drawn: on a big
+// machine under a small job they outnumber the rest by far, and their bar would flatten the
+// others.
 std::string class_histogram(const html::ChartContext& ctx, const std::vector<double>& loads,
                             const std::function<bool(std::uint16_t)>& in_class, const std::string& name) {
   const Machine& m = ctx.machine;
   constexpr int kBins = 16;
-  std::array<std::uint64_t, kBins + 1> count{};
+  std::array<std::uint64_t, kBins> count{};
+  std::uint64_t idle = 0;
   for (ChannelId c = 0; c < m.channels.size(); ++c) {
     if (!in_class(m.channels[c].link_class)) continue;
     const double v = html::utilization(m, loads, c);
     if (!(v > 0)) {
-      ++count[0];
+      ++idle;
       continue;
     }
-    const int bin = ctx.scale > 0 ? std::min(kBins - 1, static_cast<int>(v / ctx.scale * kBins)) : kBins - 1;
-    ++count[1 + bin];
+    ++count[ctx.scale > 0 ? std::min(kBins - 1, static_cast<int>(v / ctx.scale * kBins)) : kBins - 1];
   }
   html::BarChart chart;
   chart.kind = "histogram";
-  chart.attributes = fmt::format("data-class=\"{}\"", escape(name));
+  chart.attributes = fmt::format("data-class=\"{}\" data-idle=\"{}\"", escape(name), idle);
   chart.value_attribute = "data-count";
   html::BarSeries series{"channels", {}, {}};
-  for (int b = 0; b <= kBins; ++b) {
+  for (int b = 0; b < kBins; ++b) {
     series.values.push_back(static_cast<double>(count[b]));
-    chart.categories.push_back(b == 0 ? "idle" : fmt::format("{:.3g}", ctx.in_units(ctx.scale * b / kBins)));
-    series.fills.push_back(b == 0 ? "#bbbbbb" : html::colour(ctx.scale * (b - 0.5) / kBins, ctx.scale));
+    chart.categories.push_back(fmt::format("{:.3g}", ctx.in_units(ctx.scale * (b + 1) / kBins)));
+    series.fills.push_back(html::colour(ctx.scale * (b + 0.5) / kBins, ctx.scale));
   }
   chart.series.push_back(std::move(series));
   chart.x_label = fmt::format("utilization, bin's upper end ({})", ctx.units.utilization_unit());
-  chart.y_label = "channels";
+  chart.y_label = "loaded channels";
   chart.y_unit = "count";
-  chart.caption = fmt::format("class {}: channels per utilization", name);
+  chart.caption = fmt::format("class {}: loaded channels per utilization; {} idle channel{} (load 0) not drawn", name,
+                              idle, idle == 1 ? "" : "s");
   return html::bar_chart(ctx, chart);
 }
 
@@ -257,6 +288,33 @@ std::string colour_legend(double scale, const Units& units) {
   return out + "</svg></div>\n";
 }
 
+// A spec string with every path shortened to its file name (slurm:/long/path/topology.conf,ppn=4
+// -> slurm:topology.conf,ppn=4), for the page's title; the full spec is in its tooltip. A path is
+// a field of the spec (between ':', ',' and '=') that holds a '/'.
+std::string without_directories(const std::string& spec) {
+  std::string out, field;
+  auto flush = [&] {
+    const std::size_t slash = field.find_last_of('/');
+    if (slash == std::string::npos || slash + 1 == field.size()) {
+      out += field;
+    } else {
+      if (field[0] == '\'' || field[0] == '"') out += field[0];  // a quoted path keeps its quotes
+      out += field.substr(slash + 1);
+    }
+    field.clear();
+  };
+  for (char c : spec) {
+    if (c == ':' || c == ',' || c == '=') {
+      flush();
+      out += c;
+    } else {
+      field += c;
+    }
+  }
+  flush();
+  return out;
+}
+
 std::string units_sentence(const Units& u, const Machine& m) {
   std::string volume = u.volume_in_bytes()
                            ? fmt::format("Volumes and loads in bytes ({:.6g} bytes per unit of the pattern).",
@@ -278,18 +336,23 @@ std::string units_sentence(const Units& u, const Machine& m) {
 std::string html_report(const Machine& m, const ReportHeader& header, const std::vector<ReportColumn>& columns) {
   double scale = 0;  // one colour scale for every column
   for (const ReportColumn& c : columns) scale = std::max(scale, c.metrics.mcl);
+  const std::string pattern = without_directories(header.pattern), machine = without_directories(m.description);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>taskmap report: {} on {}</title>\n"
-      "<style>body{{font-family:sans-serif;margin:20px;color:#222}} table.metrics{{border-collapse:collapse}} "
+      "<style>body{{font-family:sans-serif;margin:20px;color:#222}} h1{{overflow-wrap:anywhere}} "
+      "table.metrics{{border-collapse:collapse}} "
       "table.metrics td,table.metrics th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} "
-      "table.metrics th:first-child{{text-align:left}} td.unit{{color:#666;text-align:left}} "
+      "table.metrics th:first-child{{text-align:left}} table.metrics td.unit{{color:#666;text-align:left}} "
       ".columns{{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}} .column{{flex:1}} "
       "figure{{display:inline-block;margin:6px}} figcaption{{font-size:12px;color:#555}} .legend{{margin:8px 0}} "
       ".recommendation{{font-size:1.25em;font-weight:bold;padding:10px 14px;border-left:6px solid #21918c;"
       "background:#eef7f6}} .recommendation.keep{{border-left-color:#b5651d;background:#fbf3ea}}</style>"
       "</head><body>\n",
-      escape(header.pattern), escape(m.description));
-  out += fmt::format("<h1>{} on {}</h1>\n", escape(header.pattern), escape(m.description));
+      escape(pattern), escape(machine));
+  // Paths shortened to file names, the full specs in the tooltip: a site's long paths would
+  // run past the page's edge.
+  out += fmt::format("<h1 title=\"{} on {}\">{} on {}</h1>\n", escape(header.pattern), escape(m.description),
+                     escape(pattern), escape(machine));
   if (!header.recommendation.empty()) {
     out += fmt::format("<p class=\"recommendation{}\">{}</p>\n", header.recommends_change ? "" : " keep",
                        escape(header.recommendation));

@@ -68,7 +68,7 @@ std::string metrics_table(const Metrics& m) {
   std::string out;
   const std::string bottleneck = fmt::format("{}", fmt::join(m.bottleneck_class, ","));
   out += fmt::format("{:<26}{:.6g}{}\n", "MCL", m.mcl, bottleneck.empty() ? "" : " (" + bottleneck + ")");
-  out += fmt::format("{:<26}{:.6g}\n", "throughput (per node)", m.throughput);
+  out += fmt::format("{:<26}{:.6g}\n", "throughput (per task)", m.throughput);
   if (m.mcl_network != m.mcl) out += fmt::format("{:<26}{:.6g}\n", "MCL (network links)", m.mcl_network);
   out += fmt::format("{:<26}{:.6g}\n", "hop-bytes", m.hop_bytes);
   out += fmt::format("{:<26}{:.6g}\n", "J (each pair once)", m.j);

@@ -40,6 +40,28 @@ TEST(Evaluator, StridedRingPlacementTriplesEveryHop) {
   for (double l : loads) EXPECT_DOUBLE_EQ(l, 0.75);
 }
 
+// Throughput is per task, whatever slots the nodes declare. mesh:2 (routers 0 and 1, one
+// channel each way, bandwidth 1); tasks 0-3 on node 0 and 4-7 on node 1, task t exchanging 1
+// unit with task t + 4 each way. Each channel carries the 4 units of its direction: MCL 4,
+// so every task can send its unit 1/4 times per time unit. The same placement on nodes of 4
+// and of 16 slots gives 1/4 both times (it was slots per node / MCL: 1 and 4).
+TEST(Evaluator, ThroughputIsPerTaskWhateverTheSlotsPerNode) {
+  std::vector<CommEdge> edges;
+  for (TaskId t = 0; t < 4; ++t) edges.insert(edges.end(), {CommEdge{t, t + 4, 1.0}, CommEdge{t + 4, t, 1.0}});
+  const CommGraph g = CommGraph::from_edges(8, edges);
+  for (std::uint32_t ppn : {4u, 16u}) {
+    SCOPED_TRACE(ppn);
+    const Machine m = make_machine(fmt::format("mesh:2,ppn={}", ppn));
+    Mapping map;
+    for (TaskId t = 0; t < 8; ++t) map.slot_of_task.push_back((t / 4) * ppn + t % 4);
+    const auto routing = make_routing(m, default_routing(m));
+    const Metrics metrics = Evaluator(m, *routing).evaluate(g, map);
+    EXPECT_DOUBLE_EQ(metrics.mcl, 4.0);
+    EXPECT_DOUBLE_EQ(metrics.throughput, 0.25);
+    for (const ClassMetrics& c : metrics.by_class) EXPECT_DOUBLE_EQ(c.throughput, c.mcl > 0 ? 1 / c.mcl : 0) << c.name;
+  }
+}
+
 TEST(Evaluator, TrafficInsideANodeOrRouterIsFree) {
   // 4 tasks on one node of a 2-router machine: nothing crosses the network.
   auto e = test::evaluate("torus:2,ppn=4", "alltoall:4", "default");

@@ -39,13 +39,18 @@ struct Box {
   double x, y, w, h;
 };
 
-// Renders `html`: the charts' boxes from the DOM after the probe ran, and the screenshot.
+// Renders `html`: the charts' boxes from the DOM after the probe ran, and the screenshot. The
+// page's title (h1) is listed as a box of kind "title", and the page's whole width as one of
+// kind "document": both with their scroll widths, wider than the window when text runs past its edge.
 void render(const std::string& html, std::vector<Box>* boxes, std::string* dom, test::Image* shot) {
   // The probe lists "KIND X Y W H" per chart in a hidden <pre> at the end, changing no layout.
   const std::string probe =
       "<script>const lines = [...document.querySelectorAll('svg.chart')].map(s => { const r = "
       "s.getBoundingClientRect(); return s.getAttribute('class').split(' ')[1] + ' ' + [r.x, r.y, r.width, "
-      "r.height].join(' '); }); document.body.insertAdjacentHTML('beforeend', '<pre id=\"boxes\" "
+      "r.height].join(' '); }); const t = document.querySelector('h1'), h = t.getBoundingClientRect(); "
+      "lines.push('title ' + [h.x, h.y, t.scrollWidth, h.height].join(' ')); const d = document.documentElement; "
+      "lines.push('document 0 0 ' + d.scrollWidth + ' ' + d.scrollHeight); "
+      "document.body.insertAdjacentHTML('beforeend', '<pre id=\"boxes\" "
       "style=\"display:none\">' + lines.join('\\n') + '</pre>');</script>";
   const std::string page = (fs::temp_directory_path() / ("taskmap_render_" + std::to_string(::getpid()) + ".html")).string();
   std::ofstream(page) << std::regex_replace(html, std::regex("</body>"), probe + "</body>");
@@ -95,6 +100,10 @@ void expect_rendered(const std::string& report, const std::set<std::string>& kin
   std::set<std::string> seen;
   std::size_t checked = 0;
   for (const Box& b : boxes) {
+    if (b.kind == "title" || b.kind == "document") {  // within the window's width
+      EXPECT_LE(b.x + b.w, kWidth) << b.kind;
+      continue;
+    }
     seen.insert(b.kind);
     EXPECT_GT(b.w, 0) << b.kind;
     EXPECT_GT(b.h, 0) << b.kind;
@@ -120,7 +129,7 @@ TEST(HtmlRender, EvalReportsDrawTheirCharts) {
   const std::vector<Case> cases = {
       {"--machine torus:4x4x4 --pattern halo3d:4x4x4 --mapper random:seed=3",
        {"heatmap", "histogram", "legend"},
-       {"B (router coordinate)", "A (router coordinate)", "channels"}},
+       {"B (router coordinate)", "A (router coordinate)", "loaded channels"}},
       {"--machine dragonfly:p=2,a=4,h=2 --pattern halo2d:8x9 --mapper random:seed=1",
        {"group-matrix", "group-loads", "histogram"},
        {"to group", "from group", "busiest link's utilization", "group"}},
@@ -144,8 +153,32 @@ TEST(HtmlRender, CompareReportDrawsItsCharts) {
   const auto r = test::run_taskmap("compare --machine slurm:" + test::instance("reorder/three_leaves.conf") +
                                    ",ppn=2 --pattern halo2d:3x6 --mappers random:seed=1,scotch --report " + report);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  expect_rendered(report, {"tree", "histogram", "legend"}, {"tree level", "channels"});
+  expect_rendered(report, {"tree", "histogram", "legend"}, {"tree level", "loaded channels"});
   fs::remove(report);
+}
+
+// A site's topology file deep in a long directory: the page's title names the file, not its
+// directories (the full spec is its tooltip), and stays inside the window, as does the page.
+// Underscores give the browser no place to break a line: with the whole path, the title ran
+// to 4,220 pixels in a window of 1,400.
+TEST(HtmlRender, LongMachinePathsFitTheTitle) {
+  TASKMAP_REQUIRE_TOOL("command -v chromium", "chromium (Debian package chromium)");
+  const fs::path top = fs::temp_directory_path() / ("taskmap_render_" + std::to_string(::getpid()));
+  const fs::path dir = top / "site_configuration_repository_of_the_production_partition_generated_by_the_fabric_manager" /
+                       "etc" / "slurm";
+  fs::create_directories(dir);
+  const fs::path conf = dir / "topology_of_the_production_partition_as_generated_by_the_fabric_manager_every_leaf_and_spine.conf";
+  fs::copy_file(test::instance("reorder/three_leaves.conf"), conf);
+  const std::string report = (top / "report.html").string();
+  const auto r = test::run_taskmap("eval --machine slurm:" + conf.string() +
+                                   ",ppn=2 --nodes cn[01-04] --pattern halo2d:2x4 --mapper random:seed=1 --report " + report);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = test::read_text(report);
+  EXPECT_NE(html.find("<h1 title=\"halo2d:2x4 on slurm:" + conf.string() + ",ppn=2\">halo2d:2x4 on slurm:" +
+                      conf.filename().string() + ",ppn=2</h1>"),
+            std::string::npos);
+  expect_rendered(report, {"tree", "histogram", "legend"}, {"tree level"});
+  fs::remove_all(top);
 }
 
 }  // namespace

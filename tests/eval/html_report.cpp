@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -100,7 +101,7 @@ TEST(HtmlReport, TorusPageMatchesEvalJsonAndCoversEveryChannel) {
     for (const std::string& histogram : histograms) {
       std::smatch name;
       ASSERT_TRUE(std::regex_search(histogram, name, std::regex(R"re(data-class="([^"]+)")re")));
-      double counted = 0;
+      double counted = attribute_values(histogram, "data-idle").at(0);
       for (double n : attribute_values(histogram, "data-count")) counted += n;
       EXPECT_EQ(counted, j["classes"][name[1].str()]["channels"].get<double>()) << name[1];
     }
@@ -179,6 +180,181 @@ TEST(HtmlReport, TreesShowEveryLinkLevelByLevel) {
     EXPECT_EQ(routers, machine == fabric ? 9 + 3 + 1 : 64 + 3 * 16);
     std::filesystem::remove(page_path);
   }
+}
+
+// The command line's metrics of a fabric job are in the page too: J, the traffic inside nodes
+// (node hop-bytes and its volume) and the volume over the leaves' uplinks, with the network's
+// own MCL. three_leaves.conf, 2 slots a node: halo2d:3x4 placed at random on the 6 nodes of
+// s0 and s1 has traffic inside nodes and across the top switch.
+TEST(HtmlReport, FabricPageHasTheCommandLinesNodeAndLeafMetrics) {
+  const std::string page_path = temp_report("fabric_metrics.html");
+  const auto r = test::run_taskmap("eval --machine slurm:" + test::instance("reorder/three_leaves.conf") +
+                                   ",ppn=2 --nodes cn[01-06] --pattern halo2d:3x4 --mapper random:seed=4 "
+                                   "--format json --report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string html = test::read_text(page_path);
+  const auto page = page_metrics(html);
+  for (const char* key : {"j", "node_hop_bytes", "node_volume", "leaf_uplink_volume", "mcl_network"}) {
+    SCOPED_TRACE(key);
+    EXPECT_GT(j[key].get<double>(), 0);  // a row that shows something
+    for (int column = 0; column < 2; ++column) {
+      ASSERT_TRUE(page.count({key, column})) << column;
+      const nlohmann::json& placement = column == 0 ? j["baselines"][0] : j;
+      EXPECT_DOUBLE_EQ(page.at({key, column}), placement[key].get<double>()) << column;
+    }
+  }
+  // J counts each pair once: half the hop-bytes of the symmetric halo.
+  EXPECT_DOUBLE_EQ(page.at({"j", 1}), page.at({"hop_bytes", 1}) / 2);
+  EXPECT_NE(html.find("<th>J (each pair once)</th><td class=\"unit\">pattern units x hops</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"unit\">pattern units x levels</td>"), std::string::npos);
+  std::filesystem::remove(page_path);
+}
+
+// Per box of the tree's hosts and leaves: its hosts (data-hosts) and the job's among them
+// (data-job-hosts), with the box's name and the same counts in its tooltip.
+struct HostBox {
+  int level;
+  std::string name;
+  int hosts, job;
+};
+std::vector<HostBox> host_boxes(const std::string& tree) {
+  std::vector<HostBox> out;
+  const std::regex box(
+      R"re(data-level="(\d)" data-routers="\d+" data-hosts="(\d+)" data-job-hosts="(\d+)"><title>(.*): (\d+) of (\d+) hosts are the job's</title>)re");
+  for (auto it = std::sregex_iterator(tree.begin(), tree.end(), box); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    EXPECT_EQ(m[3].str(), m[5].str());
+    EXPECT_EQ(m[2].str(), m[6].str());
+    out.push_back({std::stoi(m[1].str()), m[4].str(), std::stoi(m[2].str()), std::stoi(m[3].str())});
+  }
+  return out;
+}
+
+// azslurm's Slurm file (../shared/data/topologies/slurm/azslurm_slurm_topology.txt) puts
+// hpc-36, -39, -42 under sw00; hpc-1, -35, -38, -41, -44, -49 under sw01; hpc-37, -45, -46
+// under sw02; hpc-40, -43 under sw03; hpc-47, -48 under sw04. A job on hpc-[1,35,36,39,40]
+// has 2 of sw00's 3 hosts, 2 of sw01's 6, 1 of sw03's 2, none of sw02's and sw04's.
+TEST(HtmlReport, TreeMarksTheJobsHostsPerLeaf) {
+  const std::string conf = test::shared_data("topologies/slurm/azslurm_slurm_topology.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(conf);
+  const std::string page_path = temp_report("job_hosts.html");
+  const auto r = test::run_taskmap("eval --machine slurm:" + conf +
+                                   " --nodes hpcbench-hpc-[1,35-36,39-40] --pattern halo2d:1x5 --mapper hostname-order "
+                                   "--report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = test::read_text(page_path);
+  const auto tree = pictures(html, "tree", 0);
+  ASSERT_EQ(tree.size(), 1u);
+  std::map<std::string, std::pair<int, int>> leaves;
+  int hosts = 0, job_hosts = 0;
+  for (const HostBox& b : host_boxes(tree[0])) {
+    if (b.level == 1) leaves[b.name] = {b.job, b.hosts};
+    if (b.level == 0) hosts += b.hosts, job_hosts += b.job;
+  }
+  EXPECT_EQ(leaves, (std::map<std::string, std::pair<int, int>>{
+                        {"sw00", {2, 3}}, {"sw01", {2, 6}}, {"sw02", {0, 3}}, {"sw03", {1, 2}}, {"sw04", {0, 2}}}));
+  EXPECT_EQ(hosts, 16);
+  EXPECT_EQ(job_hosts, 5);
+  EXPECT_NE(html.find("data-job-hosts=\"5\" data-job-leaves=\"3\">The job has 5 of the 16 hosts, under 3 of the 5 leaf"),
+            std::string::npos);
+  std::filesystem::remove(page_path);
+}
+
+// On a real InfiniBand fabric (avakas, 281 hosts under 16 leaves) the page's job hosts per
+// leaf are those `taskmap info --format json` lists under each leaf switch (a host under two
+// leaves counts in both), for a job of every 7th host.
+TEST(HtmlReport, TreeMarksTheJobsHostsOnARealFabric) {
+  const std::string file = test::shared_data("topologies/ibnet/hwloc-netloc_avakas_ib-subnet-fe80_0000_0000_0000.txt.gz");
+  TASKMAP_REQUIRE_SHARED_DATA(file);
+  const auto info = test::run_taskmap("info --machine ibnet:" + file + " --format json");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const auto hosts = nlohmann::json::parse(info.out)["hosts"];
+  std::map<std::string, std::pair<int, int>> expected;  // leaf -> (the job's hosts, hosts)
+  std::string nodes;
+  int job = 0;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    const bool in_job = i % 7 == 0;
+    if (in_job) {
+      if (job++ > 0) nodes += ',';
+      nodes += hosts[i]["name"].get<std::string>();
+    }
+    for (const auto& sw : hosts[i]["switches"]) {
+      auto& [k, n] = expected[sw.get<std::string>()];
+      k += in_job, ++n;
+    }
+  }
+  ASSERT_EQ(hosts.size(), 281u);
+  const std::string page_path = temp_report("avakas.html");
+  const auto r = test::run_taskmap("eval --machine ibnet:" + file + " --nodes " + nodes + " --pattern alltoall:" +
+                                   std::to_string(job) + " --mapper hostname-order --report " + page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = test::read_text(page_path);
+  std::map<std::string, std::pair<int, int>> drawn;
+  int job_hosts = 0;
+  for (const HostBox& b : host_boxes(pictures(html, "tree", 0).at(0))) {
+    if (b.level == 1) drawn[b.name] = {b.job, b.hosts};
+    if (b.level == 0) job_hosts += b.job;
+  }
+  EXPECT_EQ(drawn, expected);
+  EXPECT_EQ(job_hosts, job);
+  std::filesystem::remove(page_path);
+}
+
+// The idle channels are a count in the caption, not a bar: the tallest bar drawn is a loaded
+// one, and the idle count is the number of the class's channels of load 0 in --loads-csv.
+TEST(HtmlReport, HistogramsCountIdleChannelsInTheCaption) {
+  const std::string conf = test::shared_data("topologies/slurm/azslurm_slurm_topology.txt");
+  TASKMAP_REQUIRE_SHARED_DATA(conf);
+  const std::string page_path = temp_report("idle.html"), csv = temp_report("idle.csv");
+  const auto r = test::run_taskmap("eval --machine slurm:" + conf + " --nodes hpcbench-hpc-[1,35-36,39-40] "
+                                   "--pattern halo2d:1x5 --mapper hostname-order --loads-csv " + csv + " --report " +
+                                   page_path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, int> idle, loaded;  // per class, from the CSV
+  std::istringstream lines(test::read_text(csv));
+  std::string line;
+  std::getline(lines, line);
+  ASSERT_EQ(line, "channel,src_router,dst_router,class,bandwidth,load,utilization");
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 7u) << line;
+    ++(std::stod(f[5]) == 0 ? idle : loaded)[f[3]];
+  }
+  std::set<std::string> classes;
+  for (const auto& counts : {idle, loaded}) {
+    for (const auto& [cls, n] : counts) classes.insert(cls);
+  }
+  const std::string html = test::read_text(page_path);
+  const auto histograms = pictures(html, "histogram", 0);
+  ASSERT_EQ(histograms.size(), classes.size());
+  bool idle_tallest = false;  // a class where an idle bar would have flattened the others
+  for (const std::string& h : histograms) {
+    std::smatch name;
+    ASSERT_TRUE(std::regex_search(h, name, std::regex(R"re(data-class="([^"]+)")re")));
+    const std::string cls = name[1].str();
+    SCOPED_TRACE(cls);
+    EXPECT_EQ(attribute_values(h, "data-idle").at(0), idle[cls]);
+    const auto counts = attribute_values(h, "data-count");
+    double drawn = 0;
+    for (double n : counts) drawn += n;
+    EXPECT_EQ(drawn, loaded[cls]);
+    // The tallest bar, the full height of the plot (120 pixels), is the fullest loaded bin.
+    const double fullest = *std::max_element(counts.begin(), counts.end());
+    std::smatch tallest;
+    ASSERT_TRUE(std::regex_search(h, tallest, std::regex(R"re(height="120.0" fill="[^"]+" data-count="([^"]+)")re")));
+    EXPECT_EQ(std::stod(tallest[1].str()), fullest);
+    EXPECT_GT(fullest, 0);
+    idle_tallest = idle_tallest || idle[cls] > fullest;
+    const std::size_t at = html.find(h);
+    const std::string caption = html.substr(html.find("<figcaption>", at), html.find("</figcaption>", at) - html.find("<figcaption>", at));
+    EXPECT_NE(caption.find(fmt::format("; {} idle channels (load 0) not drawn", idle[cls])), std::string::npos) << caption;
+  }
+  EXPECT_TRUE(idle_tallest);
+  std::filesystem::remove(page_path);
+  std::filesystem::remove(csv);
 }
 
 // A fabric of 10,000 nodes (250 leaves of 40, 10 spines over 25 leaves each, one top switch)

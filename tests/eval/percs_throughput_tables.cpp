@@ -28,9 +28,11 @@ double round_half_even(double x) {
 
 void check(const Cell& c) {
   auto e = test::evaluate(fmt::format("percs:ns={},nd={}", c.ns, c.nd), c.pattern, "default", c.routing);
-  SCOPED_TRACE(fmt::format("ns={} nd={} {} {}: tau={} ({})", c.ns, c.nd, c.pattern, c.routing, e.metrics.throughput,
+  // tau is per node: the throughput per task times the 4 tasks of every node.
+  const double tau = 4 * e.metrics.throughput;
+  SCOPED_TRACE(fmt::format("ns={} nd={} {} {}: tau={} ({})", c.ns, c.nd, c.pattern, c.routing, tau,
                            fmt::join(e.metrics.bottleneck_class, ",")));
-  EXPECT_EQ(round_half_even(e.metrics.throughput), c.paper);
+  EXPECT_EQ(round_half_even(tau), c.paper);
   if (*c.bottleneck) {
     // Several classes are listed when they tie exactly; the paper's must be among them.
     const auto& tied = e.metrics.bottleneck_class;

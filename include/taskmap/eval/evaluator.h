@@ -19,7 +19,7 @@ struct ClassMetrics {
   double bandwidth = 0;
   double max_load = 0;        // max over the class's channels of l(e)
   double mcl = 0;             // max_load / bandwidth
-  double throughput = 0;      // slots_per_node / mcl (0 when the class carries nothing)
+  double throughput = 0;      // 1 / mcl (0 when the class carries nothing)
   std::uint64_t channels = 0;
   std::uint64_t channels_used = 0;
 };
@@ -30,9 +30,11 @@ struct Metrics {
   // exactly (e.g. PERCS transpose, n_d = 4: D and LR). Empty when nothing is routed.
   std::vector<std::string> bottleneck_class;
   std::vector<ClassMetrics> by_class;
-  // Per-node throughput: the rate at which every node can inject its tasks' traffic (each
-  // task scaled to send its pattern volume per time unit) before the busiest channel
-  // saturates: slots_per_node / MCL. PERCS's tau = 4/t [PERCS-map §3]. 0 if MCL is 0.
+  // Throughput per task: how many times per time unit every task can send its traffic of the
+  // pattern, all tasks at once, before the busiest channel saturates: 1 / MCL. It depends on
+  // the placement alone, not on the slots a node declares, so placements of a job compare by
+  // it whatever the machine's ppn. Per node: times the tasks a node holds (PERCS's
+  // tau = 4/t [PERCS-map §3], 4 tasks a node). 0 if MCL is 0.
   double throughput = 0;
   // MCL over the network's links only: without the nodes' injection/ejection channels
   // (LinkClass::host_link). Equal to mcl on machines without them.

@@ -4,8 +4,9 @@
 // metrics of every evaluated placement side by side, and pictures of the channel loads of the
 // placements that carry them: heat maps of tori and meshes (one panel per dimension pair), a
 // Dragonfly's global channels group to group and each group's busiest local and global links,
-// a fat-tree's or a cluster tree's switches level by level, and per-class histograms of
-// channel utilization. Every chart labels its axes with their units (docs/report.md).
+// a fat-tree's or a cluster tree's switches level by level (with the job's hosts marked when
+// it has only some of the machine's nodes), and per-class histograms of the loaded channels'
+// utilization. Every chart labels its axes with their units (docs/report.md).
 #include <string>
 #include <vector>
 
