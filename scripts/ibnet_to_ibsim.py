@@ -16,6 +16,8 @@ What ibsim 0.10 reads and how this file is written for it:
     the node GUID written is (port GUID - port number) of the CA's first cabled port: port GUIDs
     stay real (they are what LIDs and forwarding tables name); a CA whose node GUID was not
     port GUID - port number gets another node GUID (listed in notes).
+  - descriptions are kept, except that port lines (where ibsim reads `x=` as a port option)
+    get the neighbour's description with '=' and '#' replaced; the node's own is exact.
   - LIDs and LMC of the dump are written, so the ports start with them and OpenSM keeps them
     (opensm -r reassigns).
   - speeds: SDR DDR QDR FDR10 FDR EDR HDR; NDR and XDR are written HDR (no effect on routes).
@@ -231,8 +233,11 @@ def check_links(nodes, path):
                                   f"0x{rkey[1]:016x} port {rport}, which does not point back")
 
 
-def clean(text):
-    return (text or "").replace('"', "'").replace("=", ":").replace("#", "-").strip()
+def clean(text, on_port_line=False):
+    """A description ibsim reads back whole: no double quote; on a port line also no '=' (ibsim
+    takes `x=` there as a port option) and no '#'."""
+    text = (text or "").replace('"', "'").strip()
+    return text.replace("=", ":").replace("#", "-") if on_port_line else text
 
 
 def node_id(key):
@@ -327,7 +332,7 @@ def main(argv):
             if speed not in SPEEDS_KNOWN or width not in (1, 2, 4, 8, 12):
                 width, speed = 4, "QDR"
                 subst["unknown"] = subst.get("unknown", 0) + 1
-            rdesc = clean(r.desc) or node_id(rkey)
+            rdesc = clean(r.desc, on_port_line=True) or node_id(rkey)
             if r.kind == "SW":
                 rlid = r.lid if r.lid is not None else 0
             else:
