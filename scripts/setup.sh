@@ -21,6 +21,7 @@ packages=(
   chromium  # the tests render the HTML report headless (tests/eval/html_render.cpp)
   python3-jsonschema  # the tests check every JSON output against docs/schema/ (tests/cli/json_schema.cpp)
   time python3-networkx python3-scipy  # bench/general.sh: CPU times, the generated graphs
+  opensm ibsim-utils infiniband-diags  # scripts/opensm_routes.sh: OpenSM's LFTs on a simulated fabric
 )
 if [ "${1:-}" = "--extras" ]; then
   packages+=(lammps lammps-examples hpcc)
