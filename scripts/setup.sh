@@ -24,6 +24,7 @@ packages=(
   man-db groff-base  # the tests render taskmap(1) and check groff's warnings (tests/cli/man_page_completion.cpp)
   jq  # docs/mpi.md's recipe for checking a reorder report, which tests/launch/reorder_launch.cpp runs
   time python3-networkx python3-scipy  # bench/general.sh: CPU times, the generated graphs
+  opensm ibsim-utils infiniband-diags  # scripts/opensm_routes.sh: OpenSM's LFTs on a simulated fabric
 )
 if [ "${1:-}" = "--extras" ]; then
   packages+=(lammps lammps-examples hpcc)
