@@ -210,7 +210,8 @@ int main(int argc, char** argv) {
       ->default_str("table");
   map->add_option("--report", config.report,
                   "Also write an HTML page (*.html): what to do, the metrics, pictures of the link loads, the "
-                  "baseline beside the mapping");
+                  "baseline beside the mapping")
+      ->type_name("FILE");
   add_summary_options(map);
 
   auto* compare = app.add_subcommand("compare", "Evaluate several mappers side by side, one row each");

@@ -117,6 +117,8 @@ const EnvironmentEntry kEnvironment[] = {
     {"TASKMAP_REORDER_SECONDS",
      "The reorder library: the time limit of the mapping on rank 0, in seconds; default: 10."},
     {"TASKMAP_REORDER_REPORT", "The reorder library: rank 0 writes a JSON report of each reordered call there."},
+    {"TASKMAP_REORDER_QUIET",
+     "The reorder library: 1 silences the line rank 0 prints after each reordered call (warnings stay)."},
     {"TASKMAP_FAKE_HOST",
      "The reorder library, for tests: node names instead of MPI_Get_processor_name's, `@FILE` (line i: world rank "
      "i's host) or `cn01:0-3,cn02:4-7`."},

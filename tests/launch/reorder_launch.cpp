@@ -153,29 +153,28 @@ void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int
   EXPECT_TRUE(verdict.starts_with(fmt::format("file:placement.txt lowers the maximum link load by {}%",
                                               std::lround((mcl_before - mcl_after) / mcl_before * 100))))
       << verdict;
-  EXPECT_TRUE(verdict.ends_with(" against file:start.txt; use placement.txt")) << verdict;
+  // The verdict may name what rose beside (node hop-bytes), then the deciding metric.
+  EXPECT_NE(verdict.find(" against file:start.txt;"), std::string::npos) << verdict;
+  EXPECT_TRUE(verdict.ends_with(": use placement.txt") || verdict.ends_with("; use placement.txt")) << verdict;
 }
 
 // The stencil program without the library (its own check, as a baseline; release build only),
 // then with it at every size of kStencilSizes.
-void expect_stencil_runs(const Mpi& mpi, const std::string& program) {
-  if (!TASKMAP_TESTS_SANITIZED) {
-    const auto plain = launch(mpi, 27, program, {});
-    ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  }
-  for (int np : kStencilSizes) expect_better_stencil_order(mpi, program, np);
-}
-
 TEST(ReorderLibrary, StencilKeepsItsResultsAndGetsABetterOrder) {
   for (const Mpi& mpi : mpis()) {
     SCOPED_TRACE(mpi.name);
     TASKMAP_REQUIRE_LAUNCHER(mpi);
-    expect_stencil_runs(mpi, mpi.stencil);
+    if (!TASKMAP_TESTS_SANITIZED) {
+      const auto plain = launch(mpi, 27, mpi.stencil, {});
+      ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    }
+    for (int np : kStencilSizes) expect_better_stencil_order(mpi, mpi.stencil, np);
   }
 }
 
 // The same stencil in Fortran with the mpi_f08 bindings, whose MPI_Cart_create does not go
-// through the C function.
+// through the C function: what it adds to the C runs is that binding, so one job of the size
+// whose grid is not a cube (4x3x3) covers it; each launch of 36 processes on 2 cores takes 10 s.
 TEST(ReorderLibrary, FortranStencilGetsTheSameOrder) {
   for (const Mpi& mpi : mpis()) {
     SCOPED_TRACE(mpi.name);
@@ -184,7 +183,7 @@ TEST(ReorderLibrary, FortranStencilGetsTheSameOrder) {
       ADD_FAILURE() << "no Fortran wrapper for " << mpi.name;
       continue;
     }
-    expect_stencil_runs(mpi, mpi.fortran_stencil);
+    expect_better_stencil_order(mpi, mpi.fortran_stencil, kStencilSizes.back());
   }
 }
 
