@@ -13,6 +13,7 @@ if(PKG_CONFIG_FOUND)
   pkg_check_modules(TASKMAP_CBC QUIET IMPORTED_TARGET cbc)
   pkg_check_modules(TASKMAP_HWLOC QUIET IMPORTED_TARGET hwloc)
   pkg_check_modules(TASKMAP_YAML QUIET IMPORTED_TARGET yaml-cpp)
+  pkg_check_modules(TASKMAP_ARCHIVE QUIET IMPORTED_TARGET libarchive)
 endif()
 
 foreach(dep scotch metis)
@@ -32,11 +33,12 @@ elseif(NOT TARGET taskmap_deps::cbc)
   set_target_properties(taskmap_deps::cbc PROPERTIES INTERFACE_LINK_LIBRARIES PkgConfig::TASKMAP_CBC)
 endif()
 
-# hwloc (libhwloc-dev) reads node topologies, yaml-cpp (libyaml-cpp-dev) Slurm's topology.yaml.
-foreach(dep HWLOC YAML)
+# hwloc (libhwloc-dev) reads node topologies, yaml-cpp (libyaml-cpp-dev) Slurm's topology.yaml,
+# libarchive (libarchive-dev) the members of tar files (forwarding tables as sites archive them).
+foreach(dep HWLOC YAML ARCHIVE)
   string(TOLOWER ${dep} name)
   if(NOT TASKMAP_${dep}_FOUND)
-    list(APPEND TASKMAP_LINK_DEPS_MISSING "${name} through pkg-config (Debian libhwloc-dev, libyaml-cpp-dev)")
+    list(APPEND TASKMAP_LINK_DEPS_MISSING "${name} through pkg-config (Debian libhwloc-dev, libyaml-cpp-dev, libarchive-dev)")
   elseif(NOT TARGET taskmap_deps::${name})
     add_library(taskmap_deps::${name} INTERFACE IMPORTED)
     set_target_properties(taskmap_deps::${name} PROPERTIES INTERFACE_LINK_LIBRARIES PkgConfig::TASKMAP_${dep})

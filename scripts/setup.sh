@@ -17,6 +17,7 @@ packages=(
   mpich libmpich-dev  # the MPI libraries are built and tested for both MPIs
   libsimgrid-dev
   libhwloc-dev libyaml-cpp-dev
+  libarchive-dev  # forwarding tables read from tar files
   libtbb-dev  # the evaluator's threads
   clang libfuzzer-14-dev  # scripts/fuzz.sh
   chromium  # the tests render the HTML report headless (tests/eval/html_render.cpp)
@@ -24,7 +25,7 @@ packages=(
   man-db groff-base  # the tests render taskmap(1) and check groff's warnings (tests/cli/man_page_completion.cpp)
   jq  # docs/mpi.md's recipe for checking a reorder report, which tests/launch/reorder_launch.cpp runs
   time python3-networkx python3-scipy  # bench/general.sh: CPU times, the generated graphs
-  opensm ibsim-utils infiniband-diags  # scripts/opensm_routes.sh: OpenSM's LFTs on a simulated fabric
+  opensm ibsim-utils libumad2sim0 infiniband-diags  # scripts/opensm_routes.sh: OpenSM's LFTs on a simulated fabric
 )
 if [ "${1:-}" = "--extras" ]; then
   packages+=(lammps lammps-examples hpcc)

@@ -1,8 +1,11 @@
 #include "taskmap/core/text_source.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <lzma.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -74,28 +77,97 @@ std::string decompress_gz(const std::string& path, const std::string& data) {
   return out;
 }
 
+// Unpacks xz or gzip data (told by its magic bytes) and drops a UTF-8 byte order mark.
+std::string decoded(const std::string& name, std::string data) {
+  if (data.size() >= 6 && std::memcmp(data.data(), "\xFD" "7zXZ\0", 6) == 0) {
+    data = decompress_xz(name, data);
+  } else if (data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+             static_cast<unsigned char>(data[1]) == 0x8b) {
+    data = decompress_gz(name, data);
+  }
+  // A UTF-8 byte order mark (editors on Windows write one) is no part of the first line.
+  if (data.starts_with("\xEF\xBB\xBF")) data.erase(0, 3);
+  return data;
+}
+
+// A tar archive (POSIX ustar, GNU or pax): "ustar" at byte 257 of its first header.
+bool is_tar(const std::string& data) { return data.size() >= 512 && data.compare(257, 5, "ustar") == 0; }
+
+// The regular members of a tar archive held in memory, each decoded, in name order.
+std::vector<TextFile> tar_members(const std::string& path, const std::string& data) {
+  struct archive* a = archive_read_new();
+  archive_read_support_format_tar(a);
+  if (archive_read_open_memory(a, data.data(), data.size()) != ARCHIVE_OK) {
+    const std::string why = archive_error_string(a) ? archive_error_string(a) : "unreadable";
+    archive_read_free(a);
+    fail("{}: not a readable tar archive: {}", path, why);
+  }
+  std::vector<TextFile> members;
+  struct archive_entry* entry = nullptr;
+  int status = ARCHIVE_OK;
+  while ((status = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
+    if (archive_entry_filetype(entry) != AE_IFREG) continue;
+    const std::string name = path + ":" + archive_entry_pathname(entry);
+    const auto size = archive_entry_size(entry);
+    check_memory(name, saturating_mul(static_cast<std::uint64_t>(std::max<la_int64_t>(size, 0)), 2), "its text");
+    std::string text(static_cast<std::size_t>(std::max<la_int64_t>(size, 0)), '\0');
+    if (archive_read_data(a, text.data(), text.size()) != static_cast<la_ssize_t>(text.size())) {
+      archive_read_free(a);
+      fail("{}: the archive is cut inside this member", name);
+    }
+    members.push_back({name, decoded(name, std::move(text))});
+  }
+  const std::string why = archive_error_string(a) ? archive_error_string(a) : "";
+  archive_read_free(a);
+  if (status != ARCHIVE_EOF) fail("{}: a damaged tar archive after {} members: {}", path, members.size(), why);
+  std::sort(members.begin(), members.end(), [](const TextFile& x, const TextFile& y) { return x.name < y.name; });
+  return members;
+}
+
 }  // namespace
+
+std::vector<TextFile> read_text_files(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+      if (entry.is_regular_file()) names.push_back(entry.path().string());
+    }
+    if (error) fail("cannot read the folder '{}': {}", path, error.message());
+    std::sort(names.begin(), names.end());
+    std::vector<TextFile> files;
+    for (const std::string& name : names) {
+      std::string text = read_text_file(name);
+      if (is_tar(text)) fail("{}: a tar archive inside a folder of tables: give the archive itself", name);
+      files.push_back({name, std::move(text)});
+    }
+    return files;
+  }
+  std::string text = read_text_file(path);
+  if (is_tar(text)) return tar_members(path, text);
+  std::vector<TextFile> files;
+  files.push_back({path, std::move(text)});
+  return files;
+}
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot open '{}': {}", path, std::strerror(errno));
   if (std::filesystem::is_directory(path)) fail("cannot open '{}': {}", path, std::strerror(EISDIR));
   std::error_code size_error;
-  if (const auto size = std::filesystem::file_size(path, size_error); !size_error) {
-    check_memory(path, saturating_mul(size, 2), "its text");
+  const auto size = std::filesystem::file_size(path, size_error);
+  if (!size_error) check_memory(path, saturating_mul(size, 2), "its text");
+  std::string data;
+  if (!size_error && size > 0) {  // a regular file: read whole, in one piece
+    data.resize(size);
+    in.read(data.data(), static_cast<std::streamsize>(size));
+    data.resize(static_cast<std::size_t>(in.gcount()));
+  } else {  // a pipe, a device: as it comes
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    data = ss.str();
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string data = ss.str();
-  if (data.size() >= 6 && std::memcmp(data.data(), "\xFD" "7zXZ\0", 6) == 0) {
-    data = decompress_xz(path, data);
-  } else if (data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
-             static_cast<unsigned char>(data[1]) == 0x8b) {
-    data = decompress_gz(path, data);
-  }
-  // A UTF-8 byte order mark (editors on Windows write one) is no part of the first line.
-  if (data.starts_with("\xEF\xBB\xBF")) data.erase(0, 3);
-  return data;
+  return decoded(path, std::move(data));
 }
 
 LineCursor::LineCursor(std::string source_name, std::string text)

@@ -14,6 +14,17 @@ namespace taskmap::io {
 // memory limit (--max-memory) as it is read. Throws Error naming the path.
 std::string read_text_file(const std::string& path);
 
+// A text read from a file or from a member of an archive, with the name messages give it.
+struct TextFile {
+  std::string name;
+  std::string text;
+};
+// The texts a path names: the file itself; every regular file of a folder (not its
+// subfolders), named FOLDER/FILE; or every regular member of a tar archive (plain, or packed
+// with gzip or xz), named ARCHIVE:MEMBER. Folders and archives in name order. Each text is read
+// as read_text_file reads it; throws Error naming the path.
+std::vector<TextFile> read_text_files(const std::string& path);
+
 class LineCursor {
  public:
   LineCursor(std::string source_name, std::string text);
