@@ -182,6 +182,47 @@ std::vector<RouterId> derived_top(const Machine& m, const std::vector<RouterId>&
   return top;
 }
 
+// Where an InfiniBand fabric's subnet nodes and ports are in the machine: FabricShape's
+// router_of_node and channel_of_port, filled as the channels are made.
+class SubnetChannels final {
+ public:
+  SubnetChannels(const Fabric& f, RouterId first_switch) : f_(f) {
+    if (!f.subnet) return;
+    const auto& nodes = f.subnet->nodes;
+    router_of_node_.assign(nodes.size(), kNoRouter);
+    channel_of_port_.resize(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) channel_of_port_[i].assign(nodes[i].ports.size(), kNoChannel);
+    for (std::size_t s = 0; s < f.subnet_switch.size(); ++s) {
+      router_of_node_[f.subnet_switch[s]] = first_switch + static_cast<RouterId>(s);
+    }
+  }
+  void host_port(std::size_t k, RouterId host, ChannelId inject, ChannelId eject) {
+    if (!f_.subnet) return;
+    const ib::PortRef ca = f_.subnet_host_port[k];
+    const ib::Port& port = f_.subnet->port(ca);
+    router_of_node_[ca.node] = host;
+    channel_of_port_[ca.node][ca.port] = inject;
+    channel_of_port_[port.peer_node][port.peer_port] = eject;
+  }
+  void cable(std::size_t k, ChannelId ab, ChannelId ba) {
+    if (!f_.subnet) return;
+    const auto& [a, b] = f_.subnet_cable[k];
+    channel_of_port_[a.node][a.port] = ab;
+    channel_of_port_[b.node][b.port] = ba;
+  }
+  void fill(FabricShape& shape) {
+    if (!f_.subnet) return;
+    shape.subnet = f_.subnet;
+    shape.router_of_node = std::move(router_of_node_);
+    shape.channel_of_port = std::move(channel_of_port_);
+  }
+
+ private:
+  const Fabric& f_;
+  std::vector<RouterId> router_of_node_;
+  std::vector<std::vector<ChannelId>> channel_of_port_;
+};
+
 }  // namespace
 
 Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
@@ -203,17 +244,22 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
     for (const auto& p : f.host_ports) classes.collect("inject", p.gbps), classes.collect("eject", p.gbps);
   }
   classes.create();
+  SubnetChannels subnet(f, first_switch);
   if (!f.hosts_on_switches) {
-    for (const auto& p : f.host_ports) {
-      m.add_channel(p.host, first_switch + p.sw, classes.id("inject", p.gbps));
-      m.add_channel(first_switch + p.sw, p.host, classes.id("eject", p.gbps));
+    for (std::size_t k = 0; k < f.host_ports.size(); ++k) {
+      const auto& p = f.host_ports[k];
+      const ChannelId inject = m.add_channel(p.host, first_switch + p.sw, classes.id("inject", p.gbps));
+      const ChannelId eject = m.add_channel(first_switch + p.sw, p.host, classes.id("eject", p.gbps));
+      subnet.host_port(k, p.host, inject, eject);
     }
   }
-  for (const auto& c : f.cables) {
+  for (std::size_t k = 0; k < f.cables.size(); ++k) {
+    const auto& c = f.cables[k];
     if (c.a == c.b) continue;  // a loopback carries no traffic between routers
     const std::uint16_t cls = classes.id("link", c.gbps);
-    m.add_channel(first_switch + c.a, first_switch + c.b, cls);
-    m.add_channel(first_switch + c.b, first_switch + c.a, cls);
+    const ChannelId ab = m.add_channel(first_switch + c.a, first_switch + c.b, cls);
+    const ChannelId ba = m.add_channel(first_switch + c.b, first_switch + c.a, cls);
+    subnet.cable(k, ab, ba);
   }
 
   // Nodes in router order: each host its own router, or the hosts of each switch together.
@@ -243,6 +289,7 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
     for (const auto& p : f.host_ports) host_ports.push_back(first_switch + p.sw);
     shape.top_switches = derived_top(m, host_ports, first_switch, f.hosts_on_switches);
   }
+  subnet.fill(shape);
   m.shape = std::move(shape);
   if (!f.switch_group.empty()) {  // hosts on switches: router = switch
     std::get<FabricShape>(m.shape).dragonfly = make_dragonfly_groups(m, f.switch_group, f.group_names);

@@ -28,6 +28,13 @@ struct Oddity {
 // Routers (Rt) join subnets: a route inside one subnet never crosses them, so they are skipped.
 enum class NodeKind { kSwitch, kCa, kRouter };
 
+// What the file says of one port's address: its GUID and LID range (LID 0: not given).
+struct PortAddress {
+  std::string guid;
+  std::uint32_t lid = 0;
+  std::uint32_t lmc = 0;
+};
+
 struct Node {
   NodeKind kind = NodeKind::kCa;
   std::string guid;                     // 16 lowercase hex digits: the node GUID (the port GUID in a port list)
@@ -37,6 +44,18 @@ struct Node {
   std::string peer_description;         // how its peers' port lines describe it (ibnetdiscover
                                         // --node-name-map writes the mapped name there only)
   std::size_t line = 0;                 // where the node is first declared
+  std::uint32_t port_count = 0;         // the block header's port count; 0 when not given
+  std::string system_guid;              // sysimgguid= before the block; empty when not given
+  // Per port number (a switch's LID is its port 0's): the addresses the file gives, from the
+  // node's own lines or its peers'.
+  std::map<std::uint32_t, PortAddress> addresses;
+  // Records what a line says of port `port`'s address: the first LID given stays; a peer's
+  // line gives no LMC, the port's own line may add it.
+  void note_address(std::uint32_t port, std::string_view port_guid, std::uint32_t lid, std::uint32_t lmc) {
+    PortAddress& a = addresses[port];
+    if (a.guid.empty()) a.guid = std::string(port_guid);
+    if (lid != 0 && (a.lid == 0 || (a.lid == lid && lmc > a.lmc))) a.lid = lid, a.lmc = lmc;
+  }
 };
 
 struct PortEnd {

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "ibnet_dump.h"
 #include "taskmap/core/error.h"
@@ -77,6 +79,7 @@ struct PendingPort {
   std::string peer_port_guid;  // a CA peer's port GUID, for the GUID map
   std::string peer_description;
   std::string rate;
+  std::uint32_t peer_lid = 0;
   std::size_t line = 0;
 };
 
@@ -95,6 +98,10 @@ class PlainParser final {
       close_block();
       if (is_header(line)) {
         open_block(line);
+      } else if (line.starts_with("sysimgguid=")) {
+        // The system image GUID of the block that follows (a chassis's nodes share one).
+        const auto guid = canonical_guid(trim(line.substr(11)));
+        system_guid_ = guid.value_or("");
       } else if (!is_known_filler(line)) {
         if (cur_.in_unterminated_last_line()) cur_.fail_here(fmt::format("the file ends inside '{}': is it cut?", line));
         dump_.ignored_lines.note(fmt::format("line {}: '{}'", cur_.line_number(), line));
@@ -143,8 +150,9 @@ class PlainParser final {
     (void)scan.until('"');
     const auto name = scan.until('"');
     if (!ports || !name) cur_.fail_here(fmt::format("expected '{} PORTS \"GUID\" # \"DESCRIPTION\"'", fields[0]));
-    if (const auto count = ports.value_or(0); count < 1 || count > kMaxPort) {
-      cur_.fail_here(fmt::format("{} ports: a node has 1 to {} ports", count, kMaxPort));
+    const std::int64_t port_count = ports.value_or(0);
+    if (port_count < 1 || port_count > kMaxPort) {
+      cur_.fail_here(fmt::format("{} ports: a node has 1 to {} ports", port_count, kMaxPort));
     }
     const auto guid = name->size() > 2 ? canonical_guid(name->substr(2)) : std::nullopt;
     if (!guid) cur_.fail_here(fmt::format("'{}' is not a node GUID (\"S-\", \"H-\" or \"R-\" and hex digits)", *name));
@@ -160,6 +168,13 @@ class PlainParser final {
     node.guid = *guid;
     node.description = std::move(description);
     node.line = cur_.line_number();
+    node.port_count = static_cast<std::uint32_t>(port_count);
+    node.system_guid = std::exchange(system_guid_, {});
+    // "... enhanced port 0 lid 9 lmc 0": a switch's LID is its port 0's.
+    if (node.kind == NodeKind::kSwitch) {
+      const auto [lid, lmc] = lid_words(scan.rest());
+      node.note_address(0, node.guid, lid, lmc);
+    }
     dump_.nodes.push_back(std::move(node));
     block_ = it->second;
     ports_in_block_ = 0;
@@ -209,7 +224,17 @@ class PlainParser final {
     Scanner scan(line);
     PendingPort pending;
     pending.end = {*block_, port_number(scan)};
-    if (auto own = port_guid(scan); !own.empty()) dump_.nodes[*block_].port_guids.push_back(std::move(own));
+    const std::string own_guid = port_guid(scan);
+    if (!own_guid.empty()) dump_.nodes[*block_].port_guids.push_back(own_guid);
+    // A CA's own LID comes between the '#' and the peer's description: "# lid 3 lmc 0 "...".
+    if (dump_.nodes[*block_].kind != NodeKind::kSwitch) {
+      const auto hash = line.find('#');
+      const auto open = hash == std::string_view::npos ? hash : line.find('"', hash);
+      if (open != std::string_view::npos) {
+        const auto [lid, lmc] = lid_words(line.substr(hash + 1, open - hash - 1));
+        dump_.nodes[*block_].note_address(pending.end.port, own_guid, lid, lmc);
+      }
+    }
     const auto peer = scan.eat('"') ? scan.until('"') : std::nullopt;
     const auto peer_guid =
         peer && peer->size() > 2 && (*peer)[1] == '-' ? canonical_guid(peer->substr(2)) : std::nullopt;
@@ -223,6 +248,8 @@ class PlainParser final {
     for (auto w = words.rbegin(); w != words.rend() && pending.rate.empty(); ++w) {
       if (w->find('=') == std::string_view::npos) pending.rate = std::string(*w);
     }
+    // "... lid 72 4xDDR": the peer port's LID (a switch peer's port 0 LID).
+    std::tie(pending.peer_lid, std::ignore) = lid_words(scan.rest());
     pending.line = cur_.line_number();
     pending_.push_back(std::move(pending));
     ++ports_in_block_;
@@ -242,6 +269,11 @@ class PlainParser final {
       }
       auto& peer = dump_.nodes[it->second];
       if (peer.peer_description.empty()) peer.peer_description = p.peer_description;
+      if (peer.kind == NodeKind::kSwitch) {
+        peer.note_address(0, peer.guid, p.peer_lid, 0);
+      } else {
+        peer.note_address(p.peer_port, p.peer_port_guid, p.peer_lid, 0);
+      }
       if (!p.peer_port_guid.empty() &&
           std::find(peer.port_guids.begin(), peer.port_guids.end(), p.peer_port_guid) == peer.port_guids.end()) {
         peer.port_guids.push_back(p.peer_port_guid);
@@ -256,6 +288,25 @@ class PlainParser final {
   }
   static constexpr std::size_t kCutMissingNodes = 2;
 
+  // The values of the words "lid N" and "lmc M" in `text` (0 when absent).
+  std::pair<std::uint32_t, std::uint32_t> lid_words(std::string_view text) const {
+    const auto words = io::split_fields(text);
+    std::uint32_t lid = 0, lmc = 0;
+    for (std::size_t w = 0; w + 1 < words.size(); ++w) {
+      if (words[w] != "lid" && words[w] != "lmc") continue;
+      const auto value = io::parse_int(words[w + 1]);
+      if (!value) continue;
+      if (words[w] == "lid") {
+        if (*value < 0 || *value > kMaxLid) cur_.fail_here(fmt::format("LID {}: LIDs are 0 to {}", *value, kMaxLid));
+        lid = static_cast<std::uint32_t>(*value);
+      } else {
+        if (*value < 0 || *value > 7) cur_.fail_here(fmt::format("LMC {}: an LMC is 0 to 7", *value));
+        lmc = static_cast<std::uint32_t>(*value);
+      }
+    }
+    return {lid, lmc};
+  }
+
   io::LineCursor& cur_;
   Dump dump_;
   std::map<std::string, std::uint32_t, std::less<>> node_of_guid_;
@@ -263,6 +314,7 @@ class PlainParser final {
   std::optional<std::uint32_t> block_;  // the node whose port lines follow
   std::string kind_word_;               // "Switch", "Ca", "Rt" of that block
   std::size_t ports_in_block_ = 0;
+  std::string system_guid_;             // from the sysimgguid= line before the next block
 };
 
 }  // namespace

@@ -6,6 +6,8 @@
 // from both ends. The GUIDs are port GUIDs: a switch's ports share one, each CA port has its own.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ibnet_dump.h"
 #include "taskmap/core/error.h"
 
@@ -14,6 +16,7 @@ namespace {
 
 struct PortField {
   NodeKind kind = NodeKind::kCa;
+  std::uint32_t lid = 0;
   std::uint32_t port = 0;
   std::string guid;
 };
@@ -36,6 +39,12 @@ class PortListParser final {
       read_port_line(line, fields, quote);
     }
     dump_.last_line = cur_.line_number();
+    // A switch's port count: its highest port listed, cabled or not.
+    for (const auto& [guid, port] : uncabled_ports_) {
+      if (auto it = node_of_guid_.find(guid); it != node_of_guid_.end()) {
+        dump_.nodes[it->second].port_count = std::max(dump_.nodes[it->second].port_count, port);
+      }
+    }
     return std::move(dump_);
   }
 
@@ -66,7 +75,7 @@ class PortListParser final {
     if (*port < 1 || *port > kMaxPort) {
       cur_.fail_here(fmt::format("port {}: cabled ports are numbered 1 to {}", *port, kMaxPort));
     }
-    return {*kind, static_cast<std::uint32_t>(*port), *guid};
+    return {*kind, static_cast<std::uint32_t>(*lid), static_cast<std::uint32_t>(*port), *guid};
   }
 
   // "( 'node179 HCA-1' - 'QLogic ... L112' )" -> both descriptions; a line without its closing
@@ -95,6 +104,10 @@ class PortListParser final {
       cur_.fail_here(fmt::format("GUID 0x{} is a {} here and a {} on line {}", port.guid, kind_name(port.kind),
                                  kind_name(first.kind), first.line));
     }
+    // The port list has no LMC; a switch's LID is its port 0's.
+    Node& node = dump_.nodes[it->second];
+    node.note_address(port.kind == NodeKind::kSwitch ? 0 : port.port, port.guid, port.lid, 0);
+    node.port_count = std::max(node.port_count, port.port);
     return it->second;
   }
 
@@ -104,6 +117,7 @@ class PortListParser final {
     const std::string rate = fmt::format("{}{}", f[4], f[5]);
     if (f.size() == 6) {  // no peer: the port is not cabled (or down)
       dump_.unconnected_ports.note(fmt::format("line {}: port {} of 0x{}", cur_.line_number(), own.port, own.guid));
+      uncabled_ports_[own.guid] = std::max(uncabled_ports_[own.guid], own.port);
       return;
     }
     if (f.size() != 12 || f[6] != "-" || f[11] != "(") fail_form();
@@ -117,6 +131,7 @@ class PortListParser final {
   io::LineCursor& cur_;
   Dump dump_;
   std::map<std::string, std::uint32_t, std::less<>> node_of_guid_;
+  std::map<std::string, std::uint32_t, std::less<>> uncabled_ports_;  // per GUID: its highest port with no peer
 };
 
 }  // namespace

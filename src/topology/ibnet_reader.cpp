@@ -22,6 +22,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/topology/fabric.h"
 #include "taskmap/topology/guid_map.h"
+#include "taskmap/topology/infiniband.h"
 
 namespace taskmap {
 
@@ -95,6 +96,7 @@ class FabricAssembler final {
     index_switches();
     index_hosts();
     connect();
+    build_subnet();
     report();
     if (fabric_.switches.empty()) {
       fail("{}:{}: no switch cabled to anything ({} nodes read): a fabric needs switches", source_, dump_.last_line,
@@ -235,11 +237,68 @@ class FabricAssembler final {
       const auto& l = links[k];
       if (use_[k] == LinkUse::kCable) {
         fabric_.cables.push_back({index_[l.a.node], index_[l.b.node], l.gbps});
+        fabric_.subnet_cable.push_back({port_ref(l.a), port_ref(l.b)});
       } else if (use_[k] == LinkUse::kHostPort) {
-        const auto [ca, sw] = is_switch(l.a.node) ? std::pair(l.b.node, l.a.node) : std::pair(l.a.node, l.b.node);
-        fabric_.host_ports.push_back({index_[ca], index_[sw], l.gbps});
+        const auto [ca, sw] = is_switch(l.a.node) ? std::pair(l.b, l.a) : std::pair(l.a, l.b);
+        fabric_.host_ports.push_back({index_[ca.node], index_[sw.node], l.gbps});
+        fabric_.subnet_host_port.push_back(port_ref(ca));
       }
     }
+  }
+
+  static ib::PortRef port_ref(const ibnet::PortEnd& end) { return {end.node, static_cast<std::uint8_t>(end.port)}; }
+
+  static std::uint64_t guid_value(std::string_view guid) {
+    std::uint64_t value = 0;
+    for (char c : guid) value = value * 16 + static_cast<std::uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+    return value;
+  }
+
+  // The whole subnet, in the dump's node order: every node with its ports, cables (every one,
+  // loopbacks and CA-to-CA cables included, as the subnet manager sees them) and addresses.
+  void build_subnet() {
+    auto subnet = std::make_shared<ib::Subnet>();
+    subnet->source = source_;
+    subnet->nodes.resize(dump_.nodes.size());
+    for (std::uint32_t i = 0; i < dump_.nodes.size(); ++i) {
+      const Node& n = node(i);
+      ib::Node& out = subnet->nodes[i];
+      out.kind = n.kind == NodeKind::kSwitch ? ib::NodeKind::Switch
+                 : n.kind == NodeKind::kRouter ? ib::NodeKind::Router
+                                               : ib::NodeKind::Ca;
+      out.guid = guid_value(n.guid);
+      out.system_guid = n.system_guid.empty() ? out.guid : guid_value(n.system_guid);
+      out.description = n.description;
+      out.line = n.line;
+      std::uint32_t ports = n.port_count;
+      if (!n.addresses.empty()) ports = std::max(ports, n.addresses.rbegin()->first);
+      out.ports.resize(std::size_t{ports} + 1);
+      for (const auto& [port, address] : n.addresses) {
+        ib::Port& p = out.ports[port];
+        p.guid = address.guid.empty() ? out.guid : guid_value(address.guid);
+        p.lid = address.lid;
+        p.lmc = static_cast<std::uint8_t>(address.lmc);
+      }
+      if (out.kind == ib::NodeKind::Switch) {
+        for (auto& p : out.ports) p.guid = out.guid;
+      }
+    }
+    for (const auto& l : dump_.links.links()) {
+      for (const auto& [from, to] : {std::pair(l.a, l.b), std::pair(l.b, l.a)}) {
+        auto& ports = subnet->nodes[from.node].ports;
+        if (ports.size() <= from.port) ports.resize(std::size_t{from.port} + 1);
+        ports[from.port].peer_node = to.node;
+        ports[from.port].peer_port = static_cast<std::uint8_t>(to.port);
+        if (ports[from.port].guid == 0) ports[from.port].guid = subnet->nodes[from.node].guid;
+      }
+    }
+    for (std::uint32_t i = 0; i < dump_.nodes.size(); ++i) {
+      if (is_switch(i) && used_[i]) fabric_.subnet_switch.push_back(i);
+    }
+    if (const std::string clash = subnet->index_lids(); !clash.empty() && warn_) {
+      warn_(fmt::format("{}: {}: routes by forwarding tables cannot tell these ports apart", source_, clash));
+    }
+    fabric_.subnet = std::move(subnet);
   }
 
   void say(const Oddity& oddity, std::string_view what) const {

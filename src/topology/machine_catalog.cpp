@@ -49,6 +49,15 @@ std::vector<CatalogParam> slurm_params() {
   return params;
 }
 
+std::vector<CatalogParam> ibnet_params() {
+  std::vector<CatalogParam> params = fabric_params("ibnetdiscover output", guid_map());
+  params.insert(params.begin() + 2, {.name = "lft", .type = ParamType::Path,
+                                     .meaning = "the fabric's forwarding tables (as --routing lft: reads them): the "
+                                                "default routing becomes lft:FILE",
+                                     .when_absent = "ecmp"});
+  return params;
+}
+
 }  // namespace
 
 const Catalog& machine_catalog() {
@@ -185,7 +194,7 @@ const Catalog& machine_catalog() {
                       "rates, hosts by CA description (several HCAs of a host: several injection links)",
            .example = "ibnet:fabric.txt,map=guids.txt",
            .positional = true,
-           .params = fabric_params("ibnetdiscover output", guid_map())},
+           .params = ibnet_params()},
           {.name = "aries",
            .tag = tag(MachineKind::Aries),
            .summary = "a Cray XC Dragonfly from the Aries routers' link list (rtr --phys-routes style: green, black, "

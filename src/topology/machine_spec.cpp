@@ -100,6 +100,7 @@ MachineSpec parse_machine_spec(std::string_view text) {
       spec.fabric_path = v.get_text("path");
       if (const char* key = spec.kind == MachineKind::Aries ? "nodes" : "map"; v.given(key)) spec.fabric_map = v.get_text(key);
       if (v.given("node")) spec.node_topology = v.get_text("node");
+      if (spec.kind == MachineKind::Ibnet && v.given("lft")) spec.fabric_tables = v.get_text("lft");
       if (spec.kind == MachineKind::Slurm && v.given("topology")) {
         spec.fabric_topology = v.get_text("topology");
         if (spec.fabric_topology.empty()) v.fail("topology= needs the name of one of the file's topologies");
@@ -154,6 +155,7 @@ Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
   }
   Machine m = build_fabric_machine(fabric, FabricOptions{.slots_per_node = spec.slots_per_node, .description = spec.text});
   std::get<FabricShape>(m.shape).format = format;
+  std::get<FabricShape>(m.shape).tables = spec.fabric_tables;
   if (!spec.node_topology.empty()) m = apply_node_topology(std::move(m), spec, spec.node_topology, sink);
   return m;
 }

@@ -4,12 +4,15 @@
 // Readers fill it and only check what the file says; build_fabric_machine turns it into a
 // Machine. Real files are messy: readers accept what a site has, report each oddity once
 // through `warn` and refuse only what has no meaning (an Error "FILE:LINE: problem").
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "taskmap/topology/infiniband.h"
 #include "taskmap/topology/machine.h"
 
 namespace taskmap {
@@ -53,6 +56,14 @@ struct Fabric {
   // two switches of one group is local, between two groups global (docs/topology-file.md).
   std::vector<std::uint32_t> switch_group;
   std::vector<std::string> group_names;
+
+  // An InfiniBand fabric (ibnetdiscover): its whole subnet, and where the switches, host ports
+  // and cables above are in it, for the routings that follow forwarding tables. Null and empty
+  // for the other formats.
+  std::shared_ptr<const ib::Subnet> subnet;
+  std::vector<std::uint32_t> subnet_switch;               // per switch: its node
+  std::vector<ib::PortRef> subnet_host_port;              // per host port: the CA's port
+  std::vector<std::array<ib::PortRef, 2>> subnet_cable;  // per cable: the ports at a and at b
 
   // Nodes attached directly to a switch router rather than through a port of their own
   // (a Slurm block, an Aries router's 4 nodes): when true, every host has exactly one

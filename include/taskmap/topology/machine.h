@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "taskmap/core/ids.h"
+#include "taskmap/topology/infiniband.h"
 
 namespace taskmap {
 
@@ -187,6 +188,16 @@ struct FabricShape {
   // A Dragonfly read from a file (Aries wiring, the plain format): its groups, so that the
   // Dragonfly routings apply too; empty (no group) for other fabrics.
   DragonflyGroups dragonfly;
+  // An InfiniBand fabric's subnet (Fabric::subnet; null for other formats), and what routes
+  // through it need: per subnet node, the machine router it belongs to (a CA: its host's
+  // router; a switch: its own; kNoRouter: not in the fabric), and per node and port number the
+  // channel that leaves the node through that port (kNoChannel: none).
+  std::shared_ptr<const ib::Subnet> subnet;
+  std::vector<RouterId> router_of_node;
+  std::vector<std::vector<ChannelId>> channel_of_port;
+  // The forwarding tables the machine spec names (ibnet:FILE,lft=TABLES): the machine's
+  // default routing is then lft:TABLES. Empty: none named.
+  std::string tables;
 };
 
 using MachineShape =

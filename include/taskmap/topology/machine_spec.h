@@ -31,6 +31,7 @@ struct MachineSpec {
   std::string fabric_path;    // Slurm, Ibnet, Aries: the fabric file
   std::string fabric_map;     // Slurm, Ibnet: GUID-to-host map; Aries: the xtdb2proc node file
   std::string fabric_topology;  // Slurm: the topology of a topology.yaml to read; empty: its default
+  std::string fabric_tables;    // Ibnet: the forwarding tables (lft=), the default routing's; empty: none
   std::string node_topology;  // "hwloc:FILE" or empty (flat nodes of ppn slots)
   SlotUnit slot_unit = SlotUnit::Core;
   std::uint32_t nodes_per_router = 1;
