@@ -18,11 +18,13 @@
 #include "taskmap/core/atomic_file.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/core/text_source.h"
 #include "taskmap/dist/processes.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/map/node_order.h"
 #include "taskmap/workload/pattern_spec.h"
+#include "taskmap/routing/forwarding_tables.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/topology/machine_spec.h"
@@ -127,6 +129,30 @@ int run_info(const RunConfig& c) {
   return 0;
 }
 
+int run_routes(const RunConfig& c) {
+  Job job = validate(c, false);
+  const std::string out = c.out.empty() ? "-" : c.out;
+  io::check_output_path(out, io::OutputKind::File, "--out");
+  const Machine machine = job_machine(job, c);
+  auto warn = [](const std::string& line) { std::cerr << "taskmap: warning: " << io::printable(line) << "\n"; };
+  const auto tables = forwarding_tables_for(machine, *job.routing_spec, warn);
+  const ib::Subnet& subnet = tables->subnet ? *tables->subnet : *std::get<FabricShape>(machine.shape).subnet;
+  io::AtomicFile file(out);
+  write_forwarding_tables(file.stream(), subnet, *tables);
+  file.commit();
+  std::size_t switches = 0, entries = 0;
+  for (std::uint32_t n = 0; n < subnet.nodes.size(); ++n) {
+    if (!subnet.nodes[n].is_switch() || !tables->has_table(n)) continue;
+    ++switches;
+    for (std::uint8_t port : tables->port[n]) entries += port != ib::kNoPort;
+  }
+  if (!io::is_stdout_path(out)) {
+    std::cerr << fmt::format("wrote {}: the tables of {} switches, {} entries ({})\n", out, switches, entries,
+                             job.routing_spec->text);
+  }
+  return 0;
+}
+
 int run_eval(const RunConfig& c, const dist::Processes& processes) {
   Job job = validate(c, true, processes);
   if (!job.mappers.empty() && !c.mapping_file.empty()) usage_fail("eval: give --mapper or --mapping, not both");
@@ -187,6 +213,7 @@ int run_eval(const RunConfig& c, const dist::Processes& processes) {
                              problem.routing_name(), c.mapping_file.empty() ? job.mappers.front().text : c.mapping_file)
               << metrics_table(columns.back().metrics);
   }
+  note_model_routing(job, machine);
   return 0;
 }
 
@@ -320,6 +347,7 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
     const bool launcher = b.label == launcher_default_mapper(machine) || b.label == "cyclic";
     line(launcher ? b.label + " (launcher default)" : b.label + " (baseline)", b.metrics);
   }
+  note_model_routing(job, machine);
   // Last, what to run.
   if (!launch.empty()) std::cerr << "launch: " << launch << "\n";
   return 0;
@@ -423,6 +451,7 @@ int run_compare(const RunConfig& c, const dist::Processes& processes) {
                              graph.num_tasks(), machine.description, machine.num_slots(), problem.routing_name())
               << compare_table(rows);
   }
+  note_model_routing(job, machine);
   return 0;
 }
 

@@ -53,6 +53,8 @@ struct RunConfig {
 };
 
 int run_info(const RunConfig& config);
+// routes: the forwarding tables of an lft: or opensm: routing, written as ibroute prints them.
+int run_routes(const RunConfig& config);
 // eval, map and compare spread their work over `processes` (an MPI launch), else run alone.
 int run_eval(const RunConfig& config, const dist::Processes& processes);
 int run_map(const RunConfig& config, const dist::Processes& processes);

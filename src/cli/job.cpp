@@ -74,11 +74,30 @@ Mapping read_mapping_argument(const Job& job, const RunConfig& c, const MappingP
   return m;
 }
 
-Machine job_machine(Job& job, const RunConfig& c) {
-  const bool speaks = job.speaks();
-  auto warn = [speaks](const std::string& line) {
+// Warnings of the run's inputs, on stderr, from the process that speaks for the run.
+std::function<void(const std::string&)> warnings_of(const Job& job) {
+  return [speaks = job.speaks()](const std::string& line) {
     if (speaks) std::cerr << "taskmap: warning: " << io::printable(line) << "\n";
   };
+}
+
+void note_model_routing(const Job& job, const Machine& machine) {
+  const auto* fabric = std::get_if<FabricShape>(&machine.shape);
+  if (!job.speaks() || job.routing_spec || !fabric || !fabric->tables.empty() || fabric->format == "aries") return;
+  const char* how = fabric->subnet
+                        ? "--routing lft:TABLES follows the tables dumped on the cluster, opensm:minhop those OpenSM "
+                          "would install"
+                        : "with the fabric's ibnetdiscover output (ibnet:FILE), --routing lft:TABLES follows the tables "
+                          "dumped on the cluster and opensm:minhop those OpenSM would install";
+  std::cerr << fmt::format("taskmap: note: the routes are ecmp's model (each flow split evenly over every shortest "
+                           "path); InfiniBand switches forward each destination through one port: {} (docs/clusters.md, "
+                           "\"Your routes\")\n",
+                           how);
+}
+
+Machine job_machine(Job& job, const RunConfig& c) {
+  const bool speaks = job.speaks();
+  const auto warn = warnings_of(job);
   Machine machine = build_machine(job.machine_spec, warn);
   if (!c.node_topology.empty()) machine = apply_node_topology(std::move(machine), job.machine_spec, c.node_topology, warn);
   if (job.machine_spec.slot_unit == SlotUnit::Pu && !machine.node_model) {
@@ -103,7 +122,7 @@ Machine job_machine(Job& job, const RunConfig& c) {
 }
 
 MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& machine, const CommGraph& graph) {
-  return MappingProblem(machine, graph, job.routing_spec ? job.routing_spec->text : "", c.imbalance)
+  return MappingProblem(machine, graph, job.routing_spec ? job.routing_spec->text : "", c.imbalance, warnings_of(job))
       .on_processes(*job.processes);
 }
 

@@ -48,6 +48,10 @@ Job validate(const RunConfig& c, bool needs_pattern,
 // allocation (--nodes, else $SLURM_JOB_NODELIST or $PBS_NODEFILE on a machine with host
 // names). Readers' warnings and the allocation's source go to stderr.
 Machine job_machine(Job& job, const RunConfig& c);
+// On a fabric read from a Slurm or InfiniBand file routed by its default flow model (ecmp),
+// one note on stderr at the end of the run: the switches route otherwise, and how to give
+// their routes (lft:, opensm:).
+void note_model_routing(const Job& job, const Machine& machine);
 
 // The run's one problem: the routing --routing names (else the machine's default), the
 // balance --imbalance allows, the job's processes.

@@ -142,6 +142,14 @@ int main(int argc, char** argv) {
                  "Also say why the router graph is not a partial cube (the timer mapper's precondition), on "
                  "machines where it is not");
 
+  auto* routes = app.add_subcommand(
+      "routes", "Write an InfiniBand fabric's forwarding tables, as ibroute prints them: read (lft:) or as an OpenSM "
+                "engine computes them (opensm:)");
+  add_machine(routes);
+  add_routing(routes);
+  routes->get_option("--routing")->required();
+  routes->add_option("--out", config.out, "Output file (- for standard output)")->type_name("FILE")->default_str("-");
+
   auto* eval = app.add_subcommand("eval", "Evaluate one mapping: channel loads, MCL, hop-bytes, dilation");
   add_machine(eval);
   add_pattern(eval);
@@ -358,6 +366,7 @@ int main(int argc, char** argv) {
     }
     const taskmap::dist::Processes& processes = mpi ? mpi->world() : taskmap::dist::this_process_only();
     if (*info) return taskmap::cli::run_info(config);
+    if (*routes) return taskmap::cli::run_routes(config);
     if (*eval) return taskmap::cli::run_eval(config, processes);
     if (*map) return taskmap::cli::run_map(config, processes);
     if (*compare) return taskmap::cli::run_compare(config, processes);

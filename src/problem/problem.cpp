@@ -5,11 +5,11 @@
 namespace taskmap {
 
 MappingProblem::MappingProblem(const Machine& machine, const CommGraph& graph, const std::string& routing,
-                               double imbalance)
+                               double imbalance, const std::function<void(const std::string&)>& warn)
     : machine_(&machine), graph_(&graph), shared_(std::make_shared<Shared>()), imbalance_(imbalance) {
   if (!(imbalance >= 0 && imbalance < 1)) fail("imbalance {}: must be in [0, 1)", imbalance);
   const RoutingSpec spec = routing.empty() ? default_routing(machine) : parse_routing_spec(routing);
-  shared_->routing = make_routing(machine, spec);
+  shared_->routing = make_routing(machine, spec, warn);
   shared_->routing_name = spec.text;
 }
 

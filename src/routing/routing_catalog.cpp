@@ -46,6 +46,11 @@ std::string fabric(const Machine& m) {
   return std::holds_alternative<FabricShape>(m.shape) ? "" : "up*/down* needs a fabric read from a cluster's files";
 }
 
+std::string infiniband(const Machine& m) {
+  const auto* f = std::get_if<FabricShape>(&m.shape);
+  return f && f->subnet ? "" : "forwarding tables need an InfiniBand fabric read with ibnet: (its ports and LIDs)";
+}
+
 int tag(RoutingKind kind) { return static_cast<int>(kind); }
 
 }  // namespace
@@ -149,6 +154,39 @@ const Catalog& routing_catalog() {
            .applies_to = "slurm, ibnet, aries",
            .applies = fabric,
            .example = "updn"},
+          {.name = "lft",
+           .tag = tag(RoutingKind::Tables),
+           .summary = "the forwarding tables a subnet manager installed, as dumped on the cluster (ibroute, dump_lfts.sh, "
+                      "dump_fts, OpenSM's opensm-lfts.dump; a file, a folder or a tar of them): each LID's one path, "
+                      "a host's traffic spread over its ports and their LIDs",
+           .applies_to = "ibnet",
+           .applies = infiniband,
+           .example = "lft:tables.tar.gz",
+           .positional = true,
+           .params = {{.name = "path", .type = ParamType::Path, .required = true,
+                       .meaning = "the tables: a file, a folder of files or a tar archive"},
+                      {.name = "unroutable", .type = ParamType::Choice, .default_value = "refuse",
+                       .choices = {"refuse", "skip"},
+                       .meaning = "a pair the tables do not route (an entry missing, a port with no cable, a loop): "
+                                  "refused, or left without traffic and counted in one warning"}}},
+          {.name = "opensm",
+           .tag = tag(RoutingKind::OpenSm),
+           .summary = "the tables OpenSM 3.3's routing engine would install on this fabric (a fresh subnet manager, the "
+                      "file's LIDs), followed as lft follows a dump; refused where OpenSM's engine gives up (it would "
+                      "fall back to minhop)",
+           .reference = "[OpenSM]; the rules as taskmap computes them: docs/opensm.md",
+           .applies_to = "ibnet",
+           .applies = infiniband,
+           .example = "opensm:updn,roots=roots.txt",
+           .positional = true,
+           .params = {{.name = "engine", .type = ParamType::Choice, .default_value = "minhop",
+                       .choices = {"minhop", "updn", "dnup", "dfsssp", "ftree"},
+                       .meaning = "OpenSM's engine (-R)"},
+                      {.name = "roots", .type = ParamType::Path,
+                       .meaning = "updn, ftree: a file of root switch GUIDs, one per line (OpenSM's -a)",
+                       .when_absent = "the engine chooses"},
+                      {.name = "lmc", .type = ParamType::Int, .default_value = "0", .min = 0, .max = 7,
+                       .meaning = "OpenSM's -l: each CA port gets 2^lmc LIDs (a file LID not aligned to them moves)"}}},
       });
   return catalog;
 }

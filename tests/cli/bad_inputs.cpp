@@ -1,6 +1,6 @@
 // The catalogue of bad inputs: every file in tests/instances/bad/ has NAME.expected beside it,
 // holding the taskmap arguments that read it and the error they must give ("{}" stands for the
-// file's path). Each runs through the CLI: exit code 1, exactly that one line on stderr, and
+// file's path, "{instances}" for tests/instances, where a second input may come from). Each runs through the CLI: exit code 1, exactly that one line on stderr, and
 // nothing written to the output directory.
 #include <gtest/gtest.h>
 
@@ -18,6 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string replaced(std::string text, const std::string& path) {
+  for (std::size_t at; (at = text.find("{instances}")) != std::string::npos;) {
+    text.replace(at, 11, std::string(TASKMAP_TEST_INSTANCES));
+  }
   for (std::size_t at; (at = text.find("{}")) != std::string::npos;) text.replace(at, 2, path);
   return text;
 }

@@ -97,7 +97,7 @@ TEST(Cli, EvalIsTheSameAtEveryThreadCount) {
 TEST(Cli, AMisspeltCommandIsNamedWithTheCommands) {
   const auto r = run_taskmap("mpa --machine torus:4");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "taskmap: error: unknown command 'mpa'; the commands are info, eval, map, compare, export, validate, "
+  EXPECT_EQ(r.err, "taskmap: error: unknown command 'mpa'; the commands are info, routes, eval, map, compare, export, validate, "
                    "reproduce, list (see taskmap --help)\n");
 }
 

@@ -273,7 +273,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
   static const std::vector<std::pair<std::string, std::vector<std::string>>> names = {
       {"machines", {"torus", "mesh", "hypercube", "rt", "rtt", "dragonfly", "percs", "fattree", "hier", "tgt", "graph",
                     "slurm", "ibnet", "aries"}},
-      {"routings", {"minimal", "dor", "direct", "indirect", "valiant", "ugal", "dmodk", "tree", "ecmp", "updn"}},
+      {"routings",
+       {"minimal", "dor", "direct", "indirect", "valiant", "ugal", "dmodk", "tree", "ecmp", "updn", "lft", "opensm"}},
       {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "file"}},
       {"formats", {"plain", "scotch", "metis-part", "openmpi-rankfile", "hydra", "slurm", "slurm-map-cpu", "srun", "cray-rank-order",
                    "bgq-mapfile"}},

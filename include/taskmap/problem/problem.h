@@ -6,6 +6,7 @@
 // channel loads optimizes them under this routing, and an adaptive routing (UGAL) under its
 // oblivious split (Routing::route).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,8 +30,10 @@ class MappingProblem {
   // `routing` empty: the machine's default routing. Throws Error when the routing does not
   // apply to the machine, or `imbalance` is outside [0, 1). Machine and graph must outlive the
   // problem.
+  // `warn` receives one line per oddity of the routing's inputs (the forwarding tables an lft:
+  // routing reads).
   MappingProblem(const Machine& machine, const CommGraph& graph, const std::string& routing = "",
-                 double imbalance = kDefaultImbalance);
+                 double imbalance = kDefaultImbalance, const std::function<void(const std::string&)>& warn = {});
   // The same problem for another task graph of the same job size or not (e.g. a task graph
   // given a grid): shares the routing and the route caches.
   MappingProblem with_graph(const CommGraph& graph) const;

@@ -2,6 +2,7 @@
 // Routing as an oblivious flow model: for a (source router, destination router) pair it
 // yields every channel the traffic crosses with the fraction of the traffic it carries.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -41,6 +42,11 @@ class Routing {
   // and their fractions depend on the offset only). Route caches then key routes by offset.
   virtual bool translation_invariant() const { return false; }
 
+  // True when the routes are those the network's switches really take (forwarding tables read
+  // from a cluster or computed as its subnet manager computes them), not a model of them: the
+  // loads of the switch links are then the ones the job will see.
+  virtual bool follows_tables() const { return false; }
+
   // Adaptive routings choose each flow's path from the channel loads the flows before it
   // have placed (the evaluator routes router pairs in (source, destination) order and passes
   // its running loads). Oblivious routings ignore the loads.
@@ -52,7 +58,7 @@ class Routing {
   }
 };
 
-enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ugal, Ecmp, DModK, UpDown, Tree };
+enum class RoutingKind { DimensionOrder, Minimal, Direct, Indirect, Valiant, Ugal, Ecmp, DModK, UpDown, Tree, Tables, OpenSm };
 
 // Torus dimension-order routing when both directions of a ring are minimal (offset k/2):
 // split the flow evenly, or take one path the way SimGrid's TORUS cluster does ("+", except
@@ -64,6 +70,11 @@ struct RoutingSpec {
   RoutingKind kind = RoutingKind::Minimal;
   std::string dimension_order;  // dor only: letters, empty = A, B, C, ...
   TieRule ties = TieRule::Split;  // dor only
+  std::string tables;             // lft only: the file, folder or archive of forwarding tables
+  bool unroutable_skip = false;   // lft only: pairs the tables do not route carry nothing (else refused)
+  std::string opensm_engine;      // opensm only: minhop, updn, dnup, dfsssp, ftree
+  std::string roots;              // opensm only: a file of root switch GUIDs; empty: the engine's own
+  std::uint8_t opensm_lmc = 0;    // opensm only: OpenSM's -l
 };
 
 RoutingSpec parse_routing_spec(std::string_view text);
@@ -71,7 +82,9 @@ RoutingSpec parse_routing_spec(std::string_view text);
 RoutingSpec default_routing(const Machine& machine);
 // Throws Error naming the routings that do apply when `spec` does not apply to the machine.
 void check_routing_applies(const Machine& machine, const RoutingSpec& spec);
-// Throws Error when the routing does not apply to the machine.
-std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec& spec);
+// Throws Error when the routing does not apply to the machine. `warn` receives one line per
+// oddity of the forwarding tables an lft: routing reads (the fabric readers' WarningSink).
+std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec& spec,
+                                      const std::function<void(const std::string&)>& warn = {});
 
 }  // namespace taskmap
