@@ -25,15 +25,21 @@ using Share = ExactRouteCache::Share;
 // problem's shared exact route cache; where the cache refuses the machine (its limit on
 // routers, the memory cap), computed by the routing and kept here, up to a budget of memory
 // (then all are dropped and computed again as needed). A range is valid until the next call.
+// With the network's channels only, routes are computed here too, without the nodes' own links.
 class RouteSource {
  public:
-  explicit RouteSource(const MappingProblem& problem) : routing_(problem.routing()) {
+  RouteSource(const MappingProblem& problem, IncrementalEvaluator::Channels channels) : routing_(problem.routing()) {
+    const bool network = channels == IncrementalEvaluator::Channels::Network;
     try {
+      if (network) fail("routes without the nodes' own links are kept here");
       cache_ = &problem.exact_route_cache();
     } catch (const Error&) {
       const Machine& machine = problem.machine();
       inv_bandwidth_.reserve(machine.channels.size());
-      for (const Channel& c : machine.channels) inv_bandwidth_.push_back(1.0 / machine.classes[c.link_class].bandwidth);
+      for (const Channel& c : machine.channels) {
+        const LinkClass& cls = machine.classes[c.link_class];
+        inv_bandwidth_.push_back(network && cls.host_link ? 0.0 : 1.0 / cls.bandwidth);
+      }
       max_kept_ = std::max<std::size_t>(1 << 16, std::min<std::uint64_t>(memory_limit() / 8, std::uint64_t{1} << 30) /
                                                      sizeof(Share));
     }
@@ -50,9 +56,12 @@ class RouteSource {
     routing_.route(a, b, computed_);
     if (kept_.size() + computed_.size() > max_kept_) kept_.clear(), index_.clear();
     const std::size_t first = kept_.size();
-    for (const ChannelShare& s : computed_) kept_.push_back({s.channel, s.fraction * inv_bandwidth_[s.channel]});
-    index_.emplace(key, std::pair{first, computed_.size()});
-    return {kept_.data() + first, computed_.size()};
+    for (const ChannelShare& s : computed_) {
+      if (inv_bandwidth_[s.channel] > 0) kept_.push_back({s.channel, s.fraction * inv_bandwidth_[s.channel]});
+    }
+    const std::size_t count = kept_.size() - first;
+    index_.emplace(key, std::pair{first, count});
+    return {kept_.data() + first, count};
   }
 
  private:
@@ -416,7 +425,7 @@ struct IncrementalEvaluator::Impl {
 };
 
 IncrementalEvaluator::IncrementalEvaluator(const MappingProblem& problem, Mapping start, std::uint32_t per_slot,
-                                           Track track, std::uint64_t* work)
+                                           Track track, std::uint64_t* work, Channels channels)
     : impl_(std::make_unique<Impl>(problem, per_slot, track)), mapping_(std::move(start)) {
   const Machine& machine = problem.machine();
   const CommGraph& graph = problem.graph();
@@ -438,7 +447,7 @@ IncrementalEvaluator::IncrementalEvaluator(const MappingProblem& problem, Mappin
     for (double v : m.out) heaviest = std::max(heaviest, v);
     for (const LinkClass& c : machine.classes) widest = std::max(widest, c.bandwidth);
     if (heaviest > 0 && widest > 0) m.inv_scale = widest / heaviest;
-    m.routes = std::make_unique<RouteSource>(problem);
+    m.routes = std::make_unique<RouteSource>(problem, channels);
     m.build_loads();
   }
 }

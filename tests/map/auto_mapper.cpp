@@ -236,6 +236,25 @@ TEST(Auto, TheMclSearchShrinksWhereScoringOneTasksMovesCostsMuch) {
   EXPECT_EQ(mcl_search(many, 1, 16).candidates, 1u);
 }
 
+// Under forwarding tables the switch links' loads are the ones the job will see: within the
+// MCL slack the least network MCL comes first, then the uplink volume; an equal MCL goes to
+// the lower network MCL on any machine.
+TEST(Auto, UnderForwardingTablesTheLeastNetworkMclWinsWithinTheSlack) {
+  auto with = [](double mcl, double network, double uplink) {
+    Metrics m;
+    m.mcl = mcl, m.mcl_network = network, m.hop_bytes = 100, m.leaf_uplink_volume = uplink;
+    return m;
+  };
+  // One launcher default (MCL 10), then three placements within 5% of the lowest MCL (8).
+  const std::vector<Metrics> results = {with(10, 9, 50), with(8, 6, 30), with(8.2, 4, 40), with(8.3, 5, 20)};
+  AutoOptions options;
+  EXPECT_EQ(auto_choice(results, 1, options, true, true), 2u);   // the least network MCL
+  EXPECT_EQ(auto_choice(results, 1, options, true, false), 3u);  // the ECMP model: the least uplink volume
+  // Equal MCL (the nodes' own links set it): the lower network MCL, before hop-bytes.
+  const std::vector<Metrics> tie = {with(10, 9, 50), with(8, 6, 30), with(8, 4, 40)};
+  EXPECT_EQ(auto_choice(tie, 1, options, false), 2u);
+}
+
 TEST(Auto, OnLeafSwitchesTheLeastUplinkVolumeWinsWithinTheMclSlack) {
   auto with = [](double mcl, double hop_bytes, double uplink) {
     Metrics m;

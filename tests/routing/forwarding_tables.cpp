@@ -13,6 +13,7 @@
 
 #include "test_support.h"
 #include "taskmap/core/text_source.h"
+#include "taskmap/eval/incremental.h"
 #include "taskmap/routing/forwarding_tables.h"
 
 namespace taskmap {
@@ -147,6 +148,35 @@ TEST(ForwardingTables, LoopsAndDeadPortsAreCountedAndRefused) {
   }
   ASSERT_EQ(warnings.size(), 2u);  // the defects when read, the pairs left out when the routing ends
   EXPECT_NE(warnings[1].find("1 host pairs have no route"), std::string::npos) << warnings[1];
+}
+
+// Mapping for the tables' routes: the tasks 0<->2 and 1<->3 (pairs.txt) placed in host order
+// cross the fabric and share leaf1's uplink to spine1 (and leaf2's to spine2): 2 units on a
+// switch link. Every host sends and receives 1 unit, so the MCL over all channels is 1 in every
+// placement (the hosts' own links) and cannot tell placements apart; the switch links can: with
+// each pair under one leaf no traffic reaches them. A search on the network's links finds that,
+// and auto, whose ties go to the lower network MCL, keeps it.
+TEST(ForwardingTables, MappersSeeTheTablesCollisions) {
+  const Machine m = two_leaves();
+  const CommGraph g = build_pattern(parse_pattern_spec("file:" + test::instance("lft/pairs.txt")));
+  const MappingProblem problem(m, g, "lft:" + kTables);
+  const Mapping start = test::run_mapper_on(problem, "hostname-order");
+  const Evaluator evaluator(problem);
+  const Metrics before = evaluator.evaluate(g, start);
+  EXPECT_DOUBLE_EQ(before.mcl, 2.0);
+  EXPECT_DOUBLE_EQ(before.mcl_network, 2.0);
+  // The evaluator the refiners use, counting the network's links only, sees the same 2.
+  EXPECT_DOUBLE_EQ(IncrementalEvaluator(problem, start, 1, IncrementalEvaluator::Track::Loads, nullptr,
+                                        IncrementalEvaluator::Channels::Network)
+                       .score()
+                       .mcl,
+                   2.0);
+  for (const char* mapper : {"hostname-order+refine-mcl:links=network", "auto"}) {
+    SCOPED_TRACE(mapper);
+    const Metrics after = evaluator.evaluate(g, test::run_mapper_on(problem, mapper));
+    EXPECT_DOUBLE_EQ(after.mcl_network, 0.0);
+    EXPECT_DOUBLE_EQ(after.mcl, 1.0);
+  }
 }
 
 // `routes` writes what lft: reads back, and names the tables it wrote.

@@ -43,12 +43,16 @@ class IncrementalEvaluator {
     HopBytes,  // the mapping and its hop-bytes
     Loads,     // and the channel loads (MCL, spread, bottleneck, the tasks crossing a channel)
   };
+  // Which channels the loads count: all, or the network's only (not the nodes' own links,
+  // classes `host_link`: their load does not depend on the routes, and when one of them is the
+  // bottleneck a search on all channels cannot see the switch links below it).
+  enum class Channels { All, Network };
   // A mapping with at most per_slot tasks per slot. Loads are taken under the problem's
   // routing: its oblivious routes (an adaptive routing contributes its oblivious split). The
   // work units spent are added to *work when given: a count proportional to the time taken,
   // the same on every run.
   IncrementalEvaluator(const MappingProblem& problem, Mapping start, std::uint32_t per_slot, Track track,
-                       std::uint64_t* work = nullptr);
+                       std::uint64_t* work = nullptr, Channels channels = Channels::All);
   ~IncrementalEvaluator();
   IncrementalEvaluator(const IncrementalEvaluator&) = delete;
   IncrementalEvaluator& operator=(const IncrementalEvaluator&) = delete;

@@ -424,6 +424,9 @@ const Catalog& mapper_catalog() {
                        .choices = {"machine", "leaf"},
                        .meaning = "where a task may move: to any slot, or (leaf: fabrics with leaf switches only) "
                                   "to the nodes under its own leaf switches, so that the leaf-uplink volume stays"},
+                      {.name = "links", .type = ParamType::Choice, .default_value = "all", .choices = {"all", "network"},
+                       .meaning = "the MCL searched: over every channel, or over the network's links only (the "
+                                  "nodes' own links left out, as mcl_network)"},
                       seed_param(RefineOptions{}.seed, "of the annealing and the region phase's samples")}},
           {.name = "refine-inject",
            .tag = tag(MapperKind::RefineInject),
@@ -581,6 +584,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       options.anneal = v.get_bool("anneal");
       options.region_steps = count(v, "regions");
       options.within_leaf = v.choice_index("within") == 1;  // machine, leaf
+      if (v.choice_index("links") == 1) options.channels = IncrementalEvaluator::Channels::Network;
       options.seed = seed(v);
       return make_refine_mcl_mapper(std::move(label), options, make_default_mapper());
     }

@@ -82,19 +82,21 @@ struct Result {
 };
 
 // True when x is strictly better than y by the objective, then the other metric, then the
-// traffic inside nodes.
+// traffic inside nodes. Under objective mcl, an equal MCL goes to the lower MCL of the
+// network's links (where the nodes' own links set the MCL, every placement of one task per
+// node ties on it, and the switch links still differ).
 bool better(const Metrics& x, const Metrics& y, AutoObjective objective) {
   // The objective's metric first, then the other of MCL and hop-bytes (J orders as hop-bytes).
-  auto keys = [objective](const Metrics& m) -> std::array<double, 3> {
+  auto keys = [objective](const Metrics& m) -> std::array<double, 4> {
     switch (objective) {
-      case AutoObjective::Mcl: return {m.mcl, m.hop_bytes, m.node_hop_bytes};
-      case AutoObjective::HopBytes: return {m.hop_bytes, m.mcl, m.node_hop_bytes};
-      case AutoObjective::J: return {m.j, m.mcl, m.node_hop_bytes};
+      case AutoObjective::Mcl: return {m.mcl, m.mcl_network, m.hop_bytes, m.node_hop_bytes};
+      case AutoObjective::HopBytes: return {m.hop_bytes, m.mcl, m.mcl_network, m.node_hop_bytes};
+      case AutoObjective::J: return {m.j, m.mcl, m.mcl_network, m.node_hop_bytes};
     }
     return {};
   };
-  const std::array<double, 3> keys_x = keys(x), keys_y = keys(y);
-  for (int k = 0; k < 3; ++k) {
+  const std::array<double, 4> keys_x = keys(x), keys_y = keys(y);
+  for (int k = 0; k < 4; ++k) {
     if (int c = compare_within_rounding(keys_x[k], keys_y[k]); c != 0) return c < 0;
   }
   return false;
@@ -257,7 +259,8 @@ class AutoMapper final : public Mapper {
       for (std::size_t i = 0; i < end; ++i) metrics.push_back(results[i].metrics);
       return metrics;
     };
-    auto choice = [&] { return auto_choice(metrics_of(results.size()), launchers, options_, leaf_switches); };
+    const bool tables = problem.routing().follows_tables();
+    auto choice = [&] { return auto_choice(metrics_of(results.size()), launchers, options_, leaf_switches, tables); };
     if (refine_mcl) {
       const std::uint32_t candidates = RefineOptions{}.candidates;
       const MclSearch search = mcl_search(problem, options_.budget, candidates);
@@ -265,17 +268,21 @@ class AutoMapper final : public Mapper {
           fmt::format("refine-mcl:work={},seed={}{}", search.budget, options_.seed,
                       search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "");
       const std::size_t unsearched = results.size();  // the results a search may start from
-      std::vector<std::size_t> searched;  // start index x 2 + within_leaf
+      std::vector<std::string> searched;  // start and refiner
       std::vector<Refinement> searches;
-      auto search_from = [&](std::size_t i, bool within_leaf) {
-        if (std::find(searched.begin(), searched.end(), 2 * i + within_leaf) != searched.end()) return;
-        searched.push_back(2 * i + within_leaf);
-        const std::string spec = refiner + (within_leaf ? ",within=leaf" : "");
+      auto search_from = [&](std::size_t i, bool within_leaf, bool network_links = false) {
+        const std::string spec = refiner + (within_leaf ? ",within=leaf" : "") + (network_links ? ",links=network" : "");
+        if (std::find(searched.begin(), searched.end(), results[i].spec + "+" + spec) != searched.end()) return;
+        searched.push_back(results[i].spec + "+" + spec);
         searches.emplace_back(results[i].spec + "+" + spec,
                               [&, i, spec] { return factory_.make(spec)->improve(problem, results[i].mapping); });
       };
       const std::vector<std::size_t> order = best_indices(results, unsearched, unsearched);
       search_from(order.front(), false);
+      // Under forwarding tables, where the nodes' own links set the MCL the switch links below
+      // it are what the routes make of the placement: a search on those links alone, from the
+      // result auto would keep now.
+      if (tables && has_injection_links(problem.machine())) search_from(choice(), false, true);
       if (leaf_switches) {
         auto family = [&](std::size_t i) { return results[i].spec.substr(0, results[i].spec.find_first_of(":+")); };
         for (std::size_t i : order) {
@@ -380,7 +387,7 @@ class AutoMapper final : public Mapper {
 }  // namespace
 
 std::size_t auto_choice(const std::vector<Metrics>& results, std::size_t launchers, const AutoOptions& options,
-                        bool leaf_switches) {
+                        bool leaf_switches, bool tables) {
   if (results.empty()) fail("auto: no result to choose from");
   std::size_t best = 0;
   for (std::size_t i = 1; i < results.size(); ++i) {
@@ -394,6 +401,12 @@ std::size_t auto_choice(const std::vector<Metrics>& results, std::size_t launche
   std::size_t chosen = best;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (i == chosen || compare_within_rounding(results[i].mcl, ceiling) > 0) continue;
+    if (tables) {
+      if (const int c = compare_within_rounding(results[i].mcl_network, results[chosen].mcl_network); c != 0) {
+        if (c < 0) chosen = i;
+        continue;
+      }
+    }
     const int uplink = compare_within_rounding(results[i].leaf_uplink_volume, results[chosen].leaf_uplink_volume);
     if (uplink < 0 || (uplink == 0 && better(results[i], results[chosen], options.objective))) chosen = i;
   }

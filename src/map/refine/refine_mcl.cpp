@@ -165,7 +165,8 @@ class Search {
   // the polish of another search's result).
   Search(const MappingProblem& problem, Mapping start, const RefineOptions& options, Budget budget, bool anneal)
       : machine_(problem.machine()), options_(options), anneal_(anneal && options.anneal), budget_(std::move(budget)),
-        loads_(problem, std::move(start), options.per_slot, IncrementalEvaluator::Track::Loads, budget_.counter()),
+        loads_(problem, std::move(start), options.per_slot, IncrementalEvaluator::Track::Loads, budget_.counter(),
+               options.channels),
         journal_(loads_), destinations_(machine_, loads_), rng_(options.seed) {
     journal_.set_per_slot(options.per_slot);
     if (options.within_leaf) {

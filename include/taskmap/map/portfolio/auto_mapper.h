@@ -69,9 +69,11 @@ MclSearch mcl_search(const MappingProblem& problem, std::uint64_t budget, std::u
 // the first `launchers` are the launcher defaults). By the objective, ties to the earlier;
 // with `leaf_switches`, objective mcl and uplink_slack > 0: among the results whose MCL is at
 // most (1 + uplink_slack) x the lowest and at most every launcher default's, the one with the
-// least leaf-uplink volume, ties by the objective.
+// least leaf-uplink volume, ties by the objective; under routes that follow forwarding tables
+// (`tables`), whose switch-link loads are those the job will see, the least network MCL
+// (mcl_network) comes before the leaf-uplink volume.
 std::size_t auto_choice(const std::vector<Metrics>& results, std::size_t launchers, const AutoOptions& options,
-                        bool leaf_switches);
+                        bool leaf_switches, bool tables = false);
 
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory);
 

@@ -26,6 +26,9 @@ struct RefineOptions {
   // Tasks move only among the hosts under their own leaf switches (leaf_groups): the
   // leaf-uplink volume stays as it was. Only on fabrics with leaf switches.
   bool within_leaf = false;
+  // The MCL searched: over every channel, or over the network's only (the switch links: the
+  // nodes' own links left out, as Metrics::mcl_network does).
+  IncrementalEvaluator::Channels channels = IncrementalEvaluator::Channels::All;
 };
 
 struct RefineStats {
