@@ -28,10 +28,10 @@ struct Oddity {
   }
 };
 
-// "0x1f", "31" -> 31.
-std::optional<std::int64_t> parse_number(std::string_view text) {
+// "0x1f", "31" -> 31; up to 16 hex digits (a GUID), a decimal number not negative.
+std::optional<std::uint64_t> parse_number(std::string_view text) {
   if (text.starts_with("0x") || text.starts_with("0X")) {
-    std::int64_t value = 0;
+    std::uint64_t value = 0;
     if (text.size() == 2 || text.size() > 18) return std::nullopt;
     for (char c : text.substr(2)) {
       const int digit = c >= '0' && c <= '9'   ? c - '0'
@@ -39,11 +39,13 @@ std::optional<std::int64_t> parse_number(std::string_view text) {
                         : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                                : -1;
       if (digit < 0) return std::nullopt;
-      value = value * 16 + digit;
+      value = value * 16 + static_cast<std::uint64_t>(digit);
     }
     return value;
   }
-  return io::parse_int(text);
+  const auto decimal = io::parse_int(text);
+  if (!decimal || *decimal < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(*decimal);
 }
 
 // One pass over the dumps: every table read into `tables_`, the subnet's switches matched by GUID.
@@ -145,7 +147,8 @@ class TableReader final {
       if (cur.in_unterminated_last_line()) cur.fail_here("the file ends inside a table's line: is it cut?");
       cur.fail_here(fmt::format("expected 'LID PORT : (...)' in the table of switch {}", switch_name(node())));
     }
-    const std::int64_t lid_value = lid.value_or(0), port_value = port.value_or(0);
+    const std::uint64_t lid_value = lid.value_or(0);
+    const std::int64_t port_value = port.value_or(0);
     if (lid_value < 1 || lid_value > ib::kMaxLid) {
       cur.fail_here(fmt::format("LID {}: unicast LIDs are 0x0001 to 0x{:04x}", lid_text, ib::kMaxLid));
     }

@@ -114,6 +114,22 @@ TEST(ForwardingTables, EveryFormOfDumpReadsAlike) {
   std::filesystem::remove_all(dir);
 }
 
+// GUIDs above 2^63, as NVIDIA's (OUI 98:03:9b, b8:59:9f...) are: the same fabric and tables with
+// every GUID's top byte set to 0x98 read and route alike.
+TEST(ForwardingTables, GuidsAboveTwoToTheSixtyThreeMatch) {
+  const std::string dir = test::temp_path("lft", "high-guids");
+  std::filesystem::create_directories(dir);
+  const std::regex low("(S-|H-|\\(|guid 0x|portguid 0x)00([0-9a-f]{14})");
+  std::ofstream(dir + "/fabric.topo") << std::regex_replace(io::read_text_file(test::instance("lft/two_leaves.topo")), low, "$0198$2");
+  std::ofstream(dir + "/tables.lft") << std::regex_replace(io::read_text_file(kTables), low, "$0198$2");
+  const Machine m = build_machine(parse_machine_spec("ibnet:" + dir + "/fabric.topo"));
+  EXPECT_EQ(subnet_of(m).nodes[0].guid >> 56, 0x98u);
+  const auto routing = make_routing(m, parse_routing_spec("lft:" + dir + "/tables.lft"));
+  EXPECT_EQ(hops(m, *routing, "h1", "h3"),
+            (std::vector<std::string>{"h1>leaf1", "leaf1>spine1", "leaf2>h3", "spine1>leaf2"}));
+  std::filesystem::remove_all(dir);
+}
+
 // Following every switch's table to every LID: the loop (spine1 sends LID 13 back to leaf1,
 // which sends it up again) counts both switches on it; the dead port (leaf1 sends LID 14 to its
 // port 5, which has no cable) counts leaf1. Every other (switch, LID) pair arrives.
