@@ -30,7 +30,7 @@ constexpr std::uint8_t kInf = 255;  // no hop count: not reachable this way
 // (port 0: s itself, 0 hops), kInf where none; and least(s, t), their minimum.
 class HopTables final {
  public:
-  explicit HopTables(const OsmView& v) : v_(v), s_(v.count()) {
+  explicit HopTables(const OsmView& v) : s_(v.count()) {
     std::uint32_t widest = 1;
     for (std::uint32_t i = 0; i < s_; ++i) widest = std::max(widest, v.ports(i));
     width_ = widest;
@@ -47,7 +47,6 @@ class HopTables final {
   std::uint8_t least(std::uint32_t s, std::uint32_t t) const { return least_[std::size_t{s} * s_ + t]; }
 
  private:
-  const OsmView& v_;
   std::uint32_t s_;
   std::uint32_t width_ = 1;
   std::vector<std::uint8_t> hops_;
