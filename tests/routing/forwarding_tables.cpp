@@ -78,12 +78,10 @@ TEST(ForwardingTables, EvalMeasuresTheTablesPaths) {
   const auto ecmp = test::run_taskmap(args + "ecmp");
   ASSERT_EQ(ecmp.exit_code, 0) << ecmp.err;
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(ecmp.out)["mcl"].get<double>(), 1.0);
-  for (const auto& c : j["classes"]) {
-    if (c["name"] == "link") {
-      EXPECT_EQ(c["channels_used"], 4);
-      EXPECT_DOUBLE_EQ(c["max_load"].get<double>(), 2.0);
-    }
-  }
+  const nlohmann::json& links = j.at("classes").at("link");  // the switch links (8 channels)
+  EXPECT_EQ(links.at("channels"), 8);
+  EXPECT_EQ(links.at("channels_used"), 4);
+  EXPECT_DOUBLE_EQ(links.at("max_load").get<double>(), 2.0);
 }
 
 // The same tables as dump_fts (a directed route instead of the LID in the header), as OpenSM's
