@@ -14,11 +14,11 @@ MappingProblem::MappingProblem(const Machine& machine, const CommGraph& graph, c
 }
 
 MappingProblem MappingProblem::with_graph(const CommGraph& graph) const {
-  return MappingProblem(*machine_, graph, shared_, imbalance_, *processes_);
+  return MappingProblem(*machine_, graph, shared_, imbalance_, *processes_, cancelled_);
 }
 
 MappingProblem MappingProblem::on_processes(const dist::Processes& processes) const {
-  return MappingProblem(*machine_, *graph_, shared_, imbalance_, processes);
+  return MappingProblem(*machine_, *graph_, shared_, imbalance_, processes, cancelled_);
 }
 
 std::uint32_t MappingProblem::tasks_per_slot() const {
@@ -51,7 +51,7 @@ std::optional<MappingProblem> MappingProblem::under_default_routing() const {
     if (other.routing_name() != routing_name() && !other.routing().adaptive()) shared_->under_default = other.shared_;
   }
   if (!shared_->under_default) return std::nullopt;
-  return MappingProblem(*machine_, *graph_, shared_->under_default, imbalance_, *processes_);
+  return MappingProblem(*machine_, *graph_, shared_->under_default, imbalance_, *processes_, cancelled_);
 }
 
 }  // namespace taskmap

@@ -17,6 +17,7 @@
 #include "taskmap/topology/allocation.h"
 #include "taskmap/topology/distance.h"
 #include "taskmap/workload/generators.h"
+#include "taskmap/workload/pattern_spec.h"
 #include "taskmap/workload/readers.h"
 #include "test_support.h"
 
@@ -178,6 +179,35 @@ TEST(RefineHopBytes, NeverWorseAndWithinTheBalanceOnAnyMachine) {
       EXPECT_LE(after, before) << spec << " from " << first;
     }
   }
+}
+
+// work=N stops the search where N million units run out, with what it reached: between the
+// start and the unlimited search's result, the same on every run; a limit above what the
+// search spends changes nothing. A cancelled problem stops it with Cancelled.
+TEST(RefineHopBytes, StopsWhereItsWorkRunsOutOrWhenCancelled) {
+  const Machine m = make_machine("torus:8x8x8,ppn=8");
+  const CommGraph g = build_pattern(parse_pattern_spec("halo3d:16x16x16"));
+  const MappingProblem problem(m, g);
+  const Mapping start = run_mapper("random:seed=1", m, g);
+  HopBytesRefineStats full, cut, again, above;
+  const Mapping unlimited = refine_hop_bytes(problem, start, {}, &full);
+  ASSERT_FALSE(full.out_of_work);
+  ASSERT_GT(full.work, 2'000'000u);  // the limit below cuts it
+  HopBytesRefineOptions one;
+  one.work = 1;
+  const Mapping a = refine_hop_bytes(problem, start, one, &cut), b = refine_hop_bytes(problem, start, one, &again);
+  EXPECT_TRUE(cut.out_of_work);
+  EXPECT_GE(cut.work, 1'000'000u);
+  EXPECT_LT(cut.work, full.work);
+  EXPECT_EQ(a.slot_of_task, b.slot_of_task);
+  EXPECT_LT(cut.after, cut.before);
+  EXPECT_GT(cut.after, full.after);
+  HopBytesRefineOptions enough;
+  enough.work = full.work / 1'000'000 + 1;
+  EXPECT_EQ(refine_hop_bytes(problem, start, enough, &above).slot_of_task, unlimited.slot_of_task);
+  EXPECT_FALSE(above.out_of_work);
+  problem.cancel();
+  EXPECT_THROW(refine_hop_bytes(problem, start, {}), Cancelled);
 }
 
 TEST(Refiners, PipelinesOfTimerAndRefineHbParse) {

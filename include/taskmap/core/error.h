@@ -23,6 +23,13 @@ class UsageError : public Error {
   using Error::Error;
 };
 
+// A computation stopped from outside before it ended (MappingProblem::cancel): not the input's
+// fault, so not an Error, which a portfolio would count as one candidate failing and go on.
+class Cancelled : public std::exception {
+ public:
+  const char* what() const noexcept override { return "cancelled"; }
+};
+
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {
   throw Error(fmt::format(format, std::forward<Args>(args)...));

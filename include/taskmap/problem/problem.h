@@ -5,6 +5,7 @@
 // routing-aware mappers share. No mapper builds a routing of its own: a mapper that optimizes
 // channel loads optimizes them under this routing, and an adaptive routing (UGAL) under its
 // oblivious split (Routing::route).
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "taskmap/core/error.h"
 #include "taskmap/dist/processes.h"
 #include "taskmap/problem/mapping.h"
 #include "taskmap/routing/route_cache.h"
@@ -53,6 +55,19 @@ class MappingProblem {
   // then runs that mapper, and gets the same mapping.
   const dist::Processes& processes() const { return *processes_; }
 
+  // Cooperative cancellation, for a caller that must stop a mapper it no longer waits for
+  // (the MPI reorder library past its time limit): cancel() may come from any thread, and the
+  // mappers' loops call stop_if_cancelled(), which then throws Cancelled. Every problem made
+  // from this one (with_graph, on_processes, under_default_routing) shares the flag.
+  void cancel() const { cancelled_->store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_->load(std::memory_order_relaxed); }
+  void stop_if_cancelled() const {
+    if (cancelled()) throw Cancelled();
+  }
+  // Makes `flag` this problem's cancellation flag (before any mapper runs): a caller that keeps
+  // it cancels from outside without holding the problem.
+  void share_cancel_flag(std::shared_ptr<std::atomic<bool>> flag) { cancelled_ = std::move(flag); }
+
   // Routes of router pairs under routing() divided by the channels' bandwidths, computed on
   // first use and shared by every mapper of the run. Thread-safe.
   RouteCache& route_cache() const;
@@ -78,14 +93,16 @@ class MappingProblem {
     std::shared_ptr<Shared> under_default;  // routing and caches of the default routing
   };
   MappingProblem(const Machine& machine, const CommGraph& graph, std::shared_ptr<Shared> shared, double imbalance,
-                 const dist::Processes& processes)
-      : machine_(&machine), graph_(&graph), shared_(std::move(shared)), imbalance_(imbalance), processes_(&processes) {}
+                 const dist::Processes& processes, std::shared_ptr<std::atomic<bool>> cancelled)
+      : machine_(&machine), graph_(&graph), shared_(std::move(shared)), imbalance_(imbalance), processes_(&processes),
+        cancelled_(std::move(cancelled)) {}
 
   const Machine* machine_;
   const CommGraph* graph_;
   std::shared_ptr<Shared> shared_;
   double imbalance_;
   const dist::Processes* processes_ = &dist::this_process_only();
+  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 }  // namespace taskmap

@@ -20,12 +20,21 @@ namespace taskmap {
 namespace {
 
 constexpr std::uint32_t kMostGroupsPerRouter = 32;
+constexpr std::uint64_t kWorkUnitsPerMillion = 1'000'000;
+// The search's own work units, on the scale of the IncrementalEvaluator's (kWorkUnitsPerSecond
+// in auto_mapper.h, about 50 ns each), measured on a 16,384-task 27-point halo on Edison: the
+// group phase's cost-table entries written or read take about 1 ns each, a partner term or
+// candidate router scored in the task phase about 12 ns.
+constexpr std::uint64_t kTableEntriesPerUnit = 48;
+constexpr std::uint64_t kUnitsPerTerm = 4;
 
 class HopBytesSearch {
  public:
-  HopBytesSearch(const MappingProblem& problem, Mapping start, std::uint32_t per_slot, bool room_by_link_speed)
-      : machine_(problem.machine()), eval_(problem, std::move(start), per_slot, IncrementalEvaluator::Track::HopBytes),
-        adjacency_(machine_, false), per_slot_(per_slot) {
+  HopBytesSearch(const MappingProblem& problem, Mapping start, std::uint32_t per_slot, bool room_by_link_speed,
+                 std::uint64_t work_limit)
+      : problem_(problem), machine_(problem.machine()),
+        eval_(problem, std::move(start), per_slot, IncrementalEvaluator::Track::HopBytes, &work_),
+        adjacency_(machine_, false), per_slot_(per_slot), work_limit_(work_limit) {
     capacity_.resize(machine_.num_routers);
     for (RouterId r = 0; r < machine_.num_routers; ++r) capacity_[r] = std::uint64_t(machine_.slots_of_router(r)) * per_slot;
     if (room_by_link_speed) keep_shares_by_link_speed(problem.graph().num_tasks());
@@ -55,11 +64,24 @@ class HopBytesSearch {
   // Summed over every pair again (no drift from the running sum between rounds).
   double hop_bytes() { return eval_.recompute_hop_bytes(); }
 
-  // One pass over the tasks in `order`; returns whether anything moved.
+  // One pass over the tasks in `order` (or until the work runs out); returns whether anything
+  // moved.
   bool pass(const std::vector<TaskId>& order, HopBytesRefineStats& stats) {
     bool changed = false;
-    for (TaskId t : order) changed |= improve(t, stats);
+    for (TaskId t : order) {
+      if (out_of_work()) break;
+      changed |= improve(t, stats);
+    }
     return changed;
+  }
+
+  // The work units spent (IncrementalEvaluator's, and this search's own: partner terms and
+  // candidate routers scored, cost-table entries of the group phase), and whether
+  // they reached the limit (0: none). Checks for cancellation too, being called between steps.
+  std::uint64_t work() const { return work_; }
+  bool out_of_work() const {
+    problem_.stop_if_cancelled();
+    return work_limit_ > 0 && work_ >= work_limit_;
   }
 
   // Group phase: the tasks of each router are cut into `per_router` groups of tasks that are
@@ -101,6 +123,7 @@ class HopBytesSearch {
     const std::vector<double>& hops_to = hops_to_;
     std::vector<double> m(std::size_t(G) * R, 0.0);
     for (std::uint32_t g = 0; g < G; ++g) {
+      work_ += (w[g].size() + 1) * R / kTableEntriesPerUnit;
       double* mg = &m[std::size_t(g) * R];
       for (const auto& [h, v] : w[g]) {
         const double* d = &hops_to[std::size_t(group_router_[h]) * R];
@@ -115,6 +138,7 @@ class HopBytesSearch {
     std::vector<char> dirty(G, 1);
     auto relocate = [&](std::uint32_t g, RouterId to) {
       const RouterId from = group_router_[g];
+      work_ += w[g].size() * R / kTableEntriesPerUnit;
       const double *d_from = &hops_to[std::size_t(from) * R], *d_to = &hops_to[std::size_t(to) * R];
       for (const auto& [h, v] : w[g]) {
         double* mh = &m[std::size_t(h) * R];
@@ -132,9 +156,10 @@ class HopBytesSearch {
     bool any = false;
     for (bool improved = true; improved;) {
       improved = false;
-      for (std::uint32_t g = 0; g < G; ++g) {
+      for (std::uint32_t g = 0; g < G && !out_of_work(); ++g) {
         if (!dirty[g]) continue;
         dirty[g] = 0;
+        work_ += (R + w[g].size()) / kTableEntriesPerUnit + 1;
         const RouterId r = group_router_[g];
         const double* mg = &m[std::size_t(g) * R];
         const double here = mg[r], size = double(members_[g].size());
@@ -253,6 +278,7 @@ class HopBytesSearch {
     const double here = eval_.cost_at(r);
     if (here == 0) return false;
     candidates_.clear();
+    work_ += kUnitsPerTerm * (eval_.partners(t).size() + eval_.gathered_routers().size());
     for (RouterId q : eval_.gathered_routers())
       if (q != r) candidates_.push_back({eval_.cost_at(q) - here, q});
     for (std::uint32_t i = adjacency_.offsets[r]; i < adjacency_.offsets[r + 1]; ++i) {
@@ -274,6 +300,7 @@ class HopBytesSearch {
       double best = -tolerance;
       TaskId partner = UINT32_MAX;
       const double across = eval_.hops(r, x);
+      work_ += kUnitsPerTerm * eval_.tasks_on_router(x).size();
       for (TaskId u : eval_.tasks_on_router(x)) {
         const double total =
             delta + eval_.task_cost(u, r) - eval_.task_cost(u, x) + 2 * eval_.volume_between(t, u) * across;
@@ -290,10 +317,13 @@ class HopBytesSearch {
     return false;
   }
 
+  const MappingProblem& problem_;
   const Machine& machine_;
+  std::uint64_t work_ = 0;  // before eval_, which adds to it from its construction on
   IncrementalEvaluator eval_;
   ChannelAdjacency adjacency_;
   std::uint32_t per_slot_;
+  std::uint64_t work_limit_;
   std::vector<std::pair<double, RouterId>> candidates_;
   std::vector<std::uint64_t> capacity_;  // tasks a router may hold
   // Group phase.
@@ -311,7 +341,8 @@ Mapping refine_hop_bytes(const MappingProblem& problem, Mapping start, const Hop
   const CommGraph& graph = problem.graph();
   validate_mapping(start, machine, graph.num_tasks(), "refine-hb start", options.per_slot);
   Mapping start_copy = start;
-  HopBytesSearch search(problem, std::move(start), options.per_slot, options.room_by_link_speed);
+  HopBytesSearch search(problem, std::move(start), options.per_slot, options.room_by_link_speed,
+                        options.work * kWorkUnitsPerMillion);
   HopBytesRefineStats s;
   s.before = search.hop_bytes();
   std::vector<TaskId> order(graph.num_tasks());
@@ -326,13 +357,15 @@ Mapping refine_hop_bytes(const MappingProblem& problem, Mapping start, const Hop
     // phase's cost table (groups x routers) stays under 2^24 entries.
     for (std::uint32_t per_router = 1; per_router <= kMostGroupsPerRouter; per_router *= 2)
       if (std::uint64_t(machine.num_routers) * machine.num_routers * per_router <= (1u << 24))
-        moved |= search.exchange_groups(per_router, s);
+        if (!search.out_of_work()) moved |= search.exchange_groups(per_router, s);
     moved |= search.pass(order, s);
-    if (!moved) break;
+    if (!moved || search.out_of_work()) break;
     const double now = search.hop_bytes();
     if (now > last * (1 - 1e-4)) break;  // under 0.01% per pass: converged
     last = now;
   }
+  s.work = search.work();
+  s.out_of_work = search.out_of_work();
   s.after = search.hop_bytes();
   Mapping result = search.mapping();
   if (s.after > s.before) {  // only rounding in the group phase's running sums could do this

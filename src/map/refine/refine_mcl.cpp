@@ -30,7 +30,7 @@ constexpr std::uint64_t kWorkUnit = 1'000'000;  // RefineOptions::work counts mi
 // and when a time limit was asked for, a deadline as well.
 class Budget {
  public:
-  Budget(std::uint64_t work, double seconds) : limit_(work) {
+  Budget(std::uint64_t work, double seconds, const MappingProblem& problem) : problem_(&problem), limit_(work) {
     if (seconds > 0) {
       deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                          std::chrono::duration<double>(seconds));
@@ -39,7 +39,9 @@ class Budget {
   std::uint64_t* counter() { return spent_.get(); }
   std::uint64_t spent() const { return *spent_; }
   std::uint64_t limit() const { return limit_; }
+  // Also where the steps check for cancellation (MappingProblem::cancel), which throws.
   bool exhausted() const {
+    problem_->stop_if_cancelled();
     return *spent_ >= limit_ || (deadline_ && std::chrono::steady_clock::now() > *deadline_);
   }
   // The first half of what is left, counted in the same counter.
@@ -56,6 +58,7 @@ class Budget {
   }
 
  private:
+  const MappingProblem* problem_;
   std::shared_ptr<std::uint64_t> spent_ = std::make_shared<std::uint64_t>(0);
   std::uint64_t limit_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
@@ -423,7 +426,7 @@ class Search {
 Mapping search(const MappingProblem& problem, Mapping start, const RefineOptions& options, std::uint64_t work,
                double seconds, bool anneal, RefineStats* stats) {
   RefineStats local;
-  Search search(problem, std::move(start), options, Budget(work, seconds), anneal);
+  Search search(problem, std::move(start), options, Budget(work, seconds, problem), anneal);
   return search.run(stats ? *stats : local);
 }
 

@@ -74,9 +74,10 @@ class RefineHopBytesMapper final : public Refiner<HopBytesRefineOptions> {
     const std::string earlier = start.note;
     Mapping result = refine_hop_bytes(problem, std::move(start), options, &stats);
     result.note = noted(earlier, fmt::format("refine-hb: {} rounds; groups: {} moves, {} exchanges; tasks: {} moves, "
-                                             "{} swaps; hop-bytes {:.6g} -> {:.6g}",
+                                             "{} swaps; hop-bytes {:.6g} -> {:.6g}; {} million work units{}",
                                              stats.rounds, stats.group_moves, stats.group_exchanges, stats.moves,
-                                             stats.swaps, stats.before, stats.after));
+                                             stats.swaps, stats.before, stats.after, (stats.work + 500'000) / 1'000'000,
+                                             stats.out_of_work ? " (the work ran out)" : ""));
     return result;
   }
 };
