@@ -166,6 +166,34 @@ TEST(Auto, GivesTheSameMappingAtEveryThreadCount) {
   EXPECT_NE(runs[0].note.find("+refine-mcl:work=2"), std::string::npos) << runs[0].note;
 }
 
+// Under work=N, the rule of auto_mapper.h: the route cache's 20 units and each candidate's
+// predicted units per task-graph edge and task count against half of N million in the
+// portfolio's order. halo3d:8x8x8 (27-point, periodic) has 512 tasks and 512 x 26 = 13,312
+// edges: 13,824 x 20 = 276,480 for the routes, 13,824 x 6 = 82,944 for each of default,
+// hostname-order, cyclic, blocks and hilbert (691,200 in all), rahtm 13,824 x 2,006 (27.7
+// million: beyond 5 million), greedy 13,824 x 46 (1,327,104), rb x 66 (2,239,488), scotch x 106
+// (3,704,832), then ml x 606 (12.1 million: beyond). Of the 6,295,168 units left, the MCL
+// search (one on a torus) gets half, 3 million, the hop-bytes refinements share the other half.
+TEST(Auto, AWorkLimitSharesTheWorkByOneRule) {
+  const Machine m = make_machine("torus:4x4x4,ppn=8");
+  const CommGraph g = build_pattern(parse_pattern_spec("halo3d:8x8x8,points=27"));
+  ASSERT_EQ(g.num_edges(), 13'312u);
+  const MappingProblem problem(m, g);
+  EXPECT_EQ(route_work(problem), 276'480u);
+  EXPECT_EQ(predicted_work("hostname-order", problem), 82'944u);
+  EXPECT_EQ(predicted_work("scotch", problem), 13'824u * 106);
+  const Mapping chosen = test::run_mapper_on(problem, "auto:work=10");
+  EXPECT_NE(chosen.note.find("rahtm, ml: beyond the work limit"), std::string::npos) << chosen.note;
+  EXPECT_EQ(chosen.note.find("scotch: beyond"), std::string::npos) << chosen.note;
+  // 8 first-round results; refine-hb from blocks (the best), rb and scotch (1 million each);
+  // one MCL search: 12.
+  EXPECT_NE(chosen.note.find(" among 12 results; "), std::string::npos) << chosen.note;
+  EXPECT_EQ(chosen.slot_of_task, test::run_mapper_on(problem, "auto:work=10").slot_of_task);
+  // Cancelled, it stops with Cancelled: not a candidate failing, which it would leave out.
+  problem.cancel();
+  EXPECT_THROW(test::run_mapper_on(problem, "auto"), Cancelled);
+}
+
 // two_planes.topo under updn: no route between the management hosts m1 and m2. The candidates
 // whose placements make them talk are left out, named, with the reason said once.
 TEST(Auto, CandidatesLeftOutForOneReasonAreNamedTogether) {

@@ -138,6 +138,11 @@ const Catalog& mapper_catalog() {
                        .meaning = "millions of work units of the MCL refinement (refine-mcl's work; 0: none), "
                                   "less on jobs whose moves cost much to score (docs/auto.md); the same result on "
                                   "every run"},
+                      {.name = "work", .type = ParamType::Int, .default_value = "0", .min = 0, .max = 1 << 30,
+                       .meaning = "millions of work units for the whole run (0: no limit): the first round takes "
+                                  "the candidates whose predicted work fits half of it, the refinements share the "
+                                  "rest and stop where theirs runs out; about 20 million a second on one core "
+                                  "(docs/auto.md)"},
                       {.name = "uplink-slack", .type = ParamType::Real,
                        .default_value = default_of(AutoOptions{}.uplink_slack), .min = 0, .max = 1,
                        .meaning = "on fabrics with leaf switches (objective mcl): among the results whose MCL is at "
@@ -386,6 +391,9 @@ const Catalog& mapper_catalog() {
            .params = {{.name = "rounds", .type = ParamType::Int,
                        .default_value = default_of(HopBytesRefineOptions{}.rounds), .min = 1, .max = 1 << 20,
                        .meaning = "passes over the tasks at most"},
+                      {.name = "work", .type = ParamType::Int, .default_value = "0", .min = 0, .max = 1 << 30,
+                       .meaning = "millions of work units at most (0: no limit); where they run out the search "
+                                  "stops with what it reached, the same on every run"},
                       {.name = "room", .type = ParamType::Choice, .default_value = "slots",
                        .choices = {"slots", "link-speed"},
                        .meaning = "tasks move into any free slot; or, where the nodes' own links differ in speed, a "
@@ -515,6 +523,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       AutoOptions options;
       options.objective = static_cast<AutoObjective>(v.choice_index("objective"));
       options.budget = static_cast<std::uint64_t>(v.get_int("budget"));
+      options.work = static_cast<std::uint64_t>(v.get_int("work"));
       options.uplink_slack = v.get_real("uplink-slack");
       options.seed = seed(v);
       MapperFactory factory{
@@ -572,6 +581,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::RefineHopBytes: {
       HopBytesRefineOptions options;
       options.rounds = count(v, "rounds");
+      options.work = static_cast<std::uint64_t>(v.get_int("work"));
       options.room_by_link_speed = v.get_choice("room") == "link-speed";
       options.seed = seed(v);
       return make_refine_hb_mapper(std::move(label), options, make_default_mapper());

@@ -71,6 +71,9 @@ constexpr std::uint64_t kSearchSteps = 8;
 constexpr std::uint32_t kSlotsTriedPerRouter = 8;  // refine-mcl's descent: up to 8 slots per router
 constexpr std::uint64_t kWorkPerRoute = 4;         // refine-mcl's work unit: 4 per flow re-routed
 constexpr std::uint64_t kWorkUnitsPerMillion = 1'000'000;
+constexpr std::uint64_t kMillion = 1'000'000;
+// Under a work limit, the first round's candidates are predicted to take at most 1/this of it.
+constexpr std::uint64_t kFirstRoundShare = 2;
 
 // Step 1: the launchers' orders, the results auto never does worse than.
 constexpr std::array<const char*, 3> kLauncherDefaults = {"default", "hostname-order", "cyclic"};
@@ -149,6 +152,7 @@ class AutoMapper final : public Mapper {
     // not still come first.
     auto attempt = [&](const std::string& spec, const std::function<Mapping()>& map) -> std::variant<Result, std::string> {
       progress.status(spec);
+      problem.stop_if_cancelled();
       try {
         Mapping m = map();
         validate_mapping(m, problem.machine(), problem.graph().num_tasks(), spec, problem.tasks_per_slot());
@@ -188,14 +192,45 @@ class AutoMapper final : public Mapper {
       });
       for (auto& outcome : outcomes) keep(std::move(outcome));
     };
+    // Under a work limit the first round takes, after the launchers' orders, the candidates
+    // whose predicted work still fits its share, in the portfolio's order.
+    const std::uint64_t work_limit = saturating_mul(options_.work, kMillion);
+    std::uint64_t first_round_work = work_limit > 0 ? route_work(problem) : 0;
     for (const std::string& spec : portfolio) {
       if (std::string why = factory_.why_not(spec, problem); !why.empty()) {
         skipped.push_back(fmt::format("{}: {}", spec, why));
         progress.advance();
         continue;
       }
+      const std::uint64_t need = predicted_work(spec, problem);
+      const bool launcher = std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), spec) != kLauncherDefaults.end();
+      if (work_limit > 0 && !launcher && first_round_work + need > work_limit / kFirstRoundShare) {
+        skipped.push_back(fmt::format("{}: beyond the work limit", spec));
+        progress.advance();
+        continue;
+      }
+      first_round_work += need;
       consider(spec, [&] { return factory_.make(spec)->run(problem); });
     }
+    // What the refinements may spend under a work limit: of what the first round left, the MCL
+    // searches' own budget each (at most half of it in all, for the searches auto runs on this
+    // machine's kind), the rest to the hop-bytes refinements, evenly within each step; a step
+    // whose share is under a million units each is left out. "" without a limit.
+    const std::uint64_t work_left = work_limit > first_round_work ? work_limit - first_round_work : 0;
+    const bool leaf_switches = has_leaf_switches(problem.machine());
+    const bool tables = problem.routing().follows_tables();
+    const std::uint64_t usual_searches = 1 + (tables && has_injection_links(problem.machine()) ? 1 : 0) + (leaf_switches ? 4 : 0);
+    const std::uint64_t mcl_work_left =
+        options_.objective == AutoObjective::Mcl
+            ? std::min(work_left / 2, saturating_mul(mcl_search(problem, options_.budget, RefineOptions{}.candidates).budget,
+                                                     saturating_mul(usual_searches, kMillion)))
+            : 0;
+    auto work_share = [&](std::uint64_t step_work, std::size_t count) -> std::optional<std::string> {
+      if (work_limit == 0) return "";
+      const std::uint64_t each = step_work / std::max<std::size_t>(1, count) / kMillion;
+      if (each == 0) return std::nullopt;
+      return fmt::format("work={},", each);
+    };
     if (results.empty()) fail("--mapper '{}': no mapper of the portfolio applies ({})", label_.text, join(skipped));
     const std::size_t first_round = results.size();
 
@@ -228,10 +263,15 @@ class AutoMapper final : public Mapper {
     progress.set_total(portfolio.size() + starts.size() + (by_speed_start ? 1 : 0) + (refine_mcl ? 1 : 0));
     // rb's shares by link speed also keep theirs: refine-hb by slots alone fills the free
     // slots they leave beside the slower nodes wherever that saves hop-bytes.
-    const std::string keeping_shares = fmt::format("refine-hb:room=link-speed,seed={}", options_.seed);
+    const std::optional<std::string> hb_work = work_share(work_left - mcl_work_left, starts.size() + (by_speed_start ? 1 : 0));
+    if (!hb_work) {
+      for (std::size_t i : starts) skipped.push_back(fmt::format("{}+refine-hb: beyond the work limit", results[i].spec));
+      starts.clear();
+    }
+    const std::string keeping_shares = fmt::format("refine-hb:{}room=link-speed,seed={}", hb_work.value_or(""), options_.seed);
     const std::string by_speed_refined = std::string(kRbLeavesBySpeed) + "+" + keeping_shares;  // its result's spec
     {
-      const std::string refiner = fmt::format("refine-hb:seed={}", options_.seed);
+      const std::string refiner = fmt::format("refine-hb:{}seed={}", hb_work.value_or(""), options_.seed);
       std::vector<Refinement> refinements;
       for (std::size_t i : starts) {
         for (const std::string& r : {refiner, keeping_shares}) {
@@ -252,30 +292,31 @@ class AutoMapper final : public Mapper {
     const std::size_t launchers = static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [](const Result& r) {
       return std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), r.spec) != kLauncherDefaults.end();
     }));
-    const bool leaf_switches = has_leaf_switches(problem.machine());
     auto metrics_of = [&](std::size_t end) {  // of results[0, end)
       std::vector<Metrics> metrics;
       metrics.reserve(end);
       for (std::size_t i = 0; i < end; ++i) metrics.push_back(results[i].metrics);
       return metrics;
     };
-    const bool tables = problem.routing().follows_tables();
     auto choice = [&] { return auto_choice(metrics_of(results.size()), launchers, options_, leaf_switches, tables); };
     if (refine_mcl) {
       const std::uint32_t candidates = RefineOptions{}.candidates;
       const MclSearch search = mcl_search(problem, options_.budget, candidates);
-      const std::string refiner =
-          fmt::format("refine-mcl:work={},seed={}{}", search.budget, options_.seed,
-                      search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "");
       const std::size_t unsearched = results.size();  // the results a search may start from
-      std::vector<std::string> searched;  // start and refiner
-      std::vector<Refinement> searches;
+      // The searches planned, in order: the start, and the MCL search's options after its work
+      // and seed (or a whole refiner's spec); their work is set when all are known.
+      struct Planned {
+        std::size_t start;
+        std::string spec;
+        bool mcl;
+      };
+      std::vector<Planned> planned;
       auto search_from = [&](std::size_t i, bool within_leaf, bool network_links = false) {
-        const std::string spec = refiner + (within_leaf ? ",within=leaf" : "") + (network_links ? ",links=network" : "");
-        if (std::find(searched.begin(), searched.end(), results[i].spec + "+" + spec) != searched.end()) return;
-        searched.push_back(results[i].spec + "+" + spec);
-        searches.emplace_back(results[i].spec + "+" + spec,
-                              [&, i, spec] { return factory_.make(spec)->improve(problem, results[i].mapping); });
+        const std::string options = fmt::format("{}{}{}", search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "",
+                                                within_leaf ? ",within=leaf" : "", network_links ? ",links=network" : "");
+        for (const Planned& p : planned)
+          if (p.start == i && p.mcl && p.spec == options) return;
+        planned.push_back({i, options, true});
       };
       const std::vector<std::size_t> order = best_indices(results, unsearched, unsearched);
       search_from(order.front(), false);
@@ -304,9 +345,7 @@ class AutoMapper final : public Mapper {
         auto inject_from = [&](std::size_t i) {
           if (injection && std::find(injected.begin(), injected.end(), i) == injected.end()) {
             injected.push_back(i);
-            searches.emplace_back(results[i].spec + "+" + injecting, [&, i, injecting] {
-              return factory_.make(injecting)->improve(problem, results[i].mapping);
-            });
+            planned.push_back({i, injecting, false});
           }
         };
         inject_from(fewest);
@@ -330,6 +369,24 @@ class AutoMapper final : public Mapper {
         // those slots free.
         for (std::size_t i = 0; i < unsearched; ++i)
           if (results[i].spec == kRbLeavesBySpeed || results[i].spec == by_speed_refined) inject_from(i);
+      }
+      const std::size_t mcl_searches =
+          static_cast<std::size_t>(std::count_if(planned.begin(), planned.end(), [](const Planned& p) { return p.mcl; }));
+      const std::optional<std::string> mcl_work = work_share(mcl_work_left, mcl_searches);
+      std::uint64_t work = search.budget;
+      if (mcl_work && !mcl_work->empty()) work = std::min(work, mcl_work_left / mcl_searches / kMillion);
+      std::vector<Refinement> searches;
+      for (const Planned& p : planned) {
+        std::string spec = p.spec;
+        if (p.mcl) {
+          spec = fmt::format("refine-mcl:work={},seed={}{}", work, options_.seed, p.spec);
+          if (!mcl_work) {
+            skipped.push_back(fmt::format("{}+{}: beyond the work limit", results[p.start].spec, spec));
+            continue;
+          }
+        }
+        searches.emplace_back(results[p.start].spec + "+" + spec,
+                              [&, i = p.start, spec] { return factory_.make(spec)->improve(problem, results[i].mapping); });
       }
       progress.set_total(portfolio.size() + starts.size() + (by_speed_start ? 1 : 0) + searches.size());
       consider_all(searches, 0);
@@ -503,6 +560,28 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
     if (holding <= kMultilevelMaxRouters) specs.push_back("ml");
   }
   return specs;
+}
+
+std::uint64_t route_work(const MappingProblem& problem) {
+  // The routes of the first evaluation, which later ones find in the route cache: about 20
+  // units per task-graph edge (a 27-point halo of 16,384 tasks on Edison under ecmp: 0.5 s).
+  const CommGraph& g = problem.graph();
+  return saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), 20);
+}
+
+std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem) {
+  // Units per task-graph edge (and task), measured on one core (docs/auto.md, "Work limit"):
+  // evaluating a placement, which every candidate is, and each mapper's own work beside.
+  constexpr std::uint64_t kEvaluate = 6;
+  const std::string_view name = spec.substr(0, spec.find(':'));
+  std::uint64_t own = 0;
+  if (name == "greedy") own = 40;
+  else if (name == "rb") own = spec.find("tries=") != std::string_view::npos ? 400 : 60;
+  else if (name == "scotch") own = 100;
+  else if (name == "ml") own = 600;
+  else if (name == "rahtm") own = 2000;
+  const CommGraph& g = problem.graph();
+  return saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), kEvaluate + own);
 }
 
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory) {

@@ -31,6 +31,11 @@ struct AutoOptions {
   // re-routed, 1 per channel whose load changes); 0 leaves refine-mcl out.
   std::uint64_t budget = 100;
   std::uint64_t seed = 1;  // of the refiners
+  // Millions of work units for the whole run (0: no limit): the first round takes the candidates
+  // whose predicted work fits a share of it (auto_work_plan), the refinements split the rest
+  // and stop where theirs runs out. A count of steps, not of time: the same result on every
+  // run; about kWorkUnitsPerSecond units a second on one core.
+  std::uint64_t work = 0;
   // On fabrics with leaf switches, objective mcl: the results whose MCL is at most this much
   // above the lowest (and never above a launcher default's) are ordered by leaf-uplink volume
   // first (auto_choice). 0: MCL, then hop-bytes, as on every other machine.
@@ -74,6 +79,16 @@ MclSearch mcl_search(const MappingProblem& problem, std::uint64_t budget, std::u
 // (mcl_network) comes before the leaf-uplink volume.
 std::size_t auto_choice(const std::vector<Metrics>& results, std::size_t launchers, const AutoOptions& options,
                         bool leaf_switches, bool tables = false);
+
+// The work units auto's steps run at on one core of the machines it was measured on, at least
+// (docs/auto.md, "Work limit"): what a caller with a time limit converts seconds by.
+inline constexpr std::uint64_t kWorkUnitsPerSecond = 20'000'000;
+
+// The work units a first-round candidate is predicted to take on this problem, its
+// evaluation included: a count per task-graph edge by kind of mapper, measured; and those of
+// the routes the first evaluation computes (the route cache's), predicted once.
+std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem);
+std::uint64_t route_work(const MappingProblem& problem);
 
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory);
 
