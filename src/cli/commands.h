@@ -50,6 +50,8 @@ struct RunConfig {
   std::string max_memory;             // commands reading a pattern: memory_limit() ("16G"); empty: the default
   bool verbose = false;               // info: also what is only a mapping researcher's (the partial-cube test)
   unsigned threads = 0;               // eval, map, compare: evaluation threads; 0: all cores
+  std::string cart;                   // reorder-plan: a Cartesian grid, "32x32x16[,periodic]"
+  double seconds = 10;                // reorder-plan: the reorder library's time limit
 };
 
 int run_info(const RunConfig& config);
@@ -63,6 +65,8 @@ int run_reproduce(const RunConfig& config);
 int run_export_simgrid(const RunConfig& config);
 int run_validate(const RunConfig& config);
 int run_list(const RunConfig& config);
+// reorder-plan: the MPI reorder library's planning for a given job, without MPI.
+int run_reorder_plan(const RunConfig& config);
 
 // The catalogs `taskmap list` shows (list_command.cpp), in order.
 const std::vector<const Catalog& (*)()>& listed_catalogs();

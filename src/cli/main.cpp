@@ -250,6 +250,37 @@ int main(int argc, char** argv) {
         ->type_name("SECONDS")
         ->default_str("1e-6");
   };
+  auto* reorder_plan = app.add_subcommand(
+      "reorder-plan", "Plan an MPI job's rank order as the reorder library does inside the job, offline");
+  reorder_plan->add_option("--machine", config.machine, taskmap::catalog_help(taskmap::machine_catalog()))
+      ->required()
+      ->type_name("MACHINE");
+  reorder_plan->add_option("--nodes", config.nodes,
+                           "The job's processes: a Slurm host list or @FILE (as map's --nodes), each host's "
+                           "processes after the previous host's, as many as its count or its node's slots")
+      ->required()
+      ->type_name("HOSTLIST|@FILE");
+  reorder_plan->add_option("--node-topology", config.node_topology, "The inside of every node: hwloc:FILE")
+      ->type_name("hwloc:FILE");
+  reorder_plan->add_option("--pattern", config.pattern,
+                           "The graph a distributed-graph call describes: " +
+                               taskmap::catalog_help(taskmap::pattern_catalog()))
+      ->type_name("PATTERN");
+  reorder_plan->add_option("--cart", config.cart,
+                           "Or the grid MPI_Cart_create describes: sizes, then ',periodic' or ',periods=1x0x...'")
+      ->type_name("D1xD2...[,periodic]");
+  add_routing(reorder_plan);
+  reorder_plan->add_option("--mapper", config.mapper, "As TASKMAP_MAPPER: " + mapper_help)
+      ->type_name("MAPPER")
+      ->default_str("auto with the work that fits half of --seconds");
+  reorder_plan->add_option("--seconds", config.seconds, "As TASKMAP_REORDER_SECONDS: the time limit")
+      ->type_name("SECONDS")
+      ->default_str("10");
+  reorder_plan->add_option("--out", config.out, "The plan: line r holds the process (old rank) that becomes rank r")
+      ->type_name("FILE");
+  reorder_plan->add_option("--report", config.report, "The library's JSON report (TASKMAP_REORDER_REPORT)")
+      ->type_name("FILE");
+
   auto* export_cmd = app.add_subcommand("export", "Export a placement for another tool");
   export_cmd->require_subcommand(1);
   auto* export_simgrid = export_cmd->add_subcommand(
@@ -370,6 +401,7 @@ int main(int argc, char** argv) {
     if (*eval) return taskmap::cli::run_eval(config, processes);
     if (*map) return taskmap::cli::run_map(config, processes);
     if (*compare) return taskmap::cli::run_compare(config, processes);
+    if (*reorder_plan) return taskmap::cli::run_reorder_plan(config);
     if (*reproduce) return taskmap::cli::run_reproduce(config);
     if (*export_simgrid) return taskmap::cli::run_export_simgrid(config);
     if (*validate_cmd) return taskmap::cli::run_validate(config);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <map>
 #include <numeric>
@@ -17,12 +18,18 @@
 #include "taskmap/eval/report.h"
 #include "taskmap/launch/placement.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
+#include "taskmap/map/portfolio/auto_mapper.h"
 #include "taskmap/problem/problem.h"
 #include "taskmap/topology/allocation.h"
 #include "taskmap/topology/machine_spec.h"
 
 namespace taskmap {
 namespace {
+
+// The plan's share of the time limit: the rest is the margin for a core slower than those the
+// work rate was measured on, and for what the plan does besides the mapping (reading the
+// machine, the evaluations of the report).
+constexpr double kPlanShareOfLimit = 0.5;
 
 // The job's machine: the processes' nodes get as many slots as processes run on them.
 Allocation allocation_of(const std::vector<std::string>& hosts) {
@@ -140,8 +147,9 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
   std::map<SlotId, int> process_of_slot;
   for (std::size_t p = 0; p < processes; ++p) process_of_slot[slot_of_process[p]] = static_cast<int>(p);
 
-  const MappingProblem problem(job, graph, request.routing);
-  const std::string mapper_text = request.mapper.empty() ? kDefaultMapper : request.mapper;
+  MappingProblem problem(job, graph, request.routing);
+  if (request.cancel) problem.share_cancel_flag(request.cancel);
+  const std::string mapper_text = request.mapper.empty() ? reorder_mapper(request.seconds) : request.mapper;
   const MapperSpec spec = parse_mapper_spec(mapper_text);
   if (const std::string why = why_not_applicable(spec, problem); !why.empty()) fail("mapper '{}': {}", mapper_text, why);
   Mapping chosen = make_mapper(spec)->run(problem);
@@ -196,6 +204,40 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
                  {"mapper_result", metrics_to_json(chosen_metrics)},
                  {"kept", keep_chosen ? "mapper" : "identity"}};
   return plan;
+}
+
+std::string reorder_mapper(double seconds) {
+  const double work = std::floor(seconds * kPlanShareOfLimit * static_cast<double>(kWorkUnitsPerSecond) / 1e6);
+  return fmt::format("auto:work={}", static_cast<std::uint64_t>(std::clamp(work, 1.0, double(1 << 30))));
+}
+
+CommGraph cart_graph(std::span<const int> dims, std::span<const int> periods) {
+  const std::size_t n = dims.size();
+  std::uint64_t vertices = 1;
+  for (int d : dims) {
+    if (d <= 0) fail("Cartesian dimension {}: must be positive", d);
+    vertices *= static_cast<std::uint64_t>(d);
+    if (vertices > (std::uint64_t{1} << 31)) fail("Cartesian grid of more than 2^31 ranks");
+  }
+  std::vector<CommEdge> edges;
+  std::vector<int> coord(n);
+  for (std::uint64_t r = 0; r < vertices; ++r) {
+    std::uint64_t rest = r;
+    for (std::size_t d = n; d-- > 0;) coord[d] = static_cast<int>(rest % static_cast<std::uint64_t>(dims[d])), rest /= static_cast<std::uint64_t>(dims[d]);
+    for (std::size_t d = 0; d < n; ++d) {
+      for (int step : {-1, 1}) {
+        int c = coord[d] + step;
+        if (c < 0 || c >= dims[d]) {
+          if (!periods[d] || dims[d] == 1) continue;
+          c = (c + dims[d]) % dims[d];
+        }
+        std::uint64_t neighbour = 0;
+        for (std::size_t e = 0; e < n; ++e) neighbour = neighbour * static_cast<std::uint64_t>(dims[e]) + static_cast<std::uint64_t>(e == d ? c : coord[e]);
+        edges.push_back({static_cast<TaskId>(r), static_cast<TaskId>(neighbour), 1.0});
+      }
+    }
+  }
+  return CommGraph::from_edges(static_cast<std::uint32_t>(vertices), std::move(edges));
 }
 
 std::string reorder_summary(const nlohmann::json& report, const std::string& report_path) {

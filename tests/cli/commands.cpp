@@ -97,8 +97,8 @@ TEST(Cli, EvalIsTheSameAtEveryThreadCount) {
 TEST(Cli, AMisspeltCommandIsNamedWithTheCommands) {
   const auto r = run_taskmap("mpa --machine torus:4");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "taskmap: error: unknown command 'mpa'; the commands are info, routes, eval, map, compare, export, validate, "
-                   "reproduce, list (see taskmap --help)\n");
+  EXPECT_EQ(r.err, "taskmap: error: unknown command 'mpa'; the commands are info, routes, eval, map, compare, "
+                   "reorder-plan, export, validate, reproduce, list (see taskmap --help)\n");
 }
 
 TEST(Cli, ProgressBarOnlyWhenAskedOrOnATerminal) {

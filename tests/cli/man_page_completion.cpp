@@ -117,8 +117,8 @@ TEST(ManPage, HoldsEveryCommandAndOptionOfHelp) {
   REQUIRE_MAN();
   const std::string page = rendered_page();
   const std::vector<std::string> commands = commands_from_help();
-  // info routes eval map compare export validate reproduce list, and export simgrid.
-  ASSERT_EQ(commands.size(), 10u);
+  // info routes eval map compare reorder-plan export validate reproduce list, and export simgrid.
+  ASSERT_EQ(commands.size(), 11u);
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     const std::string section = command_section(page, command);

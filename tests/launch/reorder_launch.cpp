@@ -108,7 +108,7 @@ void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int
   ASSERT_EQ(j["kept"], "mapper") << j.dump();
   // One line from one process, the report's numbers; 4 hosts (cyclic_hosts).
   const nlohmann::json &identity_metrics = j["identity"], &chosen_metrics = j["mapper_result"];
-  EXPECT_EQ(r.err, "taskmap reorder: MPI_Cart_create: " + std::to_string(np) + " ranks on 4 nodes, reordered by auto: MCL " +
+  EXPECT_EQ(r.err, "taskmap reorder: MPI_Cart_create: " + std::to_string(np) + " ranks on 4 nodes, reordered by auto:work=" + std::to_string(std::stoi(kMappingSeconds) * 10) + ": MCL " +
                        change_text(identity_metrics["mcl"], chosen_metrics["mcl"]) + ", hop-bytes " +
                        change_text(identity_metrics["hop_bytes"], chosen_metrics["hop_bytes"]) + " (report: " + report +
                        ")\n");

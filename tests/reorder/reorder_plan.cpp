@@ -3,9 +3,14 @@
 // identity order.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "taskmap/core/error.h"
+#include "taskmap/core/text_source.h"
 #include "taskmap/reorder/reorder_plan.h"
 #include "test_support.h"
 
@@ -49,7 +54,7 @@ TEST(ReorderPlan, FindsTheHandDerivedOptimum) {
 TEST(ReorderPlan, SummaryLineSaysWhatTheCallDid) {
   const ReorderPlan plan = plan_reorder(four_vertices());
   EXPECT_EQ(reorder_summary(plan.report, "r.json"),
-            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, reordered by auto: "
+            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, reordered by auto:work=100: "
             "MCL 200 -> 2 (99% lower), hop-bytes 800 -> 8 (99% lower) (report: r.json)");
   // Heavy partners already on one host: the identity order is the optimum, and stays.
   ReorderRequest r = four_vertices();
@@ -57,7 +62,7 @@ TEST(ReorderPlan, SummaryLineSaysWhatTheCallDid) {
   const ReorderPlan kept = plan_reorder(r);
   EXPECT_EQ(kept.report["kept"], "identity");
   EXPECT_EQ(reorder_summary(kept.report, ""),
-            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, keeps the identity order, auto's is "
+            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, keeps the identity order, auto:work=100's is "
             "no better: MCL 2 -> 2 (same), hop-bytes 8 -> 8 (same)");
 }
 
@@ -118,6 +123,84 @@ TEST(ReorderPlan, RefusesWhatItCannotPlace) {
   r.hosts.pop_back(), r.cpus.pop_back();
   EXPECT_EQ(test::error_message([&] { plan_reorder(r); }),
             "MPI_Dist_graph_create_adjacent describes 4 ranks, but the communicator has 3 processes");
+}
+
+// The default mapper's work: half of the limit at kWorkUnitsPerSecond (20 million a second),
+// in millions, at least one.
+TEST(ReorderPlan, TheDefaultMapperGetsTheWorkOfHalfTheLimit) {
+  EXPECT_EQ(reorder_mapper(10), "auto:work=100");
+  EXPECT_EQ(reorder_mapper(2.5), "auto:work=25");
+  EXPECT_EQ(reorder_mapper(0.01), "auto:work=1");
+  ReorderRequest r = four_vertices();
+  r.seconds = 3;
+  EXPECT_EQ(plan_reorder(r).report["mapper"], "auto:work=30");
+}
+
+// A plan cancelled from outside stops with Cancelled, not an Error the library would report
+// as the input's fault.
+TEST(ReorderPlan, ACancelledPlanStops) {
+  ReorderRequest r = four_vertices();
+  r.cancel = std::make_shared<std::atomic<bool>>(true);
+  EXPECT_THROW(plan_reorder(r), Cancelled);
+}
+
+// MPI_Cart_create's graph, counted by hand: on a 2 x 3 grid without wraparound, 3 vertical
+// pairs and 4 horizontal ones, each both ways: 14 edges of 1. Periodic, a rank's two
+// neighbours along the dimension of 2 are one rank (one edge of 2), and each row of 3 is a
+// ring (2 edges of 1 per rank): 6 edges of 2 and 12 of 1.
+TEST(ReorderPlan, CartesianGraphsAreMpisGrids) {
+  const int dims[] = {2, 3}, open[] = {0, 0}, wrapped[] = {1, 1};
+  const CommGraph g = cart_graph(dims, open);
+  EXPECT_EQ(g.num_tasks(), 6u);
+  EXPECT_EQ(g.num_edges(), 14u);
+  EXPECT_DOUBLE_EQ(g.total_volume(), 14.0);
+  const auto targets = g.targets(4);  // (1, 1): (0, 1), (1, 0), (1, 2)
+  EXPECT_EQ(std::vector<TaskId>(targets.begin(), targets.end()), (std::vector<TaskId>{1, 3, 5}));
+  const CommGraph p = cart_graph(dims, wrapped);
+  std::size_t twos = 0, ones = 0;
+  for (TaskId t = 0; t < 6; ++t)
+    for (double v : p.volumes(t)) (v == 2.0 ? twos : ones) += 1;
+  EXPECT_EQ(twos, 6u);
+  EXPECT_EQ(ones, 12u);
+}
+
+// taskmap reorder-plan runs plan_reorder on the job it describes: the processes of --nodes in
+// block order, the graph of --pattern; its permutation is the library's. The heavy pairs
+// {0, 2} and {1, 3} cross between the nodes in the identity order: the plan reorders.
+TEST(ReorderPlan, TheOfflinePlannerGivesTheLibrarysPlan) {
+  const std::string dir = test::temp_path("reorder", "offline");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/nodes.txt") << "cn01 slots=2\ncn02 slots=2\n";
+  std::ofstream(dir + "/graph.txt") << "0 2 100\n2 0 100\n1 3 100\n3 1 100\n0 1 1\n1 0 1\n2 3 1\n3 2 1\n";
+  // The same job for the library: cn01's two processes, then cn02's, CPUs unknown.
+  ReorderRequest r = four_vertices();
+  r.hosts = {"cn01", "cn01", "cn02", "cn02"};
+  r.cpus.assign(4, -1);
+  r.graph = CommGraph::from_edges(4, {{0, 2, 100}, {2, 0, 100}, {1, 3, 100}, {3, 1, 100}, {0, 1, 1}, {1, 0, 1}, {2, 3, 1}, {3, 2, 1}});
+  const std::string args = "reorder-plan --machine " + r.machine + " --pattern file:" + dir +
+                           "/graph.txt,format=edges --out " + dir + "/plan.txt --report " + dir + "/report.json --nodes ";
+  const auto result = test::run_taskmap(args + "@" + dir + "/nodes.txt");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const ReorderPlan plan = plan_reorder(r);
+  std::string expected;
+  for (int p : plan.process_of_vertex) expected += std::to_string(p) + "\n";
+  EXPECT_EQ(plan.report["kept"], "mapper");
+  EXPECT_EQ(io::read_text_file(dir + "/plan.txt"), expected);
+  EXPECT_EQ(nlohmann::json::parse(io::read_text_file(dir + "/report.json"))["permutation"], plan.report["permutation"]);
+  EXPECT_NE(result.err.find("planned in "), std::string::npos) << result.err;
+  // Misuse and bad input: one line each, no plan written.
+  std::filesystem::remove(dir + "/plan.txt");
+  const auto both = test::run_taskmap(args + "@" + dir + "/nodes.txt --cart 2x2");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err, "taskmap: error: reorder-plan: give --pattern or --cart (one of them) (see taskmap --help)\n");
+  const auto zero = test::run_taskmap("reorder-plan --machine " + r.machine + " --nodes @" + dir + "/nodes.txt --cart 2x0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(zero.err, "taskmap: error: --cart '2x0': a dimension of size 0 (see taskmap --help)\n");
+  const auto big = test::run_taskmap("reorder-plan --machine " + r.machine + " --nodes @" + dir + "/nodes.txt --cart 2x3 --out " + dir + "/plan.txt");
+  EXPECT_EQ(big.exit_code, 1);
+  EXPECT_EQ(big.err, "taskmap: error: the graph has 6 ranks, but --nodes gives 4 processes\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/plan.txt"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ReorderPlan, FakeHostLists) {

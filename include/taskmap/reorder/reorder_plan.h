@@ -5,7 +5,10 @@
 // call describes is mapped onto their slots, and each vertex (a rank of the new communicator)
 // goes to the process on the slot its task got. Pure computation: the MPI side
 // (libtaskmap-reorder-*.so) gathers the inputs and builds the communicator.
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,9 @@
 
 namespace taskmap {
 
+// TASKMAP_REORDER_SECONDS's default.
+inline constexpr double kDefaultReorderSeconds = 10;
+
 struct ReorderRequest {
   std::string call;                // "MPI_Cart_create", ... (for messages and the report)
   CommGraph graph;                 // vertices = ranks of the new communicator
@@ -23,8 +29,24 @@ struct ReorderRequest {
   std::string machine;             // a machine spec (TASKMAP_MACHINE)
   std::string node_topology;       // "hwloc:FILE" or empty (TASKMAP_NODE_TOPOLOGY)
   std::string routing;             // empty: the machine's default (TASKMAP_ROUTING)
-  std::string mapper;              // empty: kDefaultMapper, auto (TASKMAP_MAPPER)
+  std::string mapper;              // empty: reorder_mapper(seconds) (TASKMAP_MAPPER)
+  double seconds = kDefaultReorderSeconds;  // the time limit (TASKMAP_REORDER_SECONDS)
+  // Set from another thread, it stops the mapping at its next check (MappingProblem::cancel):
+  // plan_reorder then throws Cancelled.
+  std::shared_ptr<std::atomic<bool>> cancel;
 };
+
+// The mapper of a plan without TASKMAP_MAPPER: auto with the work a core does in half of the
+// time limit (kWorkUnitsPerSecond units a second; at least 1 million): the same plan for the
+// same job on every run, whatever the load, and within the limit on any core at least as fast
+// as the ones the rate was measured on (docs/mpi.md, "The time limit").
+std::string reorder_mapper(double seconds);
+
+// The graph MPI_Cart_create describes: ranks numbered row-major (the last dimension fastest),
+// one unit of traffic to each neighbour along every dimension, both ways; a periodic dimension
+// wraps around (both neighbours of a rank in a periodic dimension of 2 are the same rank: 2
+// units). Dimensions of size 1 add no edge.
+CommGraph cart_graph(std::span<const int> dims, std::span<const int> periods);
 
 struct ReorderPlan {
   // process_of_vertex[v]: the input communicator's rank that becomes rank v; every process

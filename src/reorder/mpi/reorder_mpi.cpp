@@ -120,19 +120,29 @@ std::vector<int> plan_on_root(const char* call, int vertices, const std::vector<
     request->node_topology = env("TASKMAP_NODE_TOPOLOGY");
     request->routing = env("TASKMAP_ROUTING");
     request->mapper = env("TASKMAP_MAPPER");
-    double seconds = 10;
+    double seconds = taskmap::kDefaultReorderSeconds;
     if (const std::string s = env("TASKMAP_REORDER_SECONDS"); !s.empty()) {
       char* end = nullptr;
       seconds = std::strtod(s.c_str(), &end);
       if (end == s.c_str() || *end != '\0' || !(seconds > 0)) return keep_identity("TASKMAP_REORDER_SECONDS '" + s + "' is not a positive number");
     }
-    // The plan runs on its own thread so that a time limit can be kept; on time-out the thread
-    // is left to finish on its own (it owns everything it touches).
+    // The default mapper's work is sized to fit the limit (reorder_mapper); the limit itself
+    // is the last guard. The plan runs on its own thread so that it can be kept: past it, the
+    // plan is cancelled, and stops at its mappers' next check (a call into Scotch or METIS
+    // ends first); the thread owns everything it touches, so it is not waited for beyond a
+    // second.
+    request->seconds = seconds;
+    request->cancel = std::make_shared<std::atomic<bool>>(false);
     auto task = std::make_shared<std::packaged_task<taskmap::ReorderPlan()>>([request] { return taskmap::plan_reorder(*request); });
     std::future<taskmap::ReorderPlan> result = task->get_future();
     std::thread([task] { (*task)(); }).detach();
     if (result.wait_for(std::chrono::duration<double>(seconds)) != std::future_status::ready) {
-      return keep_identity("the mapping took longer than TASKMAP_REORDER_SECONDS (" + std::to_string(seconds) + " s)");
+      request->cancel->store(true);
+      const bool stopped = result.wait_for(std::chrono::seconds(1)) == std::future_status::ready;
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", seconds);
+      return keep_identity(std::string("the mapping took longer than TASKMAP_REORDER_SECONDS (") + limit + " s)" +
+                           (stopped ? "" : "; it ends at its next check"));
     }
     const taskmap::ReorderPlan plan = result.get();
     std::fill(vertex_of_process.begin(), vertex_of_process.end(), -1);
@@ -249,23 +259,17 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
       vertices > communicator_size(comm_old)) {
     return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);  // MPI's own checks and errors
   }
-  // Row-major ranks, as MPI numbers a Cartesian grid; one unit of traffic to each neighbour.
+  // Row-major ranks, as MPI numbers a Cartesian grid; one unit of traffic to each neighbour
+  // (taskmap reorder-plan --cart builds the same graph).
   auto edges = [&] {
+    const taskmap::CommGraph graph = taskmap::cart_graph(std::span<const int>(dims, static_cast<std::size_t>(ndims)),
+                                                         std::span<const int>(periods, static_cast<std::size_t>(ndims)));
     std::vector<Edge> list;
-    std::vector<int> coord(static_cast<std::size_t>(ndims));
-    for (int r = 0; r < vertices; ++r) {
-      for (int d = ndims - 1, rest = r; d >= 0; --d) coord[d] = rest % dims[d], rest /= dims[d];
-      for (int d = 0; d < ndims; ++d) {
-        for (int step : {-1, 1}) {
-          int c = coord[d] + step;
-          if (c < 0 || c >= dims[d]) {
-            if (!periods[d] || dims[d] == 1) continue;
-            c = (c + dims[d]) % dims[d];
-          }
-          int neighbour = 0;
-          for (int e = 0; e < ndims; ++e) neighbour = neighbour * dims[e] + (e == d ? c : coord[e]);
-          list.push_back({r, neighbour, 1.0});
-        }
+    for (taskmap::TaskId t = 0; t < graph.num_tasks(); ++t) {
+      const auto targets = graph.targets(t);
+      const auto volumes = graph.volumes(t);
+      for (std::size_t i = 0; i < targets.size(); ++i) {
+        list.push_back({static_cast<int>(t), static_cast<int>(targets[i]), volumes[i]});
       }
     }
     return list;
