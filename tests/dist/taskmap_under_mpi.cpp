@@ -119,6 +119,31 @@ TEST(TaskmapUnderMpi, PtScotchMappingsAreValid) {
   }
 }
 
+// auto's jobs spread over the processes (each maps its own alone, then all evaluate every
+// result together) give the placement the serial program finds with as many workers, each
+// worker's jobs run in turn: under both MPIs, at 2 processes, and at 3 with a work limit.
+TEST(TaskmapUnderMpi, AutoOverProcessesIsAutoWithAsManyWorkers) {
+  const std::string problem = "--machine torus:4x4x4,ppn=2 --pattern halo3d:8x4x4,points=27";
+  for (const Mpi& mpi : mpis()) {
+    SCOPED_TRACE(mpi.name);
+    TASKMAP_REQUIRE_LAUNCHER(mpi);
+    for (const auto& [np, limit] : {std::pair<int, std::string>{2, ""}, {3, ":work=3"}}) {
+      {
+        SCOPED_TRACE(std::to_string(np) + limit);
+        const std::string spread = temp("auto_spread.txt"), alone = temp("auto_alone.txt");
+        const auto r = launch(mpi, np, taskmap_command("map --mapper auto" + limit + " --out " + spread + " " + problem), {});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const std::string workers = (limit.empty() ? ":" : limit + ",") + "workers=" + std::to_string(np);
+        const auto serial = test::run_taskmap("map --mapper auto" + workers + " --out " + alone + " " + problem);
+        ASSERT_EQ(serial.exit_code, 0) << serial.err;
+        EXPECT_EQ(test::read_text(spread), test::read_text(alone));
+        std::filesystem::remove(spread);
+        std::filesystem::remove(alone);
+      }
+    }
+  }
+}
+
 // Without PT-Scotch (MPICH's plugin, the serial program), or with fewer tasks than processes,
 // ptscotch is scotch, on the leader.
 TEST(TaskmapUnderMpi, PtScotchWithoutPtScotchIsScotch) {

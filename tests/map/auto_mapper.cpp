@@ -194,6 +194,26 @@ TEST(Auto, AWorkLimitSharesTheWorkByOneRule) {
   EXPECT_THROW(test::run_mapper_on(problem, "auto"), Cancelled);
 }
 
+// With two workers (one process running both in turn), the same rule per worker: each first-
+// round candidate goes to the worker with the least predicted work, within 5 million each
+// (default, cyclic, hilbert and rb on one, hostname-order, blocks, greedy and scotch on the
+// other: 2,543,616 units at most; rahtm and ml left out); the 3 hop-bytes refinements and 2
+// MCL searches (the second from another seed, so that no worker idles): 13 results. Both
+// workers' times are measured.
+TEST(Auto, TwoWorkersShareTheJobsByTheSameRule) {
+  const Machine m = make_machine("torus:4x4x4,ppn=8");
+  const CommGraph g = build_pattern(parse_pattern_spec("halo3d:8x8x8,points=27"));
+  const MappingProblem problem(m, g);
+  const Mapping chosen = test::run_mapper_on(problem, "auto:work=10,workers=2");
+  EXPECT_NE(chosen.note.find(" among 13 results; left out: rahtm, ml: beyond the work limit"), std::string::npos)
+      << chosen.note;
+  const std::vector<double> seconds = auto_worker_seconds();
+  ASSERT_EQ(seconds.size(), 2u);
+  EXPECT_GT(seconds[0], 0.0);
+  EXPECT_GT(seconds[1], 0.0);
+  EXPECT_EQ(chosen.slot_of_task, test::run_mapper_on(problem, "auto:work=10,workers=2").slot_of_task);
+}
+
 // two_planes.topo under updn: no route between the management hosts m1 and m2. The candidates
 // whose placements make them talk are left out, named, with the reason said once.
 TEST(Auto, CandidatesLeftOutForOneReasonAreNamedTogether) {

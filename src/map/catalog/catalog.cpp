@@ -143,6 +143,10 @@ const Catalog& mapper_catalog() {
                                   "the candidates whose predicted work fits half of it, the refinements share the "
                                   "rest and stop where theirs runs out; about 20 million a second on one core "
                                   "(docs/auto.md)"},
+                      {.name = "workers", .type = ParamType::Int, .default_value = "0", .min = 0, .max = 1 << 16,
+                       .meaning = "the workers the steps' jobs are spread over: 0, one per process of an MPI launch "
+                                  "(mpirun -np K taskmap map: every process works); alone with N > 1, every worker's "
+                                  "jobs in turn, the placement N processes would find (docs/auto.md)"},
                       {.name = "uplink-slack", .type = ParamType::Real,
                        .default_value = default_of(AutoOptions{}.uplink_slack), .min = 0, .max = 1,
                        .meaning = "on fabrics with leaf switches (objective mcl): among the results whose MCL is at "
@@ -524,6 +528,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       options.objective = static_cast<AutoObjective>(v.choice_index("objective"));
       options.budget = static_cast<std::uint64_t>(v.get_int("budget"));
       options.work = static_cast<std::uint64_t>(v.get_int("work"));
+      options.workers = static_cast<std::uint32_t>(v.get_int("workers"));
       options.uplink_slack = v.get_real("uplink-slack");
       options.seed = seed(v);
       MapperFactory factory{
@@ -706,7 +711,10 @@ std::vector<std::string> split_mapper_list(const std::vector<std::string>& raw) 
 }
 
 bool runs_on_all_processes(const MapperSpec& spec) {
-  return kind_of(spec.stages.front()) == MapperKind::PtScotch;
+  // auto spreads its steps' jobs over the processes (a pipeline after it runs on every one of
+  // them too, from the same result).
+  const MapperKind kind = kind_of(spec.stages.front());
+  return kind == MapperKind::PtScotch || kind == MapperKind::Auto;
 }
 
 std::string why_not_applicable(const MapperSpec& spec, const MappingProblem& problem) {

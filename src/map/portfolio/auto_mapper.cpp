@@ -24,9 +24,12 @@
 #include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/refine/refine_inject.h"
 #include "taskmap/map/refine/refine_mcl.h"
+#include "step_runner.h"
 
 namespace taskmap {
 namespace {
+
+thread_local std::vector<double> last_worker_seconds;
 
 // Size limits of the costlier candidates, in directed task-graph edges (CommGraph::num_edges)
 // or routers. Above them a candidate would take minutes on one core; auto then does without it.
@@ -146,56 +149,44 @@ class AutoMapper final : public Mapper {
     const std::vector<std::string> portfolio = auto_portfolio(problem);
     // One step per candidate; the refinements are counted when the first round is known.
     io::Progress progress(label_.text, portfolio.size());
+    portfolio::StepRunner runner(problem, evaluator, options_.workers, progress);
+    const std::uint32_t workers = runner.workers();
     // A candidate that fails (a structured mapper without the task grid it needs, a size
     // over the memory limit, a flow the routing cannot route, memory the system refuses) is
     // left out with its reason; the launchers' orders fail only on the third, and those that do
-    // not still come first.
-    auto attempt = [&](const std::string& spec, const std::function<Mapping()>& map) -> std::variant<Result, std::string> {
-      progress.status(spec);
-      problem.stop_if_cancelled();
-      try {
-        Mapping m = map();
-        validate_mapping(m, problem.machine(), problem.graph().num_tasks(), spec, problem.tasks_per_slot());
-        Metrics metrics = evaluator.evaluate(problem.graph(), m);
-        progress.advance();
-        return Result{spec, std::move(m), std::move(metrics)};
-      } catch (const Error& e) {
-        progress.advance();
-        return fmt::format("{}: {}", spec, e.what());
-      } catch (const std::bad_alloc&) {  // what it held is freed: the others may still fit
-        progress.advance();
-        return fmt::format("{}: out of memory", spec);
+    // not still come first. Results are kept in the jobs' order, whoever ran them.
+    auto keep_all = [&](std::vector<portfolio::StepOutcome> outcomes) {
+      for (auto& outcome : outcomes) {
+        if (auto* r = std::get_if<portfolio::StepResult>(&outcome)) {
+          results.push_back({std::move(r->spec), std::move(r->mapping), std::move(r->metrics)});
+        } else {
+          skipped.push_back(std::move(std::get<std::string>(outcome)));
+        }
       }
     };
-    auto keep = [&](std::variant<Result, std::string> outcome) {
-      if (Result* r = std::get_if<Result>(&outcome)) {
-        results.push_back(std::move(*r));
-      } else {
-        skipped.push_back(std::move(std::get<std::string>(outcome)));
-      }
+    // A refinement of results[i] by the refiner `spec`.
+    auto refinement = [&](std::size_t i, const std::string& spec, std::uint32_t worker) {
+      return portfolio::StepJob{results[i].spec + "+" + spec,
+                                [&, i, spec](const MappingProblem& on) { return factory_.make(spec)->improve(on, results[i].mapping); },
+                                worker};
     };
-    auto consider = [&](const std::string& spec, const std::function<Mapping()>& map) { keep(attempt(spec, map)); };
     // The refinements of steps 4 and 5 (hop-bytes, then MCL): independent of each other within
     // a step and reading the problem only, so they run at once (the MCL searches are most of
     // auto's time on trees, where there are up to four), as many as concurrent_refinements lets
-    // the memory limit hold; their results are taken in the list's order, so the choice is the
-    // same for every thread count. Each runs isolated: a thread waiting inside one (the
-    // evaluator's parallel loops) does not pick up another's work on its stack.
-    using Refinement = std::pair<std::string, std::function<Mapping()>>;
-    auto consider_all = [&](const std::vector<Refinement>& refinements, std::uint64_t tables) {
-      std::vector<std::variant<Result, std::string>> outcomes(refinements.size());
-      auto run = [&](std::size_t k) { outcomes[k] = attempt(refinements[k].first, refinements[k].second); };
-      tbb::task_arena arena(concurrent_refinements(problem, refinements.size(), tables));  // 1: on this thread alone
-      arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, refinements.size(),
-                          [&](std::size_t k) { tbb::this_task_arena::isolate([&] { run(k); }); });
-      });
-      for (auto& outcome : outcomes) keep(std::move(outcome));
+    // the memory limit hold, or spread over the workers in turn; their results are taken in the
+    // list's order, so the choice is the same for every thread count.
+    auto run_refinements = [&](std::vector<portfolio::StepJob> jobs, std::uint64_t tables) {
+      for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].worker = static_cast<std::uint32_t>(k % workers);
+      keep_all(runner.run(jobs, concurrent_refinements(problem, jobs.size(), tables)));
     };
-    // Under a work limit the first round takes, after the launchers' orders, the candidates
-    // whose predicted work still fits its share, in the portfolio's order.
+
+    // Step 1-3, the first round: each candidate goes to the worker with the least predicted
+    // work so far (the first of them on a tie). Under a work limit a worker takes, after the
+    // launchers' orders, the candidates whose predicted work still fits its share, in the
+    // portfolio's order.
     const std::uint64_t work_limit = saturating_mul(options_.work, kMillion);
-    std::uint64_t first_round_work = work_limit > 0 ? route_work(problem) : 0;
+    std::vector<std::uint64_t> first_round_work(workers, work_limit > 0 ? route_work(problem) : 0);
+    std::vector<portfolio::StepJob> first_round_jobs;
     for (const std::string& spec : portfolio) {
       if (std::string why = factory_.why_not(spec, problem); !why.empty()) {
         skipped.push_back(fmt::format("{}: {}", spec, why));
@@ -203,31 +194,37 @@ class AutoMapper final : public Mapper {
         continue;
       }
       const std::uint64_t need = predicted_work(spec, problem);
+      const auto least = static_cast<std::uint32_t>(std::min_element(first_round_work.begin(), first_round_work.end()) -
+                                                    first_round_work.begin());
       const bool launcher = std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), spec) != kLauncherDefaults.end();
-      if (work_limit > 0 && !launcher && first_round_work + need > work_limit / kFirstRoundShare) {
+      if (work_limit > 0 && !launcher && first_round_work[least] + need > work_limit / kFirstRoundShare) {
         skipped.push_back(fmt::format("{}: beyond the work limit", spec));
         progress.advance();
         continue;
       }
-      first_round_work += need;
-      consider(spec, [&] { return factory_.make(spec)->run(problem); });
+      first_round_work[least] += need;
+      first_round_jobs.push_back({spec, [&, spec](const MappingProblem& on) { return factory_.make(spec)->run(on); }, least});
     }
-    // What the refinements may spend under a work limit: of what the first round left, the MCL
-    // searches' own budget each (at most half of it in all, for the searches auto runs on this
-    // machine's kind), the rest to the hop-bytes refinements, evenly within each step; a step
-    // whose share is under a million units each is left out. "" without a limit.
-    const std::uint64_t work_left = work_limit > first_round_work ? work_limit - first_round_work : 0;
+    keep_all(runner.run(first_round_jobs, 1));
+    // What the refinements may spend under a work limit, per worker: of what its first round
+    // left (the busiest worker's), the MCL searches' own budget each (at most half of it in all,
+    // for the searches auto runs on this machine's kind), the rest to the hop-bytes
+    // refinements, evenly over the jobs a worker gets in each step; a step whose share is under
+    // a million units each is left out. "" without a limit.
+    const std::uint64_t busiest = *std::max_element(first_round_work.begin(), first_round_work.end());
+    const std::uint64_t work_left = work_limit > busiest ? work_limit - busiest : 0;
     const bool leaf_switches = has_leaf_switches(problem.machine());
     const bool tables = problem.routing().follows_tables();
     const std::uint64_t usual_searches = 1 + (tables && has_injection_links(problem.machine()) ? 1 : 0) + (leaf_switches ? 4 : 0);
+    auto per_worker = [&](std::uint64_t jobs) { return std::max<std::uint64_t>(1, (jobs + workers - 1) / workers); };
     const std::uint64_t mcl_work_left =
         options_.objective == AutoObjective::Mcl
             ? std::min(work_left / 2, saturating_mul(mcl_search(problem, options_.budget, RefineOptions{}.candidates).budget,
-                                                     saturating_mul(usual_searches, kMillion)))
+                                                     saturating_mul(per_worker(usual_searches), kMillion)))
             : 0;
     auto work_share = [&](std::uint64_t step_work, std::size_t count) -> std::optional<std::string> {
       if (work_limit == 0) return "";
-      const std::uint64_t each = step_work / std::max<std::size_t>(1, count) / kMillion;
+      const std::uint64_t each = step_work / per_worker(count) / kMillion;
       if (each == 0) return std::nullopt;
       return fmt::format("work={},", each);
     };
@@ -263,7 +260,11 @@ class AutoMapper final : public Mapper {
     progress.set_total(portfolio.size() + starts.size() + (by_speed_start ? 1 : 0) + (refine_mcl ? 1 : 0));
     // rb's shares by link speed also keep theirs: refine-hb by slots alone fills the free
     // slots they leave beside the slower nodes wherever that saves hop-bytes.
-    const std::optional<std::string> hb_work = work_share(work_left - mcl_work_left, starts.size() + (by_speed_start ? 1 : 0));
+    // With more workers than refinements, the others refine the same starts again from other
+    // seeds, in turn (the launchers' seeds: seed + 1, seed + 2, ...).
+    const std::size_t hb_base = starts.size() + (by_speed_start ? 1 : 0);
+    const std::size_t hb_jobs = workers > 1 && hb_base > 0 ? std::max<std::size_t>(hb_base, workers) : hb_base;
+    const std::optional<std::string> hb_work = work_share(work_left - mcl_work_left, hb_jobs);
     if (!hb_work) {
       for (std::size_t i : starts) skipped.push_back(fmt::format("{}+refine-hb: beyond the work limit", results[i].spec));
       starts.clear();
@@ -271,16 +272,17 @@ class AutoMapper final : public Mapper {
     const std::string keeping_shares = fmt::format("refine-hb:{}room=link-speed,seed={}", hb_work.value_or(""), options_.seed);
     const std::string by_speed_refined = std::string(kRbLeavesBySpeed) + "+" + keeping_shares;  // its result's spec
     {
-      const std::string refiner = fmt::format("refine-hb:{}seed={}", hb_work.value_or(""), options_.seed);
-      std::vector<Refinement> refinements;
+      auto refiner = [&](std::uint64_t seed) { return fmt::format("refine-hb:{}seed={}", hb_work.value_or(""), seed); };
+      std::vector<std::pair<std::size_t, std::string>> planned;  // start, refiner
       for (std::size_t i : starts) {
-        for (const std::string& r : {refiner, keeping_shares}) {
-          if (r == keeping_shares && results[i].spec != kRbLeavesBySpeed) continue;
-          refinements.emplace_back(results[i].spec + "+" + r,
-                                   [&, i, r] { return factory_.make(r)->improve(problem, results[i].mapping); });
-        }
+        planned.emplace_back(i, refiner(options_.seed));
+        if (results[i].spec == kRbLeavesBySpeed) planned.emplace_back(i, keeping_shares);
       }
-      consider_all(refinements, hop_bytes_tables(problem.machine()));
+      for (std::size_t k = 0; !starts.empty() && planned.size() < hb_jobs; ++k)
+        planned.emplace_back(starts[k % starts.size()], refiner(options_.seed + 1 + k / starts.size()));
+      std::vector<portfolio::StepJob> refinements;
+      for (const auto& [i, r] : planned) refinements.push_back(refinement(i, r, 0));
+      run_refinements(std::move(refinements), hop_bytes_tables(problem.machine()));
     }
     // The MCL search under the run's routing, from the best so far. On leaf switches, where
     // the portfolio holds several placements of nearly the same MCL, also from the best of
@@ -320,6 +322,7 @@ class AutoMapper final : public Mapper {
       };
       const std::vector<std::size_t> order = best_indices(results, unsearched, unsearched);
       search_from(order.front(), false);
+      const std::string first_options = planned.front().spec;
       // Under forwarding tables, where the nodes' own links set the MCL the switch links below
       // it are what the routes make of the placement: a search on those links alone, from the
       // result auto would keep now.
@@ -370,29 +373,37 @@ class AutoMapper final : public Mapper {
         for (std::size_t i = 0; i < unsearched; ++i)
           if (results[i].spec == kRbLeavesBySpeed || results[i].spec == by_speed_refined) inject_from(i);
       }
+      // With more workers than jobs, the others search from the best start again with other
+      // seeds, in turn.
+      std::vector<std::uint64_t> seeds(planned.size(), options_.seed);
+      for (std::uint64_t k = 1; workers > 1 && planned.size() < workers; ++k) {
+        planned.push_back({order.front(), first_options, true});
+        seeds.push_back(options_.seed + k);
+      }
       const std::size_t mcl_searches =
           static_cast<std::size_t>(std::count_if(planned.begin(), planned.end(), [](const Planned& p) { return p.mcl; }));
       const std::optional<std::string> mcl_work = work_share(mcl_work_left, mcl_searches);
       std::uint64_t work = search.budget;
-      if (mcl_work && !mcl_work->empty()) work = std::min(work, mcl_work_left / mcl_searches / kMillion);
-      std::vector<Refinement> searches;
-      for (const Planned& p : planned) {
+      if (mcl_work && !mcl_work->empty()) work = std::min(work, mcl_work_left / per_worker(mcl_searches) / kMillion);
+      std::vector<portfolio::StepJob> searches;
+      for (std::size_t k = 0; k < planned.size(); ++k) {
+        const Planned& p = planned[k];
         std::string spec = p.spec;
         if (p.mcl) {
-          spec = fmt::format("refine-mcl:work={},seed={}{}", work, options_.seed, p.spec);
+          spec = fmt::format("refine-mcl:work={},seed={}{}", work, seeds[k], p.spec);
           if (!mcl_work) {
             skipped.push_back(fmt::format("{}+{}: beyond the work limit", results[p.start].spec, spec));
             continue;
           }
         }
-        searches.emplace_back(results[p.start].spec + "+" + spec,
-                              [&, i = p.start, spec] { return factory_.make(spec)->improve(problem, results[i].mapping); });
+        searches.push_back(refinement(p.start, spec, 0));
       }
       progress.set_total(portfolio.size() + starts.size() + (by_speed_start ? 1 : 0) + searches.size());
-      consider_all(searches, 0);
+      run_refinements(std::move(searches), 0);
     }
 
     Result chosen = std::move(results[choice()]);
+    last_worker_seconds = runner.worker_seconds();
     // A launcher order that wins keeps its nodes; its tasks may still sit better inside them.
     Mapping ordered = chosen.mapping;
     order_within_nodes(problem, ordered);
@@ -568,6 +579,8 @@ std::uint64_t route_work(const MappingProblem& problem) {
   const CommGraph& g = problem.graph();
   return saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), 20);
 }
+
+std::vector<double> auto_worker_seconds() { return last_worker_seconds; }
 
 std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem) {
   // Units per task-graph edge (and task), measured on one core (docs/auto.md, "Work limit"):

@@ -36,6 +36,10 @@ struct AutoOptions {
   // and stop where theirs runs out. A count of steps, not of time: the same result on every
   // run; about kWorkUnitsPerSecond units a second on one core.
   std::uint64_t work = 0;
+  // The workers its steps' jobs are spread over (docs/auto.md, "Workers"): 0, one per process
+  // of the run (1 alone). Alone with W > 1, this process runs every worker's jobs in turn, and
+  // the result is what W processes would compute; auto_worker_seconds() has their times.
+  std::uint32_t workers = 0;
   // On fabrics with leaf switches, objective mcl: the results whose MCL is at most this much
   // above the lowest (and never above a launcher default's) are ordered by leaf-uplink volume
   // first (auto_choice). 0: MCL, then hop-bytes, as on every other machine.
@@ -89,6 +93,11 @@ inline constexpr std::uint64_t kWorkUnitsPerSecond = 20'000'000;
 // the routes the first evaluation computes (the route cache's), predicted once.
 std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem);
 std::uint64_t route_work(const MappingProblem& problem);
+
+// The seconds each worker of the last auto run on this thread spent, its jobs' mapping and
+// evaluation (over processes: this process's worker only). A measurement, for reports of time,
+// never part of an output that must be the same on every run.
+std::vector<double> auto_worker_seconds();
 
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory);
 
