@@ -52,6 +52,7 @@ struct RunConfig {
   unsigned threads = 0;               // eval, map, compare: evaluation threads; 0: all cores
   std::string cart;                   // reorder-plan: a Cartesian grid, "32x32x16[,periodic]"
   double seconds = 10;                // reorder-plan: the reorder library's time limit
+  unsigned workers = 1;               // reorder-plan: the workers the plan is spread over
 };
 
 int run_info(const RunConfig& config);

@@ -276,6 +276,12 @@ int main(int argc, char** argv) {
   reorder_plan->add_option("--seconds", config.seconds, "As TASKMAP_REORDER_SECONDS: the time limit")
       ->type_name("SECONDS")
       ->default_str("10");
+  reorder_plan->add_option("--workers", config.workers,
+                           "The plan spread over N workers as N of the job's processes would share it, each "
+                           "worker's jobs run here in turn and timed")
+      ->check(CLI::Range(1, 65536).description(""))
+      ->type_name("N")
+      ->default_str("1");
   reorder_plan->add_option("--out", config.out, "The plan: line r holds the process (old rank) that becomes rank r")
       ->type_name("FILE");
   reorder_plan->add_option("--report", config.report, "The library's JSON report (TASKMAP_REORDER_REPORT)")

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <iostream>
 
+#include <tbb/global_control.h>
+
 #include "commands.h"
 #include "job.h"
 #include "taskmap/core/atomic_file.h"
@@ -69,6 +71,7 @@ int run_reorder_plan(const RunConfig& c) {
   request.routing = c.routing;
   request.mapper = c.mapper;
   request.seconds = c.seconds;
+  request.workers = c.workers;
   // The processes: each host of --nodes with its count, or all of its node's slots.
   const Allocation allocation = parse_nodes_argument(c.nodes);
   Machine machine = build_machine(parse_machine_spec(c.machine));
@@ -90,6 +93,8 @@ int run_reorder_plan(const RunConfig& c) {
     fail("the graph has {} ranks, but --nodes gives {} processes", request.graph.num_tasks(), request.hosts.size());
   }
 
+  // One core, as rank 0 of the library plans (or each of its workers).
+  const tbb::global_control one_core(tbb::global_control::max_allowed_parallelism, 1);
   const auto start = std::chrono::steady_clock::now();
   const ReorderPlan plan = plan_reorder(request);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -103,6 +108,11 @@ int run_reorder_plan(const RunConfig& c) {
   std::cerr << fmt::format("planned in {:.2f} s on one core (limit {:g} s, mapper {}){}\n", seconds, c.seconds,
                            plan.report.at("mapper").get<std::string>(),
                            c.out.empty() ? "" : fmt::format("; wrote {}: the process of each new rank", c.out));
+  if (plan.worker_seconds.size() > 1) {
+    std::string each;
+    for (double s : plan.worker_seconds) each += fmt::format("{}{:.2f}", each.empty() ? "" : " ", s);
+    std::cerr << fmt::format("the mapper's {} workers: {} s\n", plan.worker_seconds.size(), each);
+  }
   return 0;
 }
 

@@ -121,6 +121,52 @@ std::vector<SlotId> slots_of_processes(const Machine& job, const std::vector<std
   return slot;
 }
 
+// The job's machine and where its processes sit, read from the request.
+struct Setup {
+  Machine job;
+  Allocation allocation;
+  std::optional<CoreBinding> binding;
+  std::string slots_reason;  // the report's process_slots_reason
+  std::vector<SlotId> slot_of_process;
+};
+
+Setup prepare(const ReorderRequest& request) {
+  Setup setup;
+  Machine machine = build_machine(parse_machine_spec(request.machine));
+  setup.slots_reason = "no node model (TASKMAP_NODE_TOPOLOGY)";
+  if (!request.node_topology.empty()) {
+    std::shared_ptr<const NodeModel> model = read_node_topology(request.node_topology, SlotUnit::Core);
+    setup.binding = bind_to_cores(*model, request.hosts, request.cpus, setup.slots_reason);
+    if (setup.binding) setup.slots_reason = "every process on a core of its own, the same cores on every node";
+    if (setup.binding) model = std::make_shared<const NodeModel>(model->restricted_to(setup.binding->cores));
+    machine = with_node_model(std::move(machine), std::move(model));
+  }
+  setup.allocation = allocation_of(request.hosts);
+  setup.job = allocate(machine, setup.allocation);
+  setup.slot_of_process = slots_of_processes(setup.job, request.hosts, request.cpus, setup.binding);
+  return setup;
+}
+
+// Runs `step` on every process; when it throws an Error on any of them, every one throws (its
+// own message, or that another failed), so that none goes on alone into the collective steps.
+template <typename Step>
+auto on_every_process(const dist::Processes& processes, Step&& step) {
+  std::optional<decltype(step())> result;
+  std::string error;
+  try {
+    result.emplace(step());
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  if (processes.size() > 1) {
+    double failed = error.empty() ? 0.0 : 1.0;
+    processes.max(std::span<double>(&failed, 1));
+    if (failed > 0 && error.empty()) error = "another planning process failed to read the job's machine";
+  }
+  if (!error.empty()) throw Error(error);
+  return std::move(*result);
+}
+
 }  // namespace
 
 ReorderPlan plan_reorder(const ReorderRequest& request) {
@@ -130,26 +176,20 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
     fail("{} describes {} ranks, but the communicator has {} processes", request.call, graph.num_tasks(), processes);
   }
   if (request.machine.empty()) fail("no machine: set TASKMAP_MACHINE (e.g. slurm:/etc/slurm/topology.conf)");
-  Machine machine = build_machine(parse_machine_spec(request.machine));
-  std::optional<CoreBinding> binding;
-  // Why the processes sit where they do (the report's process_slots_reason).
-  std::string slots_reason = "no node model (TASKMAP_NODE_TOPOLOGY)";
-  if (!request.node_topology.empty()) {
-    std::shared_ptr<const NodeModel> model = read_node_topology(request.node_topology, SlotUnit::Core);
-    binding = bind_to_cores(*model, request.hosts, request.cpus, slots_reason);
-    if (binding) slots_reason = "every process on a core of its own, the same cores on every node";
-    if (binding) model = std::make_shared<const NodeModel>(model->restricted_to(binding->cores));
-    machine = with_node_model(std::move(machine), std::move(model));
-  }
-  const Allocation allocation = allocation_of(request.hosts);
-  const Machine job = allocate(machine, allocation);
-  const std::vector<SlotId> slot_of_process = slots_of_processes(job, request.hosts, request.cpus, binding);
+  const dist::Processes& planners = request.processes ? *request.processes : dist::this_process_only();
+  // Read on every planning process, each from its own files: one that fails stops them all.
+  Setup setup = on_every_process(planners, [&] { return prepare(request); });
+  const Machine& job = setup.job;
+  const std::optional<CoreBinding>& binding = setup.binding;
+  const std::string& slots_reason = setup.slots_reason;
+  const Allocation& allocation = setup.allocation;
+  const std::vector<SlotId>& slot_of_process = setup.slot_of_process;
   std::map<SlotId, int> process_of_slot;
   for (std::size_t p = 0; p < processes; ++p) process_of_slot[slot_of_process[p]] = static_cast<int>(p);
 
-  MappingProblem problem(job, graph, request.routing);
+  MappingProblem problem = MappingProblem(job, graph, request.routing).on_processes(planners);
   if (request.cancel) problem.share_cancel_flag(request.cancel);
-  const std::string mapper_text = request.mapper.empty() ? reorder_mapper(request.seconds) : request.mapper;
+  const std::string mapper_text = request.mapper.empty() ? reorder_mapper(request.seconds, request.workers) : request.mapper;
   const MapperSpec spec = parse_mapper_spec(mapper_text);
   if (const std::string why = why_not_applicable(spec, problem); !why.empty()) fail("mapper '{}': {}", mapper_text, why);
   Mapping chosen = make_mapper(spec)->run(problem);
@@ -173,6 +213,7 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
   const Mapping& result = keep_chosen ? chosen : identity;
 
   ReorderPlan plan;
+  if (spec.stages.front().entry().name == "auto") plan.worker_seconds = auto_worker_seconds();
   for (TaskId v = 0; v < graph.num_tasks(); ++v) plan.process_of_vertex.push_back(process_of_slot.at(result.slot_of_task[v]));
   nlohmann::json edges = nlohmann::json::array();
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
@@ -206,9 +247,10 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
   return plan;
 }
 
-std::string reorder_mapper(double seconds) {
+std::string reorder_mapper(double seconds, std::uint32_t workers) {
   const double work = std::floor(seconds * kPlanShareOfLimit * static_cast<double>(kWorkUnitsPerSecond) / 1e6);
-  return fmt::format("auto:work={}", static_cast<std::uint64_t>(std::clamp(work, 1.0, double(1 << 30))));
+  return fmt::format("auto:work={}{}", static_cast<std::uint64_t>(std::clamp(work, 1.0, double(1 << 30))),
+                     workers > 1 ? fmt::format(",workers={}", workers) : "");
 }
 
 CommGraph cart_graph(std::span<const int> dims, std::span<const int> periods) {

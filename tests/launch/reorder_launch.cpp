@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mpi_runs.h"
+#include "taskmap/reorder/reorder_plan.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -108,7 +109,7 @@ void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int
   ASSERT_EQ(j["kept"], "mapper") << j.dump();
   // One line from one process, the report's numbers; 4 hosts (cyclic_hosts).
   const nlohmann::json &identity_metrics = j["identity"], &chosen_metrics = j["mapper_result"];
-  EXPECT_EQ(r.err, "taskmap reorder: MPI_Cart_create: " + std::to_string(np) + " ranks on 4 nodes, reordered by auto:work=" + std::to_string(std::stoi(kMappingSeconds) * 10) + ": MCL " +
+  EXPECT_EQ(r.err, "taskmap reorder: MPI_Cart_create: " + std::to_string(np) + " ranks on 4 nodes, reordered by auto:work=" + std::to_string(std::stoi(kMappingSeconds) * 10) + ",workers=4: MCL " +
                        change_text(identity_metrics["mcl"], chosen_metrics["mcl"]) + ", hop-bytes " +
                        change_text(identity_metrics["hop_bytes"], chosen_metrics["hop_bytes"]) + " (report: " + report +
                        ")\n");
@@ -116,6 +117,19 @@ void expect_better_stencil_order(const Mpi& mpi, const std::string& program, int
   EXPECT_EQ(j["process_slots"], "cpu-order");
   EXPECT_EQ(j["process_slots_reason"], "no node model (TASKMAP_NODE_TOPOLOGY)");
   std::vector<int> permutation = j["permutation"];
+  // The plan of the 4 planning processes (the first of each node) is the one this process
+  // alone computes for the same request with 4 workers, each worker's jobs in turn.
+  ReorderRequest request;
+  request.call = j["call"];
+  std::vector<CommEdge> graph_edges;
+  for (const auto& edge : j["edges"]) graph_edges.push_back({edge[0], edge[1], edge[2].get<double>()});
+  request.graph = CommGraph::from_edges(j["vertices"].get<std::uint32_t>(), std::move(graph_edges));
+  request.hosts = j["hosts"].get<std::vector<std::string>>();
+  request.cpus = j["cpus"].get<std::vector<int>>();
+  request.machine = machine;
+  request.seconds = std::stod(kMappingSeconds);
+  request.workers = 4;
+  EXPECT_EQ(plan_reorder(request).process_of_vertex, permutation);
   std::vector<int> identity(permutation.size());
   std::iota(identity.begin(), identity.end(), 0);
   EXPECT_NE(permutation, identity);

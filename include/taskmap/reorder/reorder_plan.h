@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "taskmap/dist/processes.h"
 #include "taskmap/workload/comm_graph.h"
 
 namespace taskmap {
@@ -31,6 +32,12 @@ struct ReorderRequest {
   std::string routing;             // empty: the machine's default (TASKMAP_ROUTING)
   std::string mapper;              // empty: reorder_mapper(seconds) (TASKMAP_MAPPER)
   double seconds = kDefaultReorderSeconds;  // the time limit (TASKMAP_REORDER_SECONDS)
+  // The workers the default mapper's jobs are spread over (auto's workers=): 1, rank 0 alone.
+  std::uint32_t workers = 1;
+  // The processes that plan together (the library's workers, one per node), each with the same
+  // request: the mapper's jobs and the evaluations are spread over them, and every one of them
+  // gets the same plan. Null: this process alone.
+  const dist::Processes* processes = nullptr;
   // Set from another thread, it stops the mapping at its next check (MappingProblem::cancel):
   // plan_reorder then throws Cancelled.
   std::shared_ptr<std::atomic<bool>> cancel;
@@ -40,7 +47,7 @@ struct ReorderRequest {
 // time limit (kWorkUnitsPerSecond units a second; at least 1 million): the same plan for the
 // same job on every run, whatever the load, and within the limit on any core at least as fast
 // as the ones the rate was measured on (docs/mpi.md, "The time limit").
-std::string reorder_mapper(double seconds);
+std::string reorder_mapper(double seconds, std::uint32_t workers = 1);
 
 // The graph MPI_Cart_create describes: ranks numbered row-major (the last dimension fastest),
 // one unit of traffic to each neighbour along every dimension, both ways; a periodic dimension
@@ -53,6 +60,9 @@ struct ReorderPlan {
   // appears at most once (not at all when the graph has fewer vertices than processes).
   std::vector<int> process_of_vertex;
   nlohmann::json report;  // docs/mpi.md describes it
+  // The seconds each worker of the mapper spent (auto's Mapping::worker_seconds; empty for
+  // another mapper): a measurement, not in the report.
+  std::vector<double> worker_seconds;
 };
 
 // Throws Error with the reason when the plan cannot be made (unknown machine or host, mapper

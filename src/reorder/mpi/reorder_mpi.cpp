@@ -1,8 +1,9 @@
 // libtaskmap-reorder-<mpi>.so: MPI's topology constructors with reorder = true return a
 // communicator whose rank order places the described graph well on the machine
 // (TASKMAP_MACHINE). Interposed through the MPI profiling interface: LD_PRELOAD into a
-// dynamically linked program, or link it before the MPI library. Rank 0 computes the order
-// (plan_reorder) and broadcasts it; every process then joins MPI_Comm_split with its new rank
+// dynamically linked program, or link it before the MPI library. The first process of each
+// node computes the order together (plan_reorder, auto's jobs spread over them), rank 0
+// broadcasts it; every process then joins MPI_Comm_split with its new rank
 // as the key and calls the real constructor on that communicator with reorder = false, so
 // every topology query and neighbourhood collective is MPI's own, on the new order. Rank 0 says
 // what it did in one line; whatever fails inside keeps the identity order, with one warning
@@ -13,19 +14,24 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <numeric>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "fortran_constants.h"
 #include "other_mpi.h"
+#include "planning_processes.h"
 #include "taskmap/core/atomic_file.h"
 #include "taskmap/core/error.h"
 #include "taskmap/core/progress.h"
@@ -81,81 +87,204 @@ Places gather_places(MPI_Comm comm, int size, int rank) {
   return p;
 }
 
-// Rank 0's work: the plan, within TASKMAP_REORDER_SECONDS. Returns the vertex of each process
-// (-1: none), or the identity with a warning.
-std::vector<int> plan_on_root(const char* call, int vertices, const std::vector<Edge>& edges, Places places) {
-  taskmap::io::disable_progress();  // the application's stderr is not ours to draw on
-  const int size = static_cast<int>(places.hosts.size());
+// What rank 0 says and writes when the identity order stays, and why.
+std::vector<int> keep_identity(const char* call, int size, int vertices, const std::string& why) {
+  std::fprintf(stderr, "taskmap reorder: %s keeps the identity order: %s\n", call, why.c_str());
+  if (const std::string report_path = env("TASKMAP_REORDER_REPORT"); !report_path.empty()) {
+    try {
+      taskmap::io::write_file_atomically(report_path,
+                                         nlohmann::json{{"call", call}, {"kept", "identity"}, {"error", why}}.dump(2) + "\n");
+    } catch (const std::exception&) {
+    }
+  }
   std::vector<int> vertex_of_process(static_cast<std::size_t>(size), -1);
   for (int p = 0; p < vertices; ++p) vertex_of_process[static_cast<std::size_t>(p)] = p;
+  return vertex_of_process;
+}
+
+// Rank 0's request from the gathered places and the settings (rank 0's environment); throws
+// Error on a setting it cannot read.
+taskmap::ReorderRequest request_on_root(const char* call, int vertices, const std::vector<Edge>& edges, const Places& places) {
+  taskmap::ReorderRequest request;
+  request.call = call;
+  std::vector<taskmap::CommEdge> graph_edges;
+  for (const Edge& e : edges) {
+    graph_edges.push_back({static_cast<taskmap::TaskId>(e.src), static_cast<taskmap::TaskId>(e.dst), e.weight});
+  }
+  request.graph = taskmap::CommGraph::from_edges(static_cast<std::uint32_t>(vertices), std::move(graph_edges));
+  request.cpus = places.cpus;
+  request.hosts = places.hosts;
+  const int size = static_cast<int>(places.hosts.size());
+  if (const std::string fake = env("TASKMAP_FAKE_HOST"); !fake.empty()) {
+    int world_size = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    const std::vector<std::string> by_world_rank = taskmap::fake_hosts(fake, world_size);
+    for (int p = 0; p < size; ++p) request.hosts[p] = by_world_rank[places.world_ranks[p]];
+  }
+  request.machine = env("TASKMAP_MACHINE");
+  request.node_topology = env("TASKMAP_NODE_TOPOLOGY");
+  request.routing = env("TASKMAP_ROUTING");
+  request.mapper = env("TASKMAP_MAPPER");
+  if (const std::string s = env("TASKMAP_REORDER_SECONDS"); !s.empty()) {
+    char* end = nullptr;
+    request.seconds = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || *end != '\0' || !(request.seconds > 0)) {
+      taskmap::fail("TASKMAP_REORDER_SECONDS '{}' is not a positive number", s);
+    }
+  }
+  return request;
+}
+
+// Rank 0 after a plan: the report, the line (TASKMAP_REORDER_QUIET=1 silences it, not the
+// warnings), and the vertex of each process (-1: none).
+std::vector<int> finish_on_root(const taskmap::ReorderPlan& plan, int size, int vertices) {
   const std::string report_path = env("TASKMAP_REORDER_REPORT");
-  auto keep_identity = [&](const std::string& why) {
-    std::fprintf(stderr, "taskmap reorder: %s keeps the identity order: %s\n", call, why.c_str());
-    if (!report_path.empty()) {
-      try {
-        taskmap::io::write_file_atomically(report_path,
-                                           nlohmann::json{{"call", call}, {"kept", "identity"}, {"error", why}}.dump(2) + "\n");
-      } catch (const std::exception&) {
-      }
-    }
-    return vertex_of_process;
-  };
+  if (!report_path.empty()) taskmap::io::write_file_atomically(report_path, plan.report.dump(2) + "\n");
+  if (const std::string quiet = env("TASKMAP_REORDER_QUIET"); quiet.empty() || quiet == "0") {
+    std::fprintf(stderr, "%s\n", taskmap::reorder_summary(plan.report, report_path).c_str());
+  }
+  std::vector<int> vertex_of_process(static_cast<std::size_t>(size), -1);
+  for (int v = 0; v < vertices; ++v) vertex_of_process[plan.process_of_vertex[v]] = v;
+  return vertex_of_process;
+}
+
+std::string limit_text(double seconds) {
+  char text[96];
+  std::snprintf(text, sizeof text, "the mapping took longer than TASKMAP_REORDER_SECONDS (%g s)", seconds);
+  return text;
+}
+
+// Rank 0 planning alone: the default mapper's work is sized to fit the limit (reorder_mapper);
+// the limit itself is the last guard. The plan runs on its own thread so that it can be kept:
+// past it, the plan is cancelled, and stops at its mappers' next check (a call into Scotch or
+// METIS ends first); the thread owns everything it touches, so it is not waited for beyond a
+// second. Returns the vertex of each process (-1: none), or the identity with a warning.
+std::vector<int> plan_on_root(const char* call, int vertices, const std::vector<Edge>& edges, const Places& places) {
+  taskmap::io::disable_progress();  // the application's stderr is not ours to draw on
+  const int size = static_cast<int>(places.hosts.size());
   try {
-    auto request = std::make_shared<taskmap::ReorderRequest>();
-    request->call = call;
-    std::vector<taskmap::CommEdge> graph_edges;
-    for (const Edge& e : edges) {
-      graph_edges.push_back({static_cast<taskmap::TaskId>(e.src), static_cast<taskmap::TaskId>(e.dst), e.weight});
-    }
-    request->graph = taskmap::CommGraph::from_edges(static_cast<std::uint32_t>(vertices), std::move(graph_edges));
-    request->cpus = places.cpus;
-    request->hosts = places.hosts;
-    if (const std::string fake = env("TASKMAP_FAKE_HOST"); !fake.empty()) {
-      int world_size = 0;
-      PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-      const std::vector<std::string> by_world_rank = taskmap::fake_hosts(fake, world_size);
-      for (int p = 0; p < size; ++p) request->hosts[p] = by_world_rank[places.world_ranks[p]];
-    }
-    request->machine = env("TASKMAP_MACHINE");
-    request->node_topology = env("TASKMAP_NODE_TOPOLOGY");
-    request->routing = env("TASKMAP_ROUTING");
-    request->mapper = env("TASKMAP_MAPPER");
-    double seconds = taskmap::kDefaultReorderSeconds;
-    if (const std::string s = env("TASKMAP_REORDER_SECONDS"); !s.empty()) {
-      char* end = nullptr;
-      seconds = std::strtod(s.c_str(), &end);
-      if (end == s.c_str() || *end != '\0' || !(seconds > 0)) return keep_identity("TASKMAP_REORDER_SECONDS '" + s + "' is not a positive number");
-    }
-    // The default mapper's work is sized to fit the limit (reorder_mapper); the limit itself
-    // is the last guard. The plan runs on its own thread so that it can be kept: past it, the
-    // plan is cancelled, and stops at its mappers' next check (a call into Scotch or METIS
-    // ends first); the thread owns everything it touches, so it is not waited for beyond a
-    // second.
-    request->seconds = seconds;
+    auto request = std::make_shared<taskmap::ReorderRequest>(request_on_root(call, vertices, edges, places));
     request->cancel = std::make_shared<std::atomic<bool>>(false);
     auto task = std::make_shared<std::packaged_task<taskmap::ReorderPlan()>>([request] { return taskmap::plan_reorder(*request); });
     std::future<taskmap::ReorderPlan> result = task->get_future();
     std::thread([task] { (*task)(); }).detach();
-    if (result.wait_for(std::chrono::duration<double>(seconds)) != std::future_status::ready) {
+    if (result.wait_for(std::chrono::duration<double>(request->seconds)) != std::future_status::ready) {
       request->cancel->store(true);
       const bool stopped = result.wait_for(std::chrono::seconds(1)) == std::future_status::ready;
-      char limit[32];
-      std::snprintf(limit, sizeof limit, "%g", seconds);
-      return keep_identity(std::string("the mapping took longer than TASKMAP_REORDER_SECONDS (") + limit + " s)" +
-                           (stopped ? "" : "; it ends at its next check"));
+      return keep_identity(call, size, vertices, limit_text(request->seconds) + (stopped ? "" : "; it ends at its next check"));
     }
-    const taskmap::ReorderPlan plan = result.get();
-    std::fill(vertex_of_process.begin(), vertex_of_process.end(), -1);
-    for (int v = 0; v < vertices; ++v) vertex_of_process[plan.process_of_vertex[v]] = v;
-    if (!report_path.empty()) taskmap::io::write_file_atomically(report_path, plan.report.dump(2) + "\n");
-    // What the call did, in one line (TASKMAP_REORDER_QUIET=1 silences it, not the warnings).
-    if (const std::string quiet = env("TASKMAP_REORDER_QUIET"); quiet.empty() || quiet == "0") {
-      std::fprintf(stderr, "%s\n", taskmap::reorder_summary(plan.report, report_path).c_str());
-    }
+    return finish_on_root(result.get(), size, vertices);
   } catch (const std::exception& e) {
-    return keep_identity(e.what());
+    return keep_identity(call, size, vertices, e.what());
   }
-  return vertex_of_process;
+}
+
+// The planning processes together (one per node): rank 0 hands its request to the others
+// (MessagePack), every one of them plans with the mapper's jobs spread over all (auto's
+// workers, the evaluations too), and all get the same plan. Each stops its own jobs at the time
+// limit (a clock on a thread of its own sets the cancellation); then the plan is given up on
+// every one of them, and rank 0 keeps the identity. Returns rank 0's vertex of each process.
+std::vector<int> plan_together(MPI_Comm planning, const char* call, int vertices, const std::vector<Edge>& edges,
+                               const Places& places) {
+  taskmap::io::disable_progress();
+  int rank = 0, planners = 0;
+  PMPI_Comm_rank(planning, &rank);
+  PMPI_Comm_size(planning, &planners);
+  taskmap::reorder_mpi::PlanningProcesses processes(planning, taskmap::dist::this_process_only());
+  const int size = rank == 0 ? static_cast<int>(places.hosts.size()) : 0;
+  // Rank 0's request, or the reason it has none, to every planner.
+  std::string packed, error;
+  taskmap::ReorderRequest request;
+  if (rank == 0) {
+    try {
+      request = request_on_root(call, vertices, edges, places);
+      nlohmann::json j = {{"call", request.call},           {"vertices", vertices},         {"hosts", request.hosts},
+                          {"cpus", request.cpus},           {"machine", request.machine},   {"node_topology", request.node_topology},
+                          {"routing", request.routing},     {"mapper", request.mapper},     {"seconds", request.seconds}};
+      std::vector<std::uint32_t> src, dst;
+      std::vector<double> volume;
+      for (taskmap::TaskId t = 0; t < request.graph.num_tasks(); ++t) {
+        const auto targets = request.graph.targets(t);
+        const auto volumes = request.graph.volumes(t);
+        for (std::size_t i = 0; i < targets.size(); ++i) src.push_back(t), dst.push_back(targets[i]), volume.push_back(volumes[i]);
+      }
+      j["src"] = src, j["dst"] = dst, j["volume"] = volume;
+      const std::vector<std::uint8_t> bytes = nlohmann::json::to_msgpack(j);
+      packed.assign(bytes.begin(), bytes.end());
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  processes.broadcast(error, 0);
+  if (!error.empty()) return rank == 0 ? keep_identity(call, size, vertices, error) : std::vector<int>{};
+  processes.broadcast(packed, 0);
+  if (rank != 0) {
+    const nlohmann::json j = nlohmann::json::from_msgpack(packed);
+    request.call = j.at("call").get<std::string>();
+    request.hosts = j.at("hosts").get<std::vector<std::string>>();
+    request.cpus = j.at("cpus").get<std::vector<int>>();
+    request.machine = j.at("machine").get<std::string>();
+    request.node_topology = j.at("node_topology").get<std::string>();
+    request.routing = j.at("routing").get<std::string>();
+    request.mapper = j.at("mapper").get<std::string>();
+    request.seconds = j.at("seconds").get<double>();
+    const auto src = j.at("src").get<std::vector<std::uint32_t>>(), dst = j.at("dst").get<std::vector<std::uint32_t>>();
+    const auto volume = j.at("volume").get<std::vector<double>>();
+    std::vector<taskmap::CommEdge> graph_edges;
+    for (std::size_t i = 0; i < src.size(); ++i) graph_edges.push_back({src[i], dst[i], volume[i]});
+    request.graph = taskmap::CommGraph::from_edges(j.at("vertices").get<std::uint32_t>(), std::move(graph_edges));
+  }
+  request.processes = &processes;
+  request.workers = static_cast<std::uint32_t>(planners);
+  request.cancel = std::make_shared<std::atomic<bool>>(false);
+  // The clock: sets the cancellation at the limit unless the plan ends first.
+  std::mutex mutex;
+  std::condition_variable ended;
+  bool done = false;
+  std::thread clock([&] {
+    std::unique_lock lock(mutex);
+    if (!ended.wait_for(lock, std::chrono::duration<double>(request.seconds), [&] { return done; })) request.cancel->store(true);
+  });
+  std::optional<taskmap::ReorderPlan> plan;
+  try {
+    plan = taskmap::plan_reorder(request);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  {
+    std::lock_guard lock(mutex);
+    done = true;
+  }
+  ended.notify_one();
+  clock.join();
+  // Given up on every planner when the time ran out on any of them.
+  double late = request.cancel->load() ? 1.0 : 0.0;
+  if (error.empty()) processes.max(std::span<double>(&late, 1));
+  if (rank != 0) return {};
+  if (!error.empty()) return keep_identity(call, size, vertices, error);
+  if (late > 0) return keep_identity(call, size, vertices, limit_text(request.seconds));
+  return finish_on_root(*plan, size, vertices);
+}
+
+// The planning processes: the first process of each node (by the hosts rank 0 gathered), or
+// rank 0 alone with TASKMAP_REORDER_WORKERS=1 (or a node's worth of processes on one node).
+std::vector<int> planners_of(const Places& places) {
+  std::vector<int> planner(places.hosts.size(), 0);
+  std::vector<std::string> hosts = places.hosts;
+  if (const std::string fake = env("TASKMAP_FAKE_HOST"); !fake.empty()) {
+    try {
+      int world_size = 0;
+      PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+      const std::vector<std::string> by_world_rank = taskmap::fake_hosts(fake, world_size);
+      for (std::size_t p = 0; p < hosts.size(); ++p) hosts[p] = by_world_rank[places.world_ranks[p]];
+    } catch (const std::exception&) {  // the plan reports it
+    }
+  }
+  planner[0] = 1;
+  if (env("TASKMAP_REORDER_WORKERS") == "1") return planner;
+  std::set<std::string> seen = {hosts[0]};
+  for (std::size_t p = 1; p < hosts.size(); ++p) planner[p] = seen.insert(hosts[p]).second ? 1 : 0;
+  return planner;
 }
 
 // The plan, broadcast from rank 0. The other processes wait for it asleep, testing the
@@ -187,8 +316,21 @@ MPI_Comm reordered(MPI_Comm comm, const char* call, int vertices, const std::fun
   PMPI_Comm_size(comm, &size);
   PMPI_Comm_rank(comm, &rank);
   Places places = gather_places(comm, size, rank);
+  std::vector<int> planner(static_cast<std::size_t>(size), 0);
+  if (rank == 0) planner = planners_of(places);
+  PMPI_Bcast(planner.data(), size, MPI_INT, 0, comm);
   std::vector<int> vertex_of_process(static_cast<std::size_t>(size));
-  if (rank == 0) vertex_of_process = plan_on_root(call, vertices, edges(), std::move(places));
+  if (std::count(planner.begin(), planner.end(), 1) == 1) {
+    if (rank == 0) vertex_of_process = plan_on_root(call, vertices, edges(), places);
+  } else {
+    MPI_Comm planning = MPI_COMM_NULL;
+    PMPI_Comm_split(comm, planner[static_cast<std::size_t>(rank)] ? 0 : MPI_UNDEFINED, rank, &planning);
+    if (planning != MPI_COMM_NULL) {
+      std::vector<int> planned = plan_together(planning, call, vertices, rank == 0 ? edges() : std::vector<Edge>{}, places);
+      if (rank == 0) vertex_of_process = std::move(planned);
+      PMPI_Comm_free(&planning);
+    }
+  }
   wait_for_plan(vertex_of_process, comm, rank);
   const int vertex = vertex_of_process[static_cast<std::size_t>(rank)];
   MPI_Comm split = MPI_COMM_NULL;
