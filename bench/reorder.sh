@@ -6,9 +6,12 @@
 # of a 3D stencil), and the measured 64-rank CG matrix of ../shared/data/apps/maplib-64 replicated
 # to size (bench/cluster_allocations.py replicate: copies joined by a ring). The job's nodes are a
 # random sample of the fabric's (seed 1), in host-name order, the launchers' block order.
-# Per row: the plan's seconds at the default limit (10 s: auto:work=100), the identity order's MCL
-# and the plan's; with OFFLINE=1 (the default) also offline auto's (no work limit) and its
-# seconds, and the plan's share of auto's MCL reduction.
+# Per row: the plan at the default limit (10 s: auto:work=100) with one worker up to 16,384
+# ranks and one per node above (as the library's planning processes; at most 16 get jobs, so
+# --workers 16 is the plan of any more), its seconds on one core (all workers' jobs in turn) and
+# the busiest worker's, the identity order's MCL and the plan's; with OFFLINE=1 (the default)
+# also offline auto's (no work limit, one worker) and its seconds, and the plan's share of
+# auto's MCL reduction.
 # Usage: bash bench/reorder.sh [TASKMAP_BINARY]   (env SIZES="4096 16384 65536", OFFLINE=0|1,
 #        SECONDS_LIMIT=10)
 set -euo pipefail
@@ -39,8 +42,14 @@ seconds_of() {  # the "planned in S s" of reorder-plan's stderr
   sed -n 's/^planned in \([0-9.]*\) s.*/\1/p' "$1"
 }
 
-printf '| fabric | ranks | nodes | graph | plan s | mapper | MCL identity | MCL plan | MCL auto | auto s | share of auto |\n'
-printf '|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|\n'
+busiest_of() {  # the largest of "the mapper's N workers: S S ... s", else the plan's seconds
+  local line
+  line=$(sed -n "s/^the mapper's [0-9]* workers: \(.*\) s$/\1/p" "$1")
+  if [ -z "$line" ]; then seconds_of "$1"; else tr ' ' '\n' <<< "$line" | sort -g | tail -1; fi
+}
+
+printf '| fabric | ranks | nodes | graph | workers | plan s | busiest worker s | MCL identity | MCL plan | MCL auto | auto s | share of auto |\n'
+printf '|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for fabric in "edison codes_links-edison.txt.gz 16" "theta codes_theta.interconnect.gz 64"; do
   read -r name file ppn <<< "$fabric"
   machine="aries:$data/topologies/dragonfly/$file,ppn=$ppn"
@@ -54,8 +63,11 @@ for fabric in "edison codes_links-edison.txt.gz 16" "theta codes_theta.interconn
     for graph in "halo27 $(halo_of "$ranks")" "cg-x$((ranks / 64)) file:$work/cg.edges,format=edges"; do
       read -r label pattern <<< "$graph"
       args=(--machine "$machine" --nodes "@$work/nodes.txt" --pattern "$pattern")
-      "$bin" reorder-plan "${args[@]}" --seconds "$limit" --report "$work/plan.json" 2> "$work/plan.err"
+      workers=1
+      if [ "$ranks" -gt 16384 ]; then workers=$((nodes < 16 ? nodes : 16)); fi
+      "$bin" reorder-plan "${args[@]}" --seconds "$limit" --workers "$workers" --report "$work/plan.json" 2> "$work/plan.err"
       plan_s=$(seconds_of "$work/plan.err")
+      busiest=$(busiest_of "$work/plan.err")
       read -r mapper identity planned < <(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -72,8 +84,8 @@ auto = r["mapper_result"]["mcl"] if r["kept"] == "mapper" else identity
 share = (identity - planned) / (identity - auto) if identity > auto else 1.0
 print(f"{auto:.4g}", f"{share:.0%}")' "$work/auto.json" "$planned")
       fi
-      printf '| %s | %s | %s | %s | %s | %s | %.4g | %.4g | %s | %s | %s |\n' "$name" "$ranks" "$nodes" "$label" \
-        "$plan_s" "$mapper" "$identity" "$planned" "$auto" "$auto_s" "$share"
+      printf '| %s | %s | %s | %s | %s | %s | %s | %.4g | %.4g | %s | %s | %s |\n' "$name" "$ranks" "$nodes" "$label" \
+        "$workers" "$plan_s" "$busiest" "$identity" "$planned" "$auto" "$auto_s" "$share"
     done
   done
 done

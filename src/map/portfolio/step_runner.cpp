@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <new>
 
@@ -17,6 +18,7 @@ StepRunner::StepRunner(const MappingProblem& problem, const Evaluator& evaluator
     : problem_(problem), evaluator_(evaluator), progress_(progress) {
   const int processes = problem.processes().size();
   workers_ = processes > 1 ? static_cast<std::uint32_t>(processes) : std::max<std::uint32_t>(1, workers);
+  workers_ = std::min(workers_, kMostWorkers);
   seconds_.assign(workers_, 0.0);
 }
 

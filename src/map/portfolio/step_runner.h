@@ -18,6 +18,12 @@
 
 namespace taskmap::portfolio {
 
+// Workers that get jobs, at most: a step has about a dozen candidates or refinements to share,
+// and each result is evaluated by every process, so more would add evaluations, not speed. The
+// processes beyond them evaluate with the others and get no job of their own; a run of K > 16
+// processes gives the placement of 16.
+inline constexpr std::uint32_t kMostWorkers = 16;
+
 struct StepJob {
   std::string spec;                                   // the spec of its result
   std::function<Mapping(const MappingProblem&)> map;  // on the problem it is given
@@ -35,7 +41,7 @@ using StepOutcome = std::variant<StepResult, std::string>;
 class StepRunner {
  public:
   // `workers` 0: one per process of the problem's run. A run over several processes always has
-  // one worker per process.
+  // one worker per process, up to kMostWorkers.
   StepRunner(const MappingProblem& problem, const Evaluator& evaluator, std::uint32_t workers, io::Progress& progress);
 
   std::uint32_t workers() const { return workers_; }
