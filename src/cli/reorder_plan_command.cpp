@@ -4,9 +4,9 @@
 // runs as rank 0 of the library runs it, within the same time limit's work.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 
 #include <tbb/global_control.h>
 
@@ -77,17 +77,13 @@ int run_reorder_plan(const RunConfig& c) {
   Machine machine = build_machine(parse_machine_spec(c.machine));
   if (!c.node_topology.empty()) machine = with_node_model(std::move(machine), read_node_topology(c.node_topology, SlotUnit::Core));
   const Machine job = allocate(machine, allocation);
-  for (NodeId n = 0; n < job.num_nodes(); ++n) {
-    for (std::uint32_t s = 0; s < job.slots_of_node(n); ++s) request.hosts.push_back(job.node_name(n));
+  std::map<std::string, NodeId> node_of_name;
+  for (NodeId n = 0; n < job.num_nodes(); ++n) node_of_name.emplace(job.node_name(n), n);
+  for (const std::string& host : allocation.hosts) {
+    const auto node = node_of_name.find(host);  // allocate() took a short name for the machine's
+    if (node == node_of_name.end()) fail("--nodes '{}': host {} is not named as the machine names it", c.nodes, host);
+    request.hosts.insert(request.hosts.end(), job.slots_of_node(node->second), host);
   }
-  // The allocated machine's nodes come in the machine's order; the processes in --nodes' order.
-  std::vector<std::string> ordered;
-  for (std::size_t h = 0; h < allocation.hosts.size(); ++h) {
-    const auto count = std::count(request.hosts.begin(), request.hosts.end(), allocation.hosts[h]);
-    ordered.insert(ordered.end(), static_cast<std::size_t>(count), allocation.hosts[h]);
-  }
-  if (ordered.size() != request.hosts.size()) fail("--nodes '{}': a host is not named as the machine names it", c.nodes);
-  request.hosts = std::move(ordered);
   request.cpus.assign(request.hosts.size(), -1);
   if (request.graph.num_tasks() > request.hosts.size()) {
     fail("the graph has {} ranks, but --nodes gives {} processes", request.graph.num_tasks(), request.hosts.size());

@@ -21,6 +21,7 @@ extern "C" {
 }
 #endif
 
+#include "nonblocking.h"
 #include "plugin_abi.h"
 
 namespace {
@@ -39,31 +40,8 @@ void set_error(char* error, std::size_t size, const std::string& message) {
   std::snprintf(error, size, "%s", message.c_str());
 }
 
-// Two's complement 128-bit integers as (low, high) words: addition with the carry.
-void add_i128(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const std::uint64_t*>(in);
-  auto* b = static_cast<std::uint64_t*>(inout);
-  for (int i = 0; i < *len; ++i, a += 2, b += 2) {
-    const std::uint64_t low = a[0] + b[0];
-    b[1] = a[1] + b[1] + (low < a[0] ? 1 : 0);
-    b[0] = low;
-  }
-}
-
-// Completes a nonblocking operation, sleeping between tests (1 us, doubling up to 1 ms): a
-// process that waits for another's long computation does not take a core from it (processes
-// may share cores), and a fast operation is barely delayed.
-void wait(MPI_Request& request) {
-  int done = 0;
-  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-  long nanoseconds = 1000;
-  while (!done) {
-    const timespec pause{0, nanoseconds};
-    nanosleep(&pause, nullptr);
-    nanoseconds = std::min(2 * nanoseconds, 1000000L);
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-  }
-}
+// Waits asleep: 1 us, doubling up to 1 ms.
+void wait(MPI_Request& request) { taskmap::mpi_nonblocking::wait_asleep(request, 1000, 1000000); }
 
 // MPI counts are ints: larger buffers go in pieces.
 constexpr std::uint64_t kMaxPiece = std::uint64_t{1} << 30;
@@ -84,7 +62,7 @@ int init(char* error, std::size_t error_size) {
   MPI_Comm_dup(MPI_COMM_WORLD, &failure);
   MPI_Type_contiguous(2, MPI_UINT64_T, &i128);
   MPI_Type_commit(&i128);
-  MPI_Op_create(add_i128, 1, &i128_sum);
+  MPI_Op_create(taskmap::mpi_nonblocking::add_int128, 1, &i128_sum);
   return 0;
 }
 

@@ -4,12 +4,12 @@
 // operation is nonblocking underneath and waited for asleep (tested every 0.1 to 10 ms), so a
 // process that waits for another's job does not take a core from it.
 #include <mpi.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <span>
 
+#include "nonblocking.h"
 #include "taskmap/core/error.h"
 #include "taskmap/dist/processes.h"
 
@@ -23,7 +23,7 @@ class PlanningProcesses final : public dist::Processes {
     PMPI_Comm_size(comm, &size_);
     PMPI_Type_contiguous(2, MPI_UINT64_T, &int128_);
     PMPI_Type_commit(&int128_);
-    PMPI_Op_create(&add_int128, 1, &sum_int128_);
+    PMPI_Op_create(&mpi_nonblocking::add_int128, 1, &sum_int128_);
   }
   ~PlanningProcesses() override {
     PMPI_Op_free(&sum_int128_);
@@ -51,29 +51,10 @@ class PlanningProcesses final : public dist::Processes {
     }
   }
 
-  // Completes `request`, sleeping between tests.
-  static void wait(MPI_Request& request) {
-    long pause_ns = 100'000;
-    for (int done = 0;;) {
-      PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
-      if (done) return;
-      const timespec pause{0, pause_ns};
-      nanosleep(&pause, nullptr);
-      pause_ns = std::min(pause_ns * 2, 10'000'000L);
-    }
-  }
+  // Completes `request`, sleeping between tests (0.1 ms, doubling up to 10 ms).
+  static void wait(MPI_Request& request) { mpi_nonblocking::wait_asleep(request, 100'000, 10'000'000); }
 
  private:
-  // Two's complement 128-bit integers as (low, high) words: addition with the carry.
-  static void add_int128(void* in, void* inout, int* len, MPI_Datatype*) {
-    const auto* a = static_cast<const std::uint64_t*>(in);
-    auto* b = static_cast<std::uint64_t*>(inout);
-    for (int i = 0; i < *len; ++i, a += 2, b += 2) {
-      const std::uint64_t low = a[0] + b[0];
-      b[1] = a[1] + b[1] + (low < a[0] ? 1 : 0);
-      b[0] = low;
-    }
-  }
   void reduce(void* data, std::size_t count, MPI_Datatype type, MPI_Op op) const {
     if (count > static_cast<std::size_t>(1 << 30)) fail("a reduction of {} values is too large for the planners", count);
     MPI_Request request = MPI_REQUEST_NULL;

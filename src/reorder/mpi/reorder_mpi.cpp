@@ -102,6 +102,19 @@ std::vector<int> keep_identity(const char* call, int size, int vertices, const s
   return vertex_of_process;
 }
 
+// Each process's node: its processor name, or TASKMAP_FAKE_HOST's (throws Error on a value it
+// cannot read).
+std::vector<std::string> hosts_of(const Places& places) {
+  std::vector<std::string> hosts = places.hosts;
+  if (const std::string fake = env("TASKMAP_FAKE_HOST"); !fake.empty()) {
+    int world_size = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    const std::vector<std::string> by_world_rank = taskmap::fake_hosts(fake, world_size);
+    for (std::size_t p = 0; p < hosts.size(); ++p) hosts[p] = by_world_rank[places.world_ranks[p]];
+  }
+  return hosts;
+}
+
 // Rank 0's request from the gathered places and the settings (rank 0's environment); throws
 // Error on a setting it cannot read.
 taskmap::ReorderRequest request_on_root(const char* call, int vertices, const std::vector<Edge>& edges, const Places& places) {
@@ -113,14 +126,7 @@ taskmap::ReorderRequest request_on_root(const char* call, int vertices, const st
   }
   request.graph = taskmap::CommGraph::from_edges(static_cast<std::uint32_t>(vertices), std::move(graph_edges));
   request.cpus = places.cpus;
-  request.hosts = places.hosts;
-  const int size = static_cast<int>(places.hosts.size());
-  if (const std::string fake = env("TASKMAP_FAKE_HOST"); !fake.empty()) {
-    int world_size = 0;
-    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    const std::vector<std::string> by_world_rank = taskmap::fake_hosts(fake, world_size);
-    for (int p = 0; p < size; ++p) request.hosts[p] = by_world_rank[places.world_ranks[p]];
-  }
+  request.hosts = hosts_of(places);
   request.machine = env("TASKMAP_MACHINE");
   request.node_topology = env("TASKMAP_NODE_TOPOLOGY");
   request.routing = env("TASKMAP_ROUTING");
@@ -270,18 +276,14 @@ std::vector<int> plan_together(MPI_Comm planning, const char* call, int vertices
 // rank 0 alone with TASKMAP_REORDER_WORKERS=1 (or a node's worth of processes on one node).
 std::vector<int> planners_of(const Places& places) {
   std::vector<int> planner(places.hosts.size(), 0);
-  std::vector<std::string> hosts = places.hosts;
-  if (const std::string fake = env("TASKMAP_FAKE_HOST"); !fake.empty()) {
-    try {
-      int world_size = 0;
-      PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-      const std::vector<std::string> by_world_rank = taskmap::fake_hosts(fake, world_size);
-      for (std::size_t p = 0; p < hosts.size(); ++p) hosts[p] = by_world_rank[places.world_ranks[p]];
-    } catch (const std::exception&) {  // the plan reports it
-    }
-  }
   planner[0] = 1;
   if (env("TASKMAP_REORDER_WORKERS") == "1") return planner;
+  std::vector<std::string> hosts;
+  try {
+    hosts = hosts_of(places);
+  } catch (const std::exception&) {  // rank 0 alone: its plan reports it
+    return planner;
+  }
   std::set<std::string> seen = {hosts[0]};
   for (std::size_t p = 1; p < hosts.size(); ++p) planner[p] = seen.insert(hosts[p]).second ? 1 : 0;
   return planner;
@@ -299,14 +301,7 @@ void wait_for_plan(std::vector<int>& vertex_of_process, MPI_Comm comm, int rank)
     PMPI_Wait(&request, MPI_STATUS_IGNORE);
     return;
   }
-  long pause_ns = 100'000;  // 0.1 ms, doubling up to 10 ms
-  for (int done = 0;;) {
-    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    const timespec pause{0, pause_ns};
-    nanosleep(&pause, nullptr);
-    pause_ns = std::min(pause_ns * 2, 10'000'000L);
-  }
+  taskmap::reorder_mpi::PlanningProcesses::wait(request);
 }
 
 // The new rank of every process, decided on rank 0 and broadcast; then the communicator whose
