@@ -74,7 +74,6 @@ constexpr std::uint64_t kSearchSteps = 8;
 constexpr std::uint32_t kSlotsTriedPerRouter = 8;  // refine-mcl's descent: up to 8 slots per router
 constexpr std::uint64_t kWorkPerRoute = 4;         // refine-mcl's work unit: 4 per flow re-routed
 constexpr std::uint64_t kWorkUnitsPerMillion = 1'000'000;
-constexpr std::uint64_t kMillion = 1'000'000;
 // Under a work limit, the first round's candidates are predicted to take at most 1/this of it.
 constexpr std::uint64_t kFirstRoundShare = 2;
 
@@ -184,7 +183,7 @@ class AutoMapper final : public Mapper {
     // work so far (the first of them on a tie). Under a work limit a worker takes, after the
     // launchers' orders, the candidates whose predicted work still fits its share, in the
     // portfolio's order.
-    const std::uint64_t work_limit = saturating_mul(options_.work, kMillion);
+    const std::uint64_t work_limit = saturating_mul(options_.work, kWorkUnitsPerMillion);
     std::vector<std::uint64_t> first_round_work(workers, work_limit > 0 ? route_work(problem) : 0);
     std::vector<portfolio::StepJob> first_round_jobs;
     for (const std::string& spec : portfolio) {
@@ -220,11 +219,11 @@ class AutoMapper final : public Mapper {
     const std::uint64_t mcl_work_left =
         options_.objective == AutoObjective::Mcl
             ? std::min(work_left / 2, saturating_mul(mcl_search(problem, options_.budget, RefineOptions{}.candidates).budget,
-                                                     saturating_mul(per_worker(usual_searches), kMillion)))
+                                                     saturating_mul(per_worker(usual_searches), kWorkUnitsPerMillion)))
             : 0;
     auto work_share = [&](std::uint64_t step_work, std::size_t count) -> std::optional<std::string> {
       if (work_limit == 0) return "";
-      const std::uint64_t each = step_work / per_worker(count) / kMillion;
+      const std::uint64_t each = step_work / per_worker(count) / kWorkUnitsPerMillion;
       if (each == 0) return std::nullopt;
       return fmt::format("work={},", each);
     };
@@ -384,7 +383,7 @@ class AutoMapper final : public Mapper {
           static_cast<std::size_t>(std::count_if(planned.begin(), planned.end(), [](const Planned& p) { return p.mcl; }));
       const std::optional<std::string> mcl_work = work_share(mcl_work_left, mcl_searches);
       std::uint64_t work = search.budget;
-      if (mcl_work && !mcl_work->empty()) work = std::min(work, mcl_work_left / per_worker(mcl_searches) / kMillion);
+      if (mcl_work && !mcl_work->empty()) work = std::min(work, mcl_work_left / per_worker(mcl_searches) / kWorkUnitsPerMillion);
       std::vector<portfolio::StepJob> searches;
       for (std::size_t k = 0; k < planned.size(); ++k) {
         const Planned& p = planned[k];
