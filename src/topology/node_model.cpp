@@ -1,5 +1,7 @@
 #include "taskmap/topology/node_model.h"
 
+#include <fmt/format.h>
+
 #include "taskmap/core/error.h"
 
 namespace taskmap {
@@ -39,6 +41,20 @@ NodeModel NodeModel::restricted_to(const std::vector<std::uint32_t>& slots) cons
     out.os_cpus.push_back(os_cpus[slot]);
   }
   return out;
+}
+
+GpuNode GpuNode::uniform(std::uint32_t gpus, std::uint32_t nics, double nvlink_gbs, double pcie_gbs) {
+  GpuNode node;
+  node.source = fmt::format("gpus:{},nics={}", gpus, nics);
+  node.default_pcie_gbs = pcie_gbs;
+  for (std::uint32_t k = 0; k < nics; ++k) node.nics.push_back({fmt::format("nic{}", k), pcie_gbs});
+  for (std::uint32_t k = 0; k < gpus; ++k) {
+    GpuNode::Gpu gpu{fmt::format("gpu{}", k), k, {}, {}, pcie_gbs};
+    if (nics > 0) gpu.nics.push_back(k % nics);
+    node.gpus.push_back(std::move(gpu));
+  }
+  if (nvlink_gbs > 0) node.nvswitch_gbs.assign(gpus, nvlink_gbs);
+  return node;
 }
 
 NodeModel NodeModel::flat(std::uint32_t n) {

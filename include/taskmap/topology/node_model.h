@@ -1,15 +1,57 @@
 #pragma once
 // NodeModel: the inside of one compute node as a tree of levels (package, NUMA node, L3
 // group, core, hardware thread), read from hwloc XML. Its slots are the cores (or, with
-// slots=pu, the hardware threads) that the allowed cpuset holds, in hwloc's logical order.
+// slots=pu, the hardware threads) that the allowed cpuset holds, in hwloc's logical order;
+// with slots=gpu, the node's GPUs (GpuNode: one rank per GPU).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace taskmap {
 
-enum class SlotUnit { Core, Pu };
+enum class SlotUnit { Core, Pu, Gpu };
+
+// The GPUs of a node, the slots of a GPU job, with the NICs beside them on the PCIe tree and
+// the links between them. Read from hwloc XML (--node-topology hwloc:FILE,slots=gpu) or
+// described by counts (--node-topology gpus:N,nics=M). Bandwidths are in GB/s, one way.
+struct GpuNode {
+  struct Gpu {
+    // hwloc's OS device name ("cuda0", "nvml3", "rsmi1", "opencl0d1", "ze0"), or "gpuK".
+    std::string name;
+    // The index a launcher selects it by (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, Slurm's
+    // --gpu-bind=map_gpu:): its rank among the node's GPUs in hwloc's order.
+    std::uint32_t device = 0;
+    // The NICs nearest on the PCIe tree (indices into `nics`): those whose smallest common
+    // ancestor with the GPU is the deepest; empty when the node has no NIC.
+    std::vector<std::uint32_t> nics;
+    std::vector<std::uint32_t> os_cpus;  // the PUs near it (its locality cpuset), OS indices
+    double pcie_gbs = 0;                 // its PCIe link; 0: not known (the node's default)
+  };
+  struct Nic {
+    std::string name;  // as the OS names it ("mlx5_0", "hfi1_0"); "nicK" when described by counts
+    double pcie_gbs = 0;
+  };
+  std::string source;  // the file, or the spec text, for messages
+  std::vector<Gpu> gpus;
+  std::vector<Nic> nics;
+  // Direct NVLink from GPU i to GPU j: nvlink_gbs[i * gpus + j] (0: none). Empty: none known.
+  std::vector<double> nvlink_gbs;
+  // Per GPU: its NVLinks to NVSwitches (0: none). When any is above 0, the node's GPUs reach
+  // each other through the switches, one switch router per node.
+  std::vector<double> nvswitch_gbs;
+  double default_pcie_gbs = 64;  // PCIe 5.0 x16, one way: for links whose speed is not known
+
+  std::uint32_t num_gpus() const { return static_cast<std::uint32_t>(gpus.size()); }
+  bool has_nvswitch() const {
+    for (double b : nvswitch_gbs) if (b > 0) return true;
+    return false;
+  }
+  // A node of `gpus` GPUs and `nics` NICs, GPU k beside NIC k mod nics, every GPU with
+  // `nvlink_gbs` of NVLink to the node's NVSwitches (0: none, PCIe only).
+  static GpuNode uniform(std::uint32_t gpus, std::uint32_t nics, double nvlink_gbs, double pcie_gbs);
+};
 
 struct NodeModel {
   std::string source;               // the file, for messages
@@ -27,6 +69,8 @@ struct NodeModel {
   // Cores (PUs with slots=pu) of the whole node, allowed or not (0: not known): a file written
   // inside a job's cgroup allows fewer than the node has.
   std::uint32_t units_in_node = 0;
+  // With unit == SlotUnit::Gpu: slot k is GPU k of this (never null then); else null.
+  std::shared_ptr<const GpuNode> gpu;
 
   std::uint32_t num_slots() const { return static_cast<std::uint32_t>(path.size()); }
   // Cost of a hop between two slots of one node: the number of levels below the deepest level
