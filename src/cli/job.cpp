@@ -36,9 +36,12 @@ Job validate(const RunConfig& c, bool needs_pattern, const dist::Processes& proc
     usage_fail("--node-topology {} and --machine's node={}: two node topologies; give one", c.node_topology,
          job.machine_spec.node_topology);
   }
-  if (!c.node_topology.empty() && !c.node_topology.starts_with("hwloc:")) {
-    usage_fail("--node-topology '{}': expected hwloc:FILE (hwloc XML, as `lstopo --of xml FILE` writes it)",
-               c.node_topology);
+  if (!c.node_topology.empty()) {
+    try {
+      check_node_topology_spec(c.node_topology);
+    } catch (const Error& e) {
+      usage_fail("{}", e.what());
+    }
   }
   if (c.nodes == "@") usage_fail("--nodes @: name the host file after '@' (@FILE)");
   job.every_node = c.nodes == "all";
@@ -98,8 +101,12 @@ void note_model_routing(const Job& job, const Machine& machine) {
 Machine job_machine(Job& job, const RunConfig& c) {
   const bool speaks = job.speaks();
   const auto warn = warnings_of(job);
+  // A fabric's nodes come with it (GPU nodes are built into it); other machines get theirs after.
+  const bool fabric = job.machine_spec.kind == MachineKind::Slurm || job.machine_spec.kind == MachineKind::Ibnet ||
+                      job.machine_spec.kind == MachineKind::Aries;
+  if (fabric && !c.node_topology.empty()) job.machine_spec.node_topology = c.node_topology;
   Machine machine = build_machine(job.machine_spec, warn);
-  if (!c.node_topology.empty()) machine = apply_node_topology(std::move(machine), job.machine_spec, c.node_topology, warn);
+  if (!fabric && !c.node_topology.empty()) machine = apply_node_topology(std::move(machine), job.machine_spec, c.node_topology, warn);
   if (job.machine_spec.slot_unit == SlotUnit::Pu && !machine.node_model) {
     warn(fmt::format("--machine {}: slots=pu counts a node topology's hardware threads, and no node topology is given "
                      "(node=hwloc:FILE or --node-topology): the slots stay as they are",

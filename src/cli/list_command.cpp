@@ -8,6 +8,7 @@
 #include "taskmap/launch/placement_catalog.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing_catalog.h"
+#include "taskmap/topology/node_topology.h"
 #include "taskmap/topology/machine_catalog.h"
 #include "taskmap/workload/pattern_catalog.h"
 
@@ -42,8 +43,8 @@ nlohmann::json entry_json(const CatalogEntry& e) {
 
 const std::vector<const Catalog& (*)()>& listed_catalogs() {
   // `taskmap list X` for each catalog's plural.
-  static const std::vector<const Catalog& (*)()> catalogs = {machine_catalog, routing_catalog, pattern_catalog,
-                                                             mapper_catalog, placement_format_catalog};
+  static const std::vector<const Catalog& (*)()> catalogs = {machine_catalog,  node_topology_catalog, routing_catalog,
+                                                             pattern_catalog,  mapper_catalog,        placement_format_catalog};
   return catalogs;
 }
 

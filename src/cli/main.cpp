@@ -22,6 +22,7 @@
 #include "taskmap/launch/placement_catalog.h"
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing_catalog.h"
+#include "taskmap/topology/node_topology.h"
 #include "taskmap/topology/machine_catalog.h"
 #include "taskmap/validate/simgrid.h"
 #include "taskmap/workload/pattern_catalog.h"
@@ -83,9 +84,8 @@ int main(int argc, char** argv) {
             })
         ->type_name("HOSTLIST|@FILE")
         ->default_str("$SLURM_JOB_NODELIST, else $PBS_NODEFILE, else every node");
-    cmd->add_option("--node-topology", config.node_topology,
-                    "The inside of every node: hwloc:FILE (hwloc XML); a slot is a core")
-        ->type_name("hwloc:FILE")
+    cmd->add_option("--node-topology", config.node_topology, taskmap::catalog_help(taskmap::node_topology_catalog()))
+        ->type_name("NODE-TOPOLOGY")
         ->default_str("flat nodes of the machine's ppn slots");
   };
   auto add_pattern = [&](CLI::App* cmd) {

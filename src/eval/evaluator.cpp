@@ -244,6 +244,7 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   double weighted_hops = 0;
   std::uint64_t hop_sum = 0;
   double self_volume = 0;
+  double inside_volume = 0;  // routed inside GPU nodes
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
     const SlotId st = mapping.slot_of_task[t];
     const NodeId nt = machine_.node_of_slot(st);
@@ -260,18 +261,23 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
       ++m.task_pairs;
       const SlotId su = mapping.slot_of_task[targets[i]];
       const NodeId nu = machine_.node_of_slot(su);
+      const RouterId ru = router_of_task[targets[i]];
       if (nu == nt) {
         m.node_volume += v;
         m.node_hop_bytes += v * node_distance(st, su);
+        // Inside a GPU node each GPU has a router: the pair crosses the node's own links
+        // (counted in hop-bytes as routed hops, but not in the network's volume).
+        if (ru == rt || !machine_.gpu_links) continue;
+        inside_volume += v;
+      } else if (ru == rt) {
         continue;
+      } else {
+        m.network_volume += v;
       }
-      const RouterId ru = router_of_task[targets[i]];
-      if (ru == rt) continue;
       const std::uint32_t hops = distance(rt, ru);
       weighted_hops += v * hops;
       hop_sum += hops;
       m.max_dilation = std::max(m.max_dilation, hops);
-      m.network_volume += v;
       ++into.pairs[ru];
       into.work[ru] += hops + 1;
       into.total_work += hops + 1;
@@ -289,6 +295,10 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   // routing places each flow by the loads of the flows before it: serial by nature. In source
   // order the leader of the processes routes, and the others receive its loads.
   std::vector<double> load(machine_.channels.size(), 0.0);
+  // The routing steps take everything they route as the network's volume (the mean routed hops,
+  // the bound of the exact sums): the volume inside GPU nodes too, for their span.
+  const double network_volume = m.network_volume;
+  m.network_volume += inside_volume;
   const std::uint64_t block_work =
       options_.block_work ? options_.block_work : std::max<std::uint64_t>(std::uint64_t{1} << 22, 4 * machine_.channels.size());
   const dist::Processes& processes = *processes_;
@@ -302,6 +312,8 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   } else {
     route_by_destination(machine_, routing_, graph, router_of_task, distance, into, block_work, processes, load, m);
   }
+
+  m.network_volume = network_volume;
 
   // 3. Metrics over channels, overall and per link class.
   m.by_class.resize(machine_.classes.size());
@@ -325,7 +337,8 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
     m.mcl = std::max(m.mcl, cm.mcl);
   }
   for (std::size_t c = 0; c < machine_.classes.size(); ++c) {
-    if (!machine_.classes[c].host_link) m.mcl_network = std::max(m.mcl_network, m.by_class[c].mcl);
+    const LinkClass& k = machine_.classes[c];
+    if (!k.host_link && !k.in_node) m.mcl_network = std::max(m.mcl_network, m.by_class[c].mcl);
   }
   if (const auto* fabric = std::get_if<FabricShape>(&machine_.shape)) {
     std::vector<char> leaf(machine_.num_routers, 0);

@@ -54,6 +54,7 @@ RoutingSpec parse_routing_spec(std::string_view text) {
     spec.tables = v.get_text("path");
     spec.unroutable_skip = v.choice_index("unroutable") == 1;
   }
+  if (v.entry().param("gpu")) spec.gpu_pxn = v.choice_index("gpu") == 1;
   if (spec.kind == RoutingKind::OpenSm) {
     spec.opensm_engine = v.get_choice("engine");
     if (v.given("roots")) spec.roots = v.get_text("roots");
@@ -92,6 +93,20 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
                                       const std::function<void(const std::string&)>& warn) {
   check_routing_applies(machine, spec);
   if (machine.outline) fail("machine '{}': an outline has no channels to route on", machine.description);
+  if (machine.gpu_links) {  // the spec's routing takes the network; the nodes' insides are the GPUs'
+    auto network = std::make_unique<Machine>(machine);
+    network->channels.resize(machine.gpu_links->first_node_channel);
+    network->gpu_links.reset();
+    RoutingSpec between_nics = spec;
+    between_nics.gpu_pxn = false;
+    auto base = make_routing(*network, between_nics, warn);
+    return detail::make_gpu_node_routing(machine, std::move(network), std::move(base), spec.gpu_pxn);
+  }
+  if (spec.gpu_pxn) {
+    fail("--routing '{}': gpu=pxn needs GPU nodes with NICs of their own (--node-topology hwloc:FILE,slots=gpu or "
+         "gpus:N on a fabric read from files)",
+         spec.text);
+  }
   const bool rect = std::holds_alternative<RectTorusShape>(machine.shape);
   switch (spec.kind) {
     case RoutingKind::Ecmp: return detail::make_ecmp_routing(machine);

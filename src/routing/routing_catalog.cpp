@@ -56,6 +56,12 @@ int tag(RoutingKind kind) { return static_cast<int>(kind); }
 }  // namespace
 
 const Catalog& routing_catalog() {
+  // The routings of fabrics route between NICs; on GPU nodes this says how a GPU reaches them.
+  static const CatalogParam gpu_path{
+      .name = "gpu", .type = ParamType::Choice, .default_value = "direct", .choices = {"direct", "pxn"},
+      .meaning = "on GPU nodes with NICs of their own (docs/gpus.md): a GPU's traffic to another node leaves through its "
+                 "own NIC (direct), or first crosses NVLink to the GPU of its node on the destination's rail (pxn, "
+                 "NCCL's PXN)"};
   static const Catalog catalog(
       {.noun = "routing",
        .plural = "routings",
@@ -146,14 +152,16 @@ const Catalog& routing_catalog() {
            .summary = "every shortest path carries an equal share (parallel channels count as distinct): min-hop "
                       "routing, as OpenSM's default",
            .applies_to = "any machine (default for graph, slurm, ibnet, aries)",
-           .example = "ecmp"},
+           .example = "ecmp",
+           .params = {gpu_path}},
           {.name = "updn",
            .tag = tag(RoutingKind::UpDown),
            .summary = "up*/down*: routers ranked by distance from the top switches (ties by id), up hops first, then "
                       "only down hops; the shortest such routes share the flow evenly",
            .applies_to = "slurm, ibnet, aries",
            .applies = fabric,
-           .example = "updn"},
+           .example = "updn",
+           .params = {gpu_path}},
           {.name = "lft",
            .tag = tag(RoutingKind::Tables),
            .summary = "the forwarding tables a subnet manager installed, as dumped on the cluster (ibroute, dump_lfts.sh, "
@@ -168,7 +176,8 @@ const Catalog& routing_catalog() {
                       {.name = "unroutable", .type = ParamType::Choice, .default_value = "refuse",
                        .choices = {"refuse", "skip"},
                        .meaning = "a pair the tables do not route (an entry missing, a port with no cable, a loop): "
-                                  "refused, or left without traffic and counted in one warning"}}},
+                                  "refused, or left without traffic and counted in one warning"},
+                      gpu_path}},
           {.name = "opensm",
            .tag = tag(RoutingKind::OpenSm),
            .summary = "the tables OpenSM 3.3's routing engine would install on this fabric (a fresh subnet manager, the "
@@ -186,7 +195,8 @@ const Catalog& routing_catalog() {
                        .meaning = "updn, ftree: a file of root switch GUIDs, one per line (OpenSM's -a)",
                        .when_absent = "the engine chooses"},
                       {.name = "lmc", .type = ParamType::Int, .default_value = "0", .min = 0, .max = 7,
-                       .meaning = "OpenSM's -l: each CA port gets 2^lmc LIDs (a file LID not aligned to them moves)"}}},
+                       .meaning = "OpenSM's -l: each CA port gets 2^lmc LIDs (a file LID not aligned to them moves)"},
+                      gpu_path}},
       });
   return catalog;
 }

@@ -15,5 +15,9 @@ std::unique_ptr<Routing> make_ecmp_routing(const Machine& m);
 std::unique_ptr<Routing> make_fat_tree_routing(const Machine& m);
 std::unique_ptr<Routing> make_tree_routing(const Machine& m);
 std::unique_ptr<Routing> make_updn_routing(const Machine& m);
+// Over a machine with GPU nodes: `base` routes `network` (the machine cut at its network's
+// channels) between NICs; pxn: NCCL's PXN (routing "gpu=pxn").
+std::unique_ptr<Routing> make_gpu_node_routing(const Machine& m, std::unique_ptr<Machine> network,
+                                               std::unique_ptr<Routing> base, bool pxn);
 
 }  // namespace taskmap::detail

@@ -113,9 +113,11 @@ class TableRouting final : public Routing {
     return c;
   }
 
-  // Hosts are routers 0 .. first_switch - 1, node n on router n.
+  // Hosts are routers 0 .. first_switch - 1: node n on router n, or inside GPU nodes a block each.
   std::string name(RouterId r) const {
-    if (r < shape_.first_switch) return machine_.node_name(r);
+    if (r < shape_.first_switch) {
+      return machine_.node_name(machine_.gpu_links ? machine_.gpu_links->node_of_router[r] : r);
+    }
     return fmt::format("switch '{}'", shape_.switch_names[r - shape_.first_switch]);
   }
 

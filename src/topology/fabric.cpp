@@ -7,13 +7,19 @@
 #include <deque>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
+#include "class_table.h"
 #include "common_checks.h"
+#include "gpu_node_layout.h"
 #include "taskmap/core/error.h"
 
 namespace taskmap {
 namespace {
+
+using detail::ClassTable;
+using detail::GpuNodeLayout;
 
 // The fabric's reference rate: its most common known switch-to-switch rate (else the most
 // common host rate), so that bandwidths read "1" on the usual cable; 0 when no rate is known.
@@ -36,43 +42,6 @@ double reference_gbps(const Fabric& f) {
   if (double r = most_common(cable_rates); r > 0) return r;
   return most_common(port_rates);
 }
-
-// One link class per (kind, rate); named "link", "inject", "eject" when a kind has one rate,
-// else suffixed with the rate: "link-100G" in Gb/s, "link-100" in a Slurm file's own units.
-class ClassTable {
- public:
-  ClassTable(Machine& m, double reference, double default_gbps, bool gbps)
-      : m_(m), reference_(reference), default_(default_gbps), unit_(gbps ? "G" : "") {}
-
-  void collect(const std::string& kind, double gbps) { rates_[kind].insert(effective(gbps)); }
-  void create() {
-    for (const auto& [kind, rates] : rates_) {
-      // Rates at 6 significant digits ("link-54.5455G" for 4xFDR), unless two of the kind's
-      // rates print alike so: then the shortest text that reads back as each.
-      std::set<std::string> short_names;
-      for (double r : rates) short_names.insert(fmt::format("{:.6g}", r));
-      const bool six_digits = short_names.size() == rates.size();
-      for (double r : rates) {
-        const std::string rate = six_digits ? fmt::format("{:.6g}", r) : fmt::format("{}", r);
-        const std::string name = rates.size() == 1 ? kind
-                                 : r > 0           ? fmt::format("{}-{}{}", kind, rate, unit_)
-                                                   : kind + "-rate-unknown";  // bandwidth 1, the reference's
-        const std::uint16_t id = m_.add_class(name, r > 0 ? r / reference_ : 1.0);
-        m_.classes[id].host_link = kind != "link";
-        ids_[{kind, r}] = id;
-      }
-    }
-  }
-  std::uint16_t id(const std::string& kind, double gbps) const { return ids_.at({kind, effective(gbps)}); }
-
- private:
-  double effective(double gbps) const { return gbps > 0 ? gbps : default_; }
-  Machine& m_;
-  double reference_, default_;
-  std::string unit_;
-  std::map<std::string, std::set<double>> rates_;
-  std::map<std::pair<std::string, double>, std::uint16_t> ids_;
-};
 
 void check_indices(const Fabric& f) {
   const auto hosts = f.hosts.size(), switches = f.switches.size();
@@ -232,25 +201,33 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
   m.slots_per_node = options.slots_per_node;
   const auto hosts = static_cast<std::uint32_t>(f.hosts.size());
   const auto switches = static_cast<std::uint32_t>(f.switches.size());
-  const RouterId first_switch = f.hosts_on_switches ? 0 : hosts;
+  // GPU nodes need ports of their own: a fabric with hosts on its switches keeps its nodes whole.
+  const bool gpu_nodes = options.gpu_model && options.gpu_model->gpu && !f.hosts_on_switches;
+  std::optional<GpuNodeLayout> gpus;
+  if (gpu_nodes) gpus.emplace(f, *options.gpu_model->gpu, options.warn);
+  const RouterId first_switch = f.hosts_on_switches ? 0 : gpus ? gpus->routers() : hosts;
   m.num_routers = first_switch + switches;
-  m.host_routers = f.hosts_on_switches ? 0 : hosts;
+  m.host_routers = f.hosts_on_switches ? 0 : first_switch;
 
   const double reference = reference_gbps(f);
   if (f.rates_in_gbps && reference > 0) m.link_bytes_per_s = reference * 1e9 / 8;
+  // GPU links are known in GB/s: set beside the fabric's links by its rate in Gb/s.
+  const GpuNodeLayout::Reference gpu_reference{reference > 0 ? reference : 1.0, f.rates_in_gbps ? reference : 0};
   ClassTable classes(m, reference > 0 ? reference : 1.0, options.default_gbps, f.rates_in_gbps);
   for (const auto& c : f.cables) classes.collect("link", c.gbps);
   if (!f.hosts_on_switches) {
     for (const auto& p : f.host_ports) classes.collect("inject", p.gbps), classes.collect("eject", p.gbps);
   }
+  if (gpus) gpus->collect_classes(classes, gpu_reference);
   classes.create();
   SubnetChannels subnet(f, first_switch);
   if (!f.hosts_on_switches) {
     for (std::size_t k = 0; k < f.host_ports.size(); ++k) {
       const auto& p = f.host_ports[k];
-      const ChannelId inject = m.add_channel(p.host, first_switch + p.sw, classes.id("inject", p.gbps));
-      const ChannelId eject = m.add_channel(first_switch + p.sw, p.host, classes.id("eject", p.gbps));
-      subnet.host_port(k, p.host, inject, eject);
+      const RouterId end = gpus ? gpus->router_of_port(k) : p.host;
+      const ChannelId inject = m.add_channel(end, first_switch + p.sw, classes.id("inject", p.gbps));
+      const ChannelId eject = m.add_channel(first_switch + p.sw, end, classes.id("eject", p.gbps));
+      subnet.host_port(k, end, inject, eject);
     }
   }
   for (std::size_t k = 0; k < f.cables.size(); ++k) {
@@ -262,11 +239,14 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
     subnet.cable(k, ab, ba);
   }
 
-  // Nodes in router order: each host its own router, or the hosts of each switch together.
+  if (gpus) m.gpu_links = gpus->add_node_channels(m, classes, first_switch, gpu_reference);
+
+  // Nodes in router order: each host its own router (its first GPU's), or the hosts of each
+  // switch together.
   std::vector<std::uint32_t> order(hosts);
   std::iota(order.begin(), order.end(), 0u);
   std::vector<RouterId> router_of_host(hosts);
-  for (const auto& p : f.host_ports) router_of_host[p.host] = f.hosts_on_switches ? p.sw : p.host;
+  for (const auto& p : f.host_ports) router_of_host[p.host] = f.hosts_on_switches ? p.sw : gpus ? gpus->first_router(p.host) : p.host;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return router_of_host[a] < router_of_host[b]; });
   NodeTable table;
@@ -274,8 +254,10 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
   for (std::uint32_t h : order) {
     table.names.push_back(f.hosts[h]);
     table.router.push_back(router_of_host[h]);
-    table.first_slot.push_back(table.first_slot.back() + options.slots_per_node);
+    table.first_slot.push_back(table.first_slot.back() + (gpus ? gpus->gpus() : options.slots_per_node));
   }
+  table.router_per_slot = gpus.has_value();
+  if (gpus) m.slots_per_node = gpus->gpus(), m.node_model = options.gpu_model;
   m.set_nodes(std::move(table));
   check_connected(m, f, first_switch);
 

@@ -24,6 +24,14 @@ std::vector<std::uint32_t> leaf_groups(const Machine& machine) {
   for (const Channel& c : machine.channels) {
     if (c.src < first_switch && c.dst >= first_switch) switches[c.src].push_back(c.dst);
   }
+  // Inside GPU nodes a GPU is under the switches of the NICs it sends through (its rail).
+  if (const auto* gpu = machine.gpu_links.get()) {
+    for (RouterId r = 0; r < first_switch; ++r) {
+      for (std::uint32_t i = gpu->nic_first[r]; i < gpu->nic_first[r + 1]; ++i) {
+        switches[r].insert(switches[r].end(), switches[gpu->nic_router[i]].begin(), switches[gpu->nic_router[i]].end());
+      }
+    }
+  }
   std::vector<std::uint32_t> group(machine.num_routers, UINT32_MAX);
   std::map<std::vector<RouterId>, std::uint32_t> index;
   for (RouterId r = 0; r < first_switch; ++r) {
@@ -37,6 +45,11 @@ std::vector<std::uint32_t> leaf_groups(const Machine& machine) {
 std::vector<NodeLinkSpeeds> node_link_speeds(const Machine& machine) {
   std::vector<std::int64_t> node_of_router(machine.num_routers, -1);
   for (NodeId n = 0; n < machine.num_nodes(); ++n) node_of_router[machine.router_of_node(n)] = n;
+  if (const auto* gpu = machine.gpu_links.get()) {  // a GPU node's links are its NICs'
+    for (RouterId r = 0; r < machine.num_routers; ++r) {
+      if (gpu->node_of_router[r] != kNoNode) node_of_router[r] = gpu->node_of_router[r];
+    }
+  }
   constexpr double kNone = std::numeric_limits<double>::infinity();
   std::vector<std::uint32_t> outs(machine.num_nodes(), 0), ins(machine.num_nodes(), 0);
   std::vector<double> slowest_out(machine.num_nodes(), kNone), slowest_in(machine.num_nodes(), kNone);
@@ -157,7 +170,22 @@ void Machine::set_nodes(NodeTable table) {
     std::fill(node_of_slot_.begin() + table.first_slot[n], node_of_slot_.begin() + table.first_slot[n + 1], n);
   }
   router_first_slot_.assign(std::size_t(num_routers) + 1, slots);
-  for (NodeId n = static_cast<NodeId>(nodes); n-- > 0;) router_first_slot_[table.router[n]] = table.first_slot[n];
+  slot_router_.clear();
+  if (table.router_per_slot) {
+    slot_router_.resize(slots);
+    for (NodeId n = 0; n < nodes; ++n) {
+      const RouterId last = table.router[n] + (table.first_slot[n + 1] - table.first_slot[n]);
+      if (last > num_routers || (n + 1 < nodes && last > table.router[n + 1])) {
+        fail("{}: node table: node {}'s slots run past its routers", description, n);
+      }
+      for (SlotId s = table.first_slot[n]; s < table.first_slot[n + 1]; ++s) {
+        slot_router_[s] = table.router[n] + (s - table.first_slot[n]);
+        router_first_slot_[slot_router_[s]] = std::min(router_first_slot_[slot_router_[s]], s);
+      }
+    }
+  } else {
+    for (NodeId n = static_cast<NodeId>(nodes); n-- > 0;) router_first_slot_[table.router[n]] = table.first_slot[n];
+  }
   for (RouterId r = num_routers; r-- > 0;) router_first_slot_[r] = std::min(router_first_slot_[r], router_first_slot_[r + 1]);
   table_ = std::move(table);
 }

@@ -30,10 +30,10 @@ int tag(MachineKind kind) { return static_cast<int>(kind); }
 std::vector<CatalogParam> fabric_params(std::string_view file_meaning, CatalogParam side_file) {
   return {{.name = "path", .type = ParamType::Path, .required = true, .meaning = file_meaning},
           std::move(side_file),
-          {.name = "node", .type = ParamType::Path, .meaning = "the inside of every node: hwloc:FILE (hwloc XML)",
+          {.name = "node", .type = ParamType::Path, .meaning = "the inside of every node: hwloc:FILE (hwloc XML) or gpus:N (docs/node-topologies.md)",
            .when_absent = "flat nodes of ppn slots"},
-          {.name = "slots", .type = ParamType::Choice, .default_value = "core", .choices = {"core", "pu"},
-           .meaning = "with node=: a slot is a core, or a hardware thread"},
+          {.name = "slots", .type = ParamType::Choice, .default_value = "core", .choices = {"core", "pu", "gpu"},
+           .meaning = "with node=hwloc:FILE: a slot is a core, a hardware thread, or a GPU (docs/gpus.md)"},
           ppn()};
 }
 CatalogParam guid_map() {

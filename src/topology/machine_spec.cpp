@@ -105,7 +105,7 @@ MachineSpec parse_machine_spec(std::string_view text) {
         spec.fabric_topology = v.get_text("topology");
         if (spec.fabric_topology.empty()) v.fail("topology= needs the name of one of the file's topologies");
       }
-      spec.slot_unit = v.choice_index("slots") == 0 ? SlotUnit::Core : SlotUnit::Pu;
+      spec.slot_unit = static_cast<SlotUnit>(v.choice_index("slots"));
       break;
   }
   spec.slots_per_node = spec.kind == MachineKind::Hier ? 1 : count(v, "ppn");
@@ -117,28 +117,30 @@ MachineSpec parse_machine_spec(std::string_view text) {
   return spec;
 }
 
-std::shared_ptr<const NodeModel> read_node_topology(std::string_view spec, SlotUnit unit) {
-  constexpr std::string_view kHwloc = "hwloc:";
-  if (!spec.starts_with(kHwloc)) {
-    fail("node topology '{}': expected hwloc:FILE (hwloc XML, as `lstopo --of xml FILE` writes it)", spec);
+namespace {
+
+// A ppn= that the node model's slots replace, said once.
+void warn_replaced_ppn(const MachineSpec& spec, const NodeModel& model, std::string_view node_spec,
+                       const WarningSink& warn) {
+  if (spec.ppn_given && model.num_slots() != spec.slots_per_node && warn) {
+    const char* unit = model.unit == SlotUnit::Gpu ? "GPUs" : model.unit == SlotUnit::Pu ? "hardware threads" : "cores";
+    const std::string allowed =
+        model.units_in_node > model.num_slots()
+            ? fmt::format(", the {} of its {} that the file allows: it was written inside a restricted cpuset, as a "
+                          "job's cgroup is",
+                          model.num_slots(), model.units_in_node)
+            : "";
+    warn(fmt::format("{} gives {} slot{} per node ({}{}): they replace ppn={}", node_spec, model.num_slots(),
+                     model.num_slots() == 1 ? "" : "s", unit, allowed, spec.slots_per_node));
   }
-  return std::make_shared<const NodeModel>(read_hwloc_node(std::string(spec.substr(kHwloc.size())), unit));
 }
+
+}  // namespace
 
 Machine apply_node_topology(Machine machine, const MachineSpec& spec, std::string_view node_spec,
                             const WarningSink& warn) {
   auto model = read_node_topology(node_spec, spec.slot_unit);
-  if (spec.ppn_given && model->num_slots() != spec.slots_per_node && warn) {
-    const char* unit = spec.slot_unit == SlotUnit::Pu ? "hardware threads" : "cores";
-    const std::string allowed =
-        model->units_in_node > model->num_slots()
-            ? fmt::format(", the {} of its {} that the file allows: it was written inside a restricted cpuset, as a "
-                          "job's cgroup is",
-                          model->num_slots(), model->units_in_node)
-            : "";
-    warn(fmt::format("{} gives {} slot{} per node ({}{}): they replace ppn={}", node_spec, model->num_slots(),
-                     model->num_slots() == 1 ? "" : "s", unit, allowed, spec.slots_per_node));
-  }
+  warn_replaced_ppn(spec, *model, node_spec, warn);
   return with_node_model(std::move(machine), std::move(model));
 }
 
@@ -153,10 +155,24 @@ Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
     case MachineKind::Ibnet: fabric = read_ibnetdiscover(spec.fabric_path, spec.fabric_map, sink), format = "ibnet"; break;
     default: fabric = read_aries_links(spec.fabric_path, spec.fabric_map, sink), format = "aries"; break;
   }
-  Machine m = build_fabric_machine(fabric, FabricOptions{.slots_per_node = spec.slots_per_node, .description = spec.text});
+  // GPU nodes are built into the fabric (a router per GPU and per NIC); other node models only
+  // give the nodes their slots.
+  std::shared_ptr<const NodeModel> gpus;
+  if (!spec.node_topology.empty()) {
+    auto model = read_node_topology(spec.node_topology, spec.slot_unit);
+    if (model->unit == SlotUnit::Gpu) gpus = std::move(model);
+  }
+  Machine m = build_fabric_machine(fabric, FabricOptions{.slots_per_node = spec.slots_per_node,
+                                                         .gpu_model = gpus,
+                                                         .warn = sink,
+                                                         .description = spec.text});
   std::get<FabricShape>(m.shape).format = format;
   std::get<FabricShape>(m.shape).tables = spec.fabric_tables;
-  if (!spec.node_topology.empty()) m = apply_node_topology(std::move(m), spec, spec.node_topology, sink);
+  if (gpus) {
+    warn_replaced_ppn(spec, *gpus, spec.node_topology, sink);
+  } else if (!spec.node_topology.empty()) {
+    m = apply_node_topology(std::move(m), spec, spec.node_topology, sink);
+  }
   return m;
 }
 

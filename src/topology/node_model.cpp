@@ -47,7 +47,7 @@ GpuNode GpuNode::uniform(std::uint32_t gpus, std::uint32_t nics, double nvlink_g
   GpuNode node;
   node.source = fmt::format("gpus:{},nics={}", gpus, nics);
   node.default_pcie_gbs = pcie_gbs;
-  for (std::uint32_t k = 0; k < nics; ++k) node.nics.push_back({fmt::format("nic{}", k), pcie_gbs});
+  for (std::uint32_t k = 0; k < nics; ++k) node.nics.push_back({"", pcie_gbs});  // unnamed: matched by position
   for (std::uint32_t k = 0; k < gpus; ++k) {
     GpuNode::Gpu gpu{fmt::format("gpu{}", k), k, {}, {}, pcie_gbs};
     if (nics > 0) gpu.nics.push_back(k % nics);

@@ -298,7 +298,7 @@ TEST_F(Completion, CommandsAndOptions) {
     }
     EXPECT_EQ(complete("taskmap " + command + " --"), expected) << command;
   }
-  EXPECT_EQ(complete("taskmap list "), std::set<std::string>({"machines", "routings", "patterns", "mappers", "formats"}));
+  EXPECT_EQ(complete("taskmap list "), std::set<std::string>({"machines", "node-topologies", "routings", "patterns", "mappers", "formats"}));
   EXPECT_EQ(complete("taskmap reproduce rtt-f"), std::set<std::string>({"rtt-fig5", "rtt-fig6"}));
 }
 

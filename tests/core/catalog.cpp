@@ -15,6 +15,7 @@
 #include "taskmap/map/catalog/mapper_catalog.h"
 #include "taskmap/routing/routing.h"
 #include "taskmap/routing/routing_catalog.h"
+#include "taskmap/topology/node_topology.h"
 #include "taskmap/topology/machine_catalog.h"
 #include "taskmap/topology/machine_spec.h"
 #include "taskmap/workload/pattern_catalog.h"
@@ -273,6 +274,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
   static const std::vector<std::pair<std::string, std::vector<std::string>>> names = {
       {"machines", {"torus", "mesh", "hypercube", "rt", "rtt", "dragonfly", "percs", "fattree", "hier", "tgt", "graph",
                     "slurm", "ibnet", "aries"}},
+      {"node-topologies", {"hwloc", "gpus"}},
       {"routings",
        {"minimal", "dor", "direct", "indirect", "valiant", "ugal", "dmodk", "tree", "ecmp", "updn", "lft", "opensm"}},
       {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "file"}},
@@ -287,8 +289,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
 
 const Catalog& catalog_named(const std::string& plural) {
   // The catalogs `taskmap list` shows (src/cli/list_command.cpp).
-  for (const Catalog* c : {&machine_catalog(), &routing_catalog(), &pattern_catalog(), &placement_format_catalog(),
-                           &mapper_catalog()}) {
+  for (const Catalog* c : {&machine_catalog(), &node_topology_catalog(), &routing_catalog(), &pattern_catalog(),
+                           &placement_format_catalog(), &mapper_catalog()}) {
     if (c->info().plural == plural) return *c;
   }
   throw std::logic_error("no catalog " + plural);
@@ -345,8 +347,8 @@ TEST(Catalogs, EveryEntryIsInTaskmapListAndHelp) {
   EXPECT_EQ(machines[6]["params"][2]["default"], "4");
   const auto unknown = test::run_taskmap("list mapers");
   EXPECT_EQ(unknown.exit_code, 2);  // command-line misuse
-  EXPECT_EQ(unknown.err, "taskmap: error: list 'mapers': unknown list; known: machines, routings, patterns, mappers, "
-                         "formats (see taskmap --help)\n");
+  EXPECT_EQ(unknown.err, "taskmap: error: list 'mapers': unknown list; known: machines, node-topologies, routings, patterns, "
+                         "mappers, formats (see taskmap --help)\n");
 }
 
 TEST(Docs, GeneratedCatalogDocsAreCurrent) {

@@ -10,10 +10,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "taskmap/topology/infiniband.h"
 #include "taskmap/topology/machine.h"
+#include "taskmap/topology/node_model.h"
 
 namespace taskmap {
 
@@ -31,9 +33,17 @@ struct Fabric {
   // A host's network port cabled to a switch: one per HCA port in use. Several for one host
   // (multi-rail) are allowed, to one switch or to several.
   struct HostPort {
+    HostPort() = default;
+    HostPort(std::uint32_t h, std::uint32_t s, double rate, std::string nic_name = {}, std::uint64_t port_guid = 0)
+        : host(h), sw(s), gbps(rate), nic(std::move(nic_name)), guid(port_guid) {}
     std::uint32_t host = 0;
     std::uint32_t sw = 0;
     double gbps = 0;  // data rate; 0 when the file does not say
+    // The NIC as its host names it ("mlx5_3", "HCA-1": an ibnetdiscover CA description after
+    // the host name), and the port's GUID; empty and 0 when the file does not say. They order
+    // a host's NICs for the GPUs beside them (GPU nodes).
+    std::string nic;
+    std::uint64_t guid = 0;
   };
   // One cable between two switches; parallel cables appear once each.
   struct Cable {
@@ -74,10 +84,15 @@ struct Fabric {
 struct FabricOptions {
   std::uint32_t slots_per_node = 1;  // until a node model or an allocation says otherwise
   double default_gbps = 0;           // for ports and cables whose rate is unknown; 0: 1.0 relative
-  std::string description;           // the machine spec text
+  // A node model whose slots are GPUs (NodeModel::gpu): every host gets a router per GPU, per
+  // NIC (one per host port), one for its CPUs and one for its NVSwitches (GpuNodeLinks); a
+  // GPU's traffic leaves through its NICs. Null: one router per host, its ports its rails.
+  std::shared_ptr<const NodeModel> gpu_model = nullptr;
+  WarningSink warn = {};  // a host whose NICs cannot be matched to the model's, once for all of them
+  std::string description = {};  // the machine spec text
 };
 
-// Routers 0 .. hosts-1 are the hosts' own (one node each; their channels to their switches are
+// Routers 0 .. hosts-1 (with a GPU model: each host's block of routers) are the hosts' own (one node each; their channels to their switches are
 // of the classes "inject" (host -> switch) and "eject", one channel per HostPort, so traffic of
 // a multi-rail host splits over its rails); the switches follow. Bandwidths are relative to the
 // fabric's most common switch-to-switch rate (1.0); one link class per distinct rate. With

@@ -25,6 +25,9 @@ struct LinkClass {
   // A node's own link to its switch (classes "inject", "eject"): a NIC, not the network.
   // Metrics report the MCL with and without them.
   bool host_link = false;
+  // A link inside a node (NVLink, PCIe between a node's GPUs, NICs and CPUs): neither the
+  // network nor a node's own link to it. Metrics report these classes apart (mcl_node).
+  bool in_node = false;
 };
 
 struct Channel {
@@ -205,12 +208,52 @@ using MachineShape =
 
 struct NodeModel;
 
+// The insides of nodes whose slots are GPUs with routers of their own (a fabric built with a
+// GPU node model, GpuNode): per node, one router per GPU (holding its slot), one per NIC (the
+// network's endpoint: the inject/eject channels of its port), one for the CPUs' PCIe root and,
+// with NVSwitches, one for them. The network's channels come first (0 .. first_node_channel-1),
+// the node's own (classes with LinkClass::in_node) after, so that a routing of the network
+// alone is built on the machine cut at first_node_channel.
+struct GpuNodeLinks {
+  ChannelId first_node_channel = 0;
+  struct Node {
+    RouterId first_gpu = 0;
+    std::uint32_t gpus = 0;
+    RouterId first_nic = 0;
+    std::uint32_t nics = 0;
+    RouterId cpu = kNoRouter;
+    RouterId nvswitch = kNoRouter;
+  };
+  std::vector<Node> nodes;             // per node of the machine
+  std::vector<NodeId> node_of_router;  // per router: the node it is inside, or kNoNode (a switch)
+  // Per router: a GPU's links. nic_first[r] .. nic_first[r + 1] index nic_router, to_nic and
+  // from_nic: the NICs it sends and receives through (its nearest; all of its node's when
+  // they could not be matched), with the PCIe channels to and from each.
+  std::vector<std::uint32_t> nic_first;
+  std::vector<RouterId> nic_router;
+  std::vector<ChannelId> to_nic, from_nic;
+  std::vector<ChannelId> to_cpu, from_cpu;            // per router: a GPU's PCIe to its node's CPUs
+  std::vector<ChannelId> to_nvswitch, from_nvswitch;  // per router: a GPU's NVLinks to the switch
+  // Per router: a GPU's direct NVLinks, (peer GPU router, channel) sorted by peer:
+  // nvlink[nvlink_first[r] .. nvlink_first[r + 1]).
+  std::vector<std::uint32_t> nvlink_first;
+  std::vector<std::pair<RouterId, ChannelId>> nvlink;
+  // Per router: for a NIC, the switch its port is cabled to (its rail on a rail-optimized
+  // fabric); kNoRouter otherwise.
+  std::vector<RouterId> rail;
+
+  bool is_gpu(RouterId r) const { return nic_first[r + 1] > nic_first[r] || to_cpu[r] != kNoChannel; }
+};
+
 // Per-node facts of machines whose nodes differ or have names (read from a fabric's files, or
 // restricted to a job's allocation). Nodes are numbered in router order.
 struct NodeTable {
   std::vector<std::string> names;  // one per node, or empty: unnamed
   std::vector<RouterId> router;    // per node, nondecreasing
   std::vector<SlotId> first_slot;  // per node, then the total: node n has slots first_slot[n] ..[n+1]-1
+  // True when every slot has a router of its own: slot k of node n is on router router[n] + k
+  // (GPU nodes, GpuNodeLinks); false: a node's slots are all on router[n].
+  bool router_per_slot = false;
 };
 
 // The bytes a slot of a machine with a NodeTable costs: its entry in the node-of-slot table
@@ -247,6 +290,8 @@ class Machine {
   // read from a Scotch target that numbers its terminals otherwise (a deco target's labels);
   // empty: the routers with slots are terminals 0, 1, ... in router order (scotch_target.h).
   std::vector<std::uint32_t> scotch_terminals;
+  // GPU nodes with routers of their own inside (null: a node is one router, or shares one).
+  std::shared_ptr<const GpuNodeLinks> gpu_links;
 
   std::uint32_t num_host_routers() const { return host_routers ? host_routers : num_routers; }
   // True on the papers' machines: every host router holds the same nodes and slots.
@@ -259,7 +304,9 @@ class Machine {
   }
   NodeId node_of_slot(SlotId s) const { return uniform() ? s / slots_per_node : node_of_slot_[s]; }
   RouterId router_of_node(NodeId n) const { return uniform() ? n / nodes_per_router : table_.router[n]; }
-  RouterId router_of_slot(SlotId s) const { return router_of_node(node_of_slot(s)); }
+  RouterId router_of_slot(SlotId s) const {
+    return slot_router_.empty() ? router_of_node(node_of_slot(s)) : slot_router_[s];
+  }
   SlotId first_slot_of_node(NodeId n) const { return uniform() ? n * slots_per_node : table_.first_slot[n]; }
   std::uint32_t slots_of_node(NodeId n) const {
     return uniform() ? slots_per_node : table_.first_slot[n + 1] - table_.first_slot[n];
@@ -295,6 +342,7 @@ class Machine {
   NodeTable table_;
   std::vector<NodeId> node_of_slot_;       // with a NodeTable
   std::vector<SlotId> router_first_slot_;  // with a NodeTable: per router, then the total
+  std::vector<RouterId> slot_router_;      // with NodeTable::router_per_slot: per slot
 };
 
 // True on a fabric whose hosts hang on switches of their own (FabricShape, first_switch > 0: a

@@ -9,6 +9,7 @@
 #include "taskmap/topology/builders.h"
 #include "taskmap/topology/fabric.h"
 #include "taskmap/topology/node_model.h"
+#include "taskmap/topology/node_topology.h"
 #include "taskmap/topology/machine.h"
 
 namespace taskmap {
@@ -48,8 +49,6 @@ inline Machine make_machine(std::string_view text, const WarningSink& warn = {})
   return build_machine(parse_machine_spec(text), warn);
 }
 
-// "hwloc:FILE" -> the node model (--node-topology, or a fabric machine's node= key).
-std::shared_ptr<const NodeModel> read_node_topology(std::string_view spec, SlotUnit unit);
 // `machine` with the node model of `node_spec` ("hwloc:FILE"), slots counted in `spec`'s unit;
 // a ppn= in `spec` that disagrees with the model's slots per node is replaced, with a warning.
 Machine apply_node_topology(Machine machine, const MachineSpec& spec, std::string_view node_spec,

@@ -30,7 +30,7 @@ struct GpuNode {
     double pcie_gbs = 0;                 // its PCIe link; 0: not known (the node's default)
   };
   struct Nic {
-    std::string name;  // as the OS names it ("mlx5_0", "hfi1_0"); "nicK" when described by counts
+    std::string name;  // as the OS names it ("mlx5_0", "hfi1_0"); empty when described by counts
     double pcie_gbs = 0;
   };
   std::string source;  // the file, or the spec text, for messages

@@ -1,0 +1,178 @@
+// GPU nodes on a fabric: a router per GPU and per NIC, each GPU's traffic through its own NIC
+// (or, with gpu=pxn, over NVLink to the GPU on the destination's rail), loads derived by hand.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "taskmap/eval/evaluator.h"
+#include "taskmap/routing/routing.h"
+#include "taskmap/topology/fabric.h"
+#include "taskmap/topology/node_topology.h"
+#include "test_support.h"
+
+namespace taskmap {
+namespace {
+
+// Two hosts a and b, each with NICs mlx5_0 on rail leaf0 and mlx5_1 on rail leaf1, both
+// leaves under one spine; 400 Gb/s everywhere.
+Fabric two_rails() {
+  Fabric f;
+  f.source = "two-rails";
+  f.switches = {"leaf0", "leaf1", "spine"};
+  f.hosts = {"a", "b"};
+  // Listed out of NIC order: the NICs are ordered by name.
+  f.host_ports = {{0, 1, 400, "mlx5_1"}, {0, 0, 400, "mlx5_0"}, {1, 0, 400, "mlx5_0"}, {1, 1, 400, "mlx5_1"}};
+  f.cables = {{0, 2, 400}, {1, 2, 400}};
+  f.rates_in_gbps = true;
+  return f;
+}
+
+// Two GPUs per node, GPU k beside NIC k, 100 GB/s of NVLink to the NVSwitches, PCIe at 50 GB/s.
+Machine two_rails_machine(std::string_view node = "gpus:2,nics=2,nvlink=100,pcie=50") {
+  return build_fabric_machine(two_rails(), {.slots_per_node = 1,
+                                            .gpu_model = read_node_topology(node, SlotUnit::Core),
+                                            .description = "two-rails"});
+}
+
+// The routers: per host 2 GPUs, 2 NICs (in name order), the CPUs, the NVSwitches; then the switches.
+enum : RouterId { kGpu0a, kGpu1a, kNic0a, kNic1a, kCpuA, kNvsA, kGpu0b, kGpu1b, kNic0b, kNic1b, kCpuB, kNvsB,
+                  kLeaf0, kLeaf1, kSpine };
+
+using Hops = std::set<std::pair<RouterId, RouterId>>;
+
+// The (from, to) routers of every channel a unit flow crosses, each crossed with all of it.
+Hops hops_of(const Machine& m, const Routing& r, RouterId src, RouterId dst) {
+  Hops hops;
+  for (const auto& [channel, load] : test::route_loads(r, src, dst)) {
+    EXPECT_DOUBLE_EQ(load, 1.0) << m.channels[channel].src << "->" << m.channels[channel].dst;
+    hops.emplace(m.channels[channel].src, m.channels[channel].dst);
+  }
+  return hops;
+}
+
+TEST(GpuNodes, RoutersSlotsAndClassesOfTwoRails) {
+  const Machine m = two_rails_machine();
+  EXPECT_EQ(m.num_routers, 15u);
+  EXPECT_EQ(m.num_nodes(), 2u);
+  EXPECT_EQ(m.num_slots(), 4u);
+  EXPECT_EQ(m.router_of_slot(0), kGpu0a);
+  EXPECT_EQ(m.router_of_slot(3), kGpu1b);
+  EXPECT_EQ(m.slots_of_router(kNic0a), 0u);
+  EXPECT_EQ(m.node_name(1), "b");
+  // Per host: 2 PCIe pairs GPU-NIC, 2 GPU-CPU, 2 NVLink pairs to the switches; 4 NIC ports
+  // each way; 2 cables each way.
+  const auto counts = test::class_counts(m);
+  EXPECT_EQ(counts.at("pcie"), 2 * (2 * 2 + 2 * 2));
+  EXPECT_EQ(counts.at("nvlink"), 2 * (2 * 2));
+  EXPECT_EQ(counts.at("inject"), 4);
+  EXPECT_EQ(counts.at("link"), 4);
+  for (const LinkClass& c : m.classes) {
+    if (c.name == "nvlink") {
+      EXPECT_DOUBLE_EQ(c.bandwidth, 100.0 * 8 / 400);
+    }
+    if (c.name == "pcie") {
+      EXPECT_DOUBLE_EQ(c.bandwidth, 50.0 * 8 / 400);
+    }
+    EXPECT_EQ(c.in_node, c.name == "nvlink" || c.name == "pcie") << c.name;
+  }
+  // A GPU is under its own NIC's leaf: GPU 0 of both hosts share one leaf group.
+  const auto groups = leaf_groups(m);
+  EXPECT_EQ(groups[kGpu0a], groups[kGpu0b]);
+  EXPECT_NE(groups[kGpu0a], groups[kGpu1a]);
+}
+
+TEST(GpuNodes, DirectRoutesLeaveThroughTheGpusOwnNic) {
+  const Machine m = two_rails_machine();
+  const auto routing = make_routing(m, parse_routing_spec("ecmp"));
+  // GPU 0 of a to GPU 1 of b: its NIC on rail 0, up to the spine, down rail 1 to b's NIC 1.
+  EXPECT_EQ(hops_of(m, *routing, kGpu0a, kGpu1b),
+            (Hops{{kGpu0a, kNic0a}, {kNic0a, kLeaf0}, {kLeaf0, kSpine}, {kSpine, kLeaf1}, {kLeaf1, kNic1b}, {kNic1b, kGpu1b}}));
+  // On one rail: through the leaf alone.
+  EXPECT_EQ(hops_of(m, *routing, kGpu0a, kGpu0b), (Hops{{kGpu0a, kNic0a}, {kNic0a, kLeaf0}, {kLeaf0, kNic0b}, {kNic0b, kGpu0b}}));
+  // Inside a node: through the NVSwitches.
+  EXPECT_EQ(hops_of(m, *routing, kGpu0a, kGpu1a), (Hops{{kGpu0a, kNvsA}, {kNvsA, kGpu1a}}));
+}
+
+TEST(GpuNodes, PxnCrossesNvlinkToTheDestinationsRail) {
+  const Machine m = two_rails_machine();
+  const auto routing = make_routing(m, parse_routing_spec("ecmp:gpu=pxn"));
+  // GPU 0 of a to GPU 1 of b: over NVLink to GPU 1 of a, out on rail 1; no spine.
+  EXPECT_EQ(hops_of(m, *routing, kGpu0a, kGpu1b),
+            (Hops{{kGpu0a, kNvsA}, {kNvsA, kGpu1a}, {kGpu1a, kNic1a}, {kNic1a, kLeaf1}, {kLeaf1, kNic1b}, {kNic1b, kGpu1b}}));
+  // Already on the rail: as direct.
+  EXPECT_EQ(hops_of(m, *routing, kGpu0a, kGpu0b), (Hops{{kGpu0a, kNic0a}, {kNic0a, kLeaf0}, {kLeaf0, kNic0b}, {kNic0b, kGpu0b}}));
+}
+
+TEST(GpuNodes, WithoutNvlinkGpusOfANodeMeetOverPcieThroughTheCpus) {
+  const Machine m = two_rails_machine("gpus:2,nics=2,nvlink=0,pcie=50");
+  const auto routing = make_routing(m, parse_routing_spec("ecmp"));
+  // No NVSwitch router: host a's routers are GPU 0, GPU 1, NIC 0, NIC 1, CPUs (4).
+  EXPECT_EQ(m.num_routers, 2u * 5 + 3);
+  EXPECT_EQ(hops_of(m, *routing, 0, 1), (Hops{{0, 4}, {4, 1}}));
+}
+
+// One flow of volume 1 from GPU 0 of a to GPU 1 of b: the spine links carry it directly (the
+// network's MCL 1), none of it with pxn, where NVLink carries it at bandwidth 2 (load 0.5).
+TEST(GpuNodes, EvaluatorCountsTheNodesLinksApartFromTheNetwork) {
+  const Machine m = two_rails_machine();
+  const CommGraph graph = CommGraph::from_edges(4, {{0, 3, 1.0}, {3, 0, 1.0}});
+  const Mapping identity{{0, 1, 2, 3}, ""};
+  for (const bool pxn : {false, true}) {
+    const auto routing = make_routing(m, parse_routing_spec(pxn ? "ecmp:gpu=pxn" : "ecmp"));
+    const Metrics x = Evaluator(m, *routing).evaluate(graph, identity);
+    double nvlink = 0, link = 0, pcie = 0;
+    for (const auto& c : x.by_class) {
+      if (c.name == "nvlink") nvlink = c.mcl;
+      if (c.name == "link") link = c.mcl;
+      if (c.name == "pcie") pcie = c.mcl;
+    }
+    EXPECT_DOUBLE_EQ(link, pxn ? 0.0 : 1.0) << pxn;
+    EXPECT_DOUBLE_EQ(nvlink, pxn ? 0.5 : 0.0) << pxn;
+    EXPECT_DOUBLE_EQ(pcie, 1.0) << pxn;
+    EXPECT_DOUBLE_EQ(x.mcl_network, pxn ? 0.0 : 1.0) << pxn;
+    EXPECT_DOUBLE_EQ(x.network_volume, 2.0);
+    EXPECT_DOUBLE_EQ(x.node_volume, 0.0);
+  }
+  // Inside a node: node volume, routed over NVLink (2 hops each way), not the network's.
+  const CommGraph inside = CommGraph::from_edges(4, {{0, 1, 1.0}, {1, 0, 1.0}});
+  const auto routing = make_routing(m, parse_routing_spec("ecmp"));
+  const Metrics x = Evaluator(m, *routing).evaluate(inside, identity);
+  EXPECT_DOUBLE_EQ(x.node_volume, 2.0);
+  EXPECT_DOUBLE_EQ(x.network_volume, 0.0);
+  EXPECT_DOUBLE_EQ(x.hop_bytes, 4.0);
+  EXPECT_DOUBLE_EQ(x.mcl_network, 0.0);
+  EXPECT_DOUBLE_EQ(x.mcl, 1.0 / 2.0);  // NVLink at bandwidth 2 carries 1
+}
+
+TEST(GpuNodes, NicsThatDoNotMatchAreSharedWithOneWarning) {
+  Fabric f = two_rails();
+  std::vector<std::string> warnings;
+  // Three NICs in the model, two ports on each host: neither by name nor by count.
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 1,
+                                             .gpu_model = read_node_topology("gpus:2,nics=3", SlotUnit::Core),
+                                             .warn = [&](const std::string& w) { warnings.push_back(w); },
+                                             .description = "two-rails"});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("host 'a' and 1 other host"), std::string::npos) << warnings[0];
+  const auto routing = make_routing(m, parse_routing_spec("ecmp"));
+  // GPU 0 of a to GPU 0 of b: half through each NIC pair's... every NIC of a to every NIC of b.
+  const auto loads = test::route_loads(*routing, kGpu0a, kGpu0b);
+  double to_nics = 0;
+  for (const auto& [channel, load] : loads) {
+    if (m.channels[channel].src == kGpu0a) {
+      to_nics += load;
+      EXPECT_DOUBLE_EQ(load, 0.5);
+    }
+  }
+  EXPECT_DOUBLE_EQ(to_nics, 1.0);
+}
+
+TEST(GpuNodes, PxnNeedsGpuNodes) {
+  const Machine m = build_fabric_machine(two_rails(), {.slots_per_node = 2, .description = "two-rails"});
+  const RoutingSpec pxn = parse_routing_spec("ecmp:gpu=pxn");
+  EXPECT_TRUE(pxn.gpu_pxn);
+  EXPECT_THROW(make_routing(m, pxn), Error);
+}
+
+}  // namespace
+}  // namespace taskmap
