@@ -550,16 +550,14 @@ std::string render_markdown(const Catalog& c) {
     if (!e.applies_to.empty()) out += fmt::format("Applies to: {}.\n", e.applies_to);
     if (!e.reference.empty()) out += fmt::format("Reference: {}.\n", e.reference);
     out += fmt::format("Example: `{}`\n", e.example);
-    if (e.params.empty()) {
-      out += "\nNo parameters.\n";
-      continue;
-    }
-    out += "\n| parameter | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
+    if (e.params.empty()) out += "\nNo parameters.\n";
+    if (!e.params.empty()) out += "\n| parameter | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
     for (const CatalogParam& p : e.params) {
       out += fmt::format("| `{}`{} | {} | {} | {} | {} |\n", is_bare(e, p) ? upper(p.name) : std::string(p.name),
                          is_bare(e, p) ? " (bare)" : "", param_type_name(p.type), md_cell(default_text(p)),
                          md_cell(allowed_text(p)), md_cell(p.meaning));
     }
+    if (!e.details.empty()) out += fmt::format("\n{}\n", e.details);
   }
   return out;
 }

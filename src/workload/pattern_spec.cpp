@@ -32,6 +32,28 @@ PatternSpec parse_pattern_spec(std::string_view text) {
     case PatternKind::NpbCg:
     case PatternKind::NpbBt:
     case PatternKind::NpbSp: spec.dims = {count("ranks")}; break;
+    case PatternKind::Llm: {
+      LlmOptions& o = spec.llm;
+      o.tp = count("tp");
+      o.pp = count("pp");
+      o.dp = count("dp");
+      o.ep = count("ep");
+      const std::string& order = v.get_text("order");
+      if (std::string problem = parse_llm_order(order, o.order); !problem.empty()) v.fail("llm: " + problem);
+      o.layers = count("layers");
+      o.hidden = count("hidden");
+      o.seq = count("seq");
+      o.micro_batch = count("micro_batch");
+      o.micro_batches = count("micro_batches");
+      o.moe_layers = v.given("moe_layers") ? count("moe_layers") : o.layers;
+      o.top_k = count("top_k");
+      o.bytes = count("bytes");
+      o.grad_bytes = count("grad_bytes");
+      o.params = v.given("params") ? v.get_real("params") : 12.0 * o.layers * double(o.hidden) * o.hidden;
+      o.expert_params = v.get_real("expert_params");
+      if (std::string problem = llm_problem(o, order); !problem.empty()) v.fail("llm: " + problem);
+      break;
+    }
     case PatternKind::File:
       spec.path = v.get_text("path");
       spec.format = v.given("format") ? *pattern_format_from_name(v.get_choice("format")) : guess_pattern_format(spec.path);
@@ -53,6 +75,7 @@ CommGraph build_pattern(const PatternSpec& spec) {
       case PatternKind::NpbCg: return make_npb_cg(spec.dims[0]);
       case PatternKind::NpbBt: return make_npb_multipartition(spec.dims[0], NpbSolver::BT);
       case PatternKind::NpbSp: return make_npb_multipartition(spec.dims[0], NpbSolver::SP);
+      case PatternKind::Llm: return make_llm(spec.llm);
       case PatternKind::File: return read_pattern_file(spec.path, spec.format, spec.min_tasks);
     }
   } catch (const LimitError&) {

@@ -46,6 +46,20 @@ TEST(Cli, EvalJsonHasTheContractKeys) {
   EXPECT_EQ(j["mapper"], "default");
 }
 
+TEST(Cli, MapsAnLlmTrainingJobAndRefusesABadOneInOneLine) {
+  const std::string out = temp_path("llm.txt");
+  auto r = run_taskmap("map --machine torus:4x4 --pattern llm:tp=2,pp=2,dp=4 --mapper default --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::count_of(test::read_text(out), "\n"), 17u);  // a header line, then one per task
+  std::filesystem::remove(out);
+  r = run_taskmap("eval --machine torus:4x4 --pattern llm:tp=2,pp=2,dp=3,ep=2 --mapper default");
+  expect_one_line_error(r, "--pattern 'llm:tp=2,pp=2,dp=3,ep=2': llm: ep=2 must divide dp=3");
+  EXPECT_EQ(r.exit_code, 1);  // a spec string's error, as every other --pattern's
+  r = run_taskmap("list patterns");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("llm:tp=N,pp=N,dp=N[,ep=N][,order=TEXT]"), std::string::npos) << r.out;
+}
+
 TEST(Cli, EvalWritesChannelLoadsCsv) {
   const std::string csv = temp_path("loads.csv");
   auto r = run_taskmap("eval --machine torus:4 --pattern halo2d:1x4 --mapper default --loads-csv " + csv);

@@ -277,7 +277,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
       {"node-topologies", {"hwloc", "gpus"}},
       {"routings",
        {"minimal", "dor", "direct", "indirect", "valiant", "ugal", "dmodk", "tree", "ecmp", "updn", "lft", "opensm"}},
-      {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "file"}},
+      {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "llm", "file"}},
       {"formats", {"plain", "scotch", "metis-part", "openmpi-rankfile", "hydra", "slurm", "slurm-map-cpu", "srun", "cray-rank-order",
                    "bgq-mapfile"}},
       // The 26 mappers; pipelines A+B+... make the 27th way to map.

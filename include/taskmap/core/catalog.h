@@ -66,6 +66,9 @@ struct CatalogEntry {
   std::string_view example = {};    // a complete spec that parses (checked when the catalog is built)
   bool positional = false;        // params[0] is given bare: "torus:4x4x2", "file:PATH"
   std::vector<CatalogParam> params = {};
+  // docs/PLURAL.md only: markdown after the parameter table (formulas and their sources); the
+  // one-line texts above are what --help, `taskmap list` and the man page show.
+  std::string_view details = {};
 
   const CatalogParam* param(std::string_view key) const;  // a keyed parameter (not the bare one)
 };
