@@ -1,5 +1,6 @@
 // read_hwloc_node with slots=gpu: a node's GPUs, the NICs nearest each on the PCIe tree and the
-// GPU links, on the real hwloc XML files of data/topologies/hwloc and on hand-made ones.
+// GPU links, on the real hwloc XML files of data/topologies/hwloc and on hand-made ones; and
+// NodeModel::restricted_to on GPU slots.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -271,6 +272,29 @@ TEST(HwlocGpus, RefusesAGpuWithoutAllowedCpuAndANicNamedTwice) {
   // gpus.xml with mlx5_1 renamed mlx5_0
   const std::string twice = test::instance("hwloc/nic-twice.xml");
   EXPECT_EQ(error_of(twice), twice + ": NIC 'mlx5_0' appears twice");
+}
+
+// restricted_to keeps the chosen GPUs' entries, their device indices and every NIC.
+TEST(HwlocGpus, RestrictedToKeepsTheChosenGpusAndTheirLinks) {
+  TASKMAP_REQUIRE_SHARED_DATA(hwloc_file(""));
+  const NodeModel model = read_hwloc_node(hwloc_file("hwloc_power8gpudistances.xml"), SlotUnit::Gpu);
+  const NodeModel two = model.restricted_to({3, 2});
+  ASSERT_NE(two.gpu, nullptr);
+  EXPECT_EQ(two.num_slots(), 2u);
+  EXPECT_EQ(gpu_names(*two.gpu), (std::vector<std::string>{"cuda3", "cuda2"}));
+  EXPECT_EQ(two.gpu->gpus[0].device, 3u);
+  EXPECT_EQ(two.gpu->nvlink_gbs, (std::vector<double>{0, 40, 40, 0}));
+  EXPECT_TRUE(two.gpu->nvswitch_gbs.empty());
+  EXPECT_EQ(model.gpu->num_gpus(), 4u);  // the original is untouched
+
+  const NodeModel dgx = read_hwloc_node(hwloc_file("hwloc_nvidiaDGX2.xml"), SlotUnit::Gpu).restricted_to({0, 9, 15});
+  EXPECT_EQ(dgx.gpu->nvswitch_gbs, (std::vector<double>{150, 150, 150}));
+  EXPECT_EQ(dgx.gpu->nvlink_gbs, std::vector<double>(9, 0));
+
+  const NodeModel lassen = read_hwloc_node(hwloc_file("mpibind_coral-lassen.xml"), SlotUnit::Gpu).restricted_to({2});
+  EXPECT_EQ(lassen.gpu->nics.size(), 4u);
+  EXPECT_EQ(lassen.gpu->gpus[0].nics, (std::vector<std::uint32_t>{2, 3}));
+  EXPECT_EQ(NodeModel::flat(2).restricted_to({1}).gpu, nullptr);
 }
 
 }  // namespace

@@ -85,7 +85,8 @@ struct NodeModel {
   // The slot whose PUs include OS CPU `cpu` (what sched_getcpu returns), if any.
   std::optional<std::uint32_t> slot_of_os_cpu(std::uint32_t cpu) const;
   // The model with only `slots` (distinct, in range), in that order: slot i of the result is
-  // slot slots[i] here. Levels and distances stay those of the full node.
+  // slot slots[i] here. Levels and distances stay those of the full node; with GPU slots, `gpu`
+  // keeps those GPUs (their device indices and NICs), their links and every NIC.
   NodeModel restricted_to(const std::vector<std::uint32_t>& slots) const;
   // A flat node of n slots: no levels, every pair at distance 1.
   static NodeModel flat(std::uint32_t n);
