@@ -1,9 +1,11 @@
 // read_hwloc_node: a node's levels and slots from hwloc XML, loaded by the hwloc library.
 // The topology is loaded with its disallowed CPUs so that logical indices are those of the
 // whole node (as Open MPI's rankfiles and lstopo number them); slots are then restricted to
-// the allowed cpuset (an XML gathered inside a Slurm job allows only the job's CPUs).
+// the allowed cpuset (an XML gathered inside a Slurm job allows only the job's CPUs). With
+// slots=gpu, the topology keeps its PCI and OS devices, and the slots are the node's GPUs.
 #include <hwloc.h>
 #include <hwloc/diff.h>
+#include <hwloc/distances.h>
 
 #include <fmt/format.h>
 
@@ -14,7 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -226,9 +230,11 @@ void refuse_what_hwloc_crashes_on(const std::string& path, std::string_view text
   fail("{}: hwloc {} cannot load it: {}", path, HWLOC_VERSION, std::strerror(error));
 }
 
-void load(const HwlocTopology& topology, const std::string& path, const std::string& text) {
+// With `io`, PCI and OS devices are kept (hwloc drops every I/O object by default).
+void load(const HwlocTopology& topology, const std::string& path, const std::string& text, bool io) {
   if (text.size() >= static_cast<std::size_t>(INT_MAX)) fail("{}: too large for hwloc ({} bytes)", path, text.size());
   hwloc_topology_set_flags(topology.get(), HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  if (io) hwloc_topology_set_io_types_filter(topology.get(), HWLOC_TYPE_FILTER_KEEP_ALL);
   // The size counts the terminating '\0', as hwloc's own XML buffers do.
   if (hwloc_topology_set_xmlbuffer(topology.get(), text.c_str(), static_cast<int>(text.size() + 1)) != 0 ||
       hwloc_topology_load(topology.get()) != 0) {
@@ -237,7 +243,7 @@ void load(const HwlocTopology& topology, const std::string& path, const std::str
 }
 
 struct Slot {
-  hwloc_obj_t object;  // the core, or the PU
+  hwloc_obj_t object;  // the core, or the PU; for a GPU, the CPU-side object it hangs from
   hwloc_obj_t core;
   std::vector<std::uint32_t> os_cpus;  // its allowed PUs, first = the slot's OS CPU
 };
@@ -340,7 +346,10 @@ std::optional<NumaLevel> numa_level(hwloc_topology_t topology, const std::vector
 
 // Package, die, NUMA, L3 (below the package and more than one per package), Group, core and,
 // for PU slots, PU levels, outermost first. NUMA comes right below the object its nodes hang from.
-std::vector<Level> candidate_levels(hwloc_topology_t topology, const std::vector<Slot>& slots, SlotUnit unit) {
+// Tree levels deeper than `deepest` are left out (GPU slots hang from a package or a group, and
+// the cores below it do not tell them apart).
+std::vector<Level> candidate_levels(hwloc_topology_t topology, const std::vector<Slot>& slots, SlotUnit unit,
+                                    int deepest = INT_MAX) {
   const int package_depth = hwloc_get_type_depth(topology, HWLOC_OBJ_PACKAGE);
   const bool several_l3_per_package =
       package_depth >= 0 &&
@@ -350,22 +359,24 @@ std::vector<Level> candidate_levels(hwloc_topology_t topology, const std::vector
   std::vector<Level> levels;
   const int depths = hwloc_topology_get_depth(topology);
   for (int depth = 0; depth < depths; ++depth) {
-    switch (hwloc_get_depth_type(topology, depth)) {
-      case HWLOC_OBJ_PACKAGE: levels.push_back(tree_level(topology, slots, depth, "package")); break;
-      case HWLOC_OBJ_DIE: levels.push_back(tree_level(topology, slots, depth, "die")); break;
-      case HWLOC_OBJ_GROUP: levels.push_back(tree_level(topology, slots, depth, "group")); break;
-      case HWLOC_OBJ_CORE: levels.push_back(tree_level(topology, slots, depth, "core")); break;
-      case HWLOC_OBJ_L3CACHE:
-        if (several_l3_per_package && depth > package_depth) levels.push_back(tree_level(topology, slots, depth, "l3"));
-        break;
-      case HWLOC_OBJ_PU:
-        if (unit == SlotUnit::Pu) {
-          levels.push_back(tree_level(topology, slots, depth, "pu"));
-        } else if (no_cores) {
-          levels.push_back(tree_level(topology, slots, depth, "core"));  // the PUs stand for cores
-        }
-        break;
-      default: break;
+    if (depth <= deepest) {
+      switch (hwloc_get_depth_type(topology, depth)) {
+        case HWLOC_OBJ_PACKAGE: levels.push_back(tree_level(topology, slots, depth, "package")); break;
+        case HWLOC_OBJ_DIE: levels.push_back(tree_level(topology, slots, depth, "die")); break;
+        case HWLOC_OBJ_GROUP: levels.push_back(tree_level(topology, slots, depth, "group")); break;
+        case HWLOC_OBJ_CORE: levels.push_back(tree_level(topology, slots, depth, "core")); break;
+        case HWLOC_OBJ_L3CACHE:
+          if (several_l3_per_package && depth > package_depth) levels.push_back(tree_level(topology, slots, depth, "l3"));
+          break;
+        case HWLOC_OBJ_PU:
+          if (unit == SlotUnit::Pu) {
+            levels.push_back(tree_level(topology, slots, depth, "pu"));
+          } else if (no_cores) {
+            levels.push_back(tree_level(topology, slots, depth, "core"));  // the PUs stand for cores
+          }
+          break;
+        default: break;
+      }
     }
     if (numa && numa->attach_depth == depth) levels.push_back(std::move(numa->level));
   }
@@ -403,6 +414,244 @@ std::vector<Level> informative_levels(std::vector<Level> candidates) {
   return kept;
 }
 
+
+// ---- slots=gpu ----
+
+// Device names in the order of the numbers in them ("cuda2" before "cuda10", "opencl0d1"
+// before "opencl1d0"): the vendor library's or the kernel's own enumeration, which is what
+// CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES count. hwloc's tree order follows the package
+// each device hangs from instead (rsmi4 before rsmi0 on an MI250X node).
+bool natural_less(std::string_view a, std::string_view b) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      const auto na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+      const auto ta = na.substr(std::min(na.find_first_not_of('0'), na.size()));
+      const auto tb = nb.substr(std::min(nb.find_first_not_of('0'), nb.size()));
+      if (ta.size() != tb.size()) return ta.size() < tb.size();
+      if (ta != tb) return ta < tb;
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// One GPU shows as several OS devices (cuda0, nvml0 and opencl0d0 under one PCI device); its
+// name is the first kind here it has: CUDA, NVML, ROCm SMI, Level Zero, OpenCL, then any other
+// GPU or CoProcessor device (a Xeon Phi's mic0). A DRM render node (renderD128, what hwloc 1
+// saw of a GPU) counts only on a node where none of those is found, and DRM cards and control
+// nodes never do: a board's display controller has them too.
+constexpr int kRenderNode = 6;
+std::optional<int> gpu_name_rank(std::string_view name) {
+  constexpr std::string_view kPreferred[] = {"cuda", "nvml", "rsmi", "ze", "opencl"};
+  for (std::size_t k = 0; k < std::size(kPreferred); ++k) {
+    if (name.starts_with(kPreferred[k])) return static_cast<int>(k);
+  }
+  if (name.starts_with("renderD")) return kRenderNode;
+  if (name.starts_with("card") || name.starts_with("controlD")) return std::nullopt;
+  return static_cast<int>(std::size(kPreferred));
+}
+
+// The PCI device an OS device belongs to, or null when it hangs from no PCI device.
+hwloc_obj_t pci_device_of(hwloc_obj_t osdev) {
+  hwloc_obj_t parent = osdev->parent;
+  while (parent != nullptr && parent->type == HWLOC_OBJ_OS_DEVICE) parent = parent->parent;
+  return parent != nullptr && parent->type == HWLOC_OBJ_PCI_DEVICE ? parent : nullptr;
+}
+
+double link_gbs(hwloc_obj_t pci) {
+  return pci != nullptr && pci->attr->pcidev.linkspeed > 0 ? static_cast<double>(pci->attr->pcidev.linkspeed) : 0;
+}
+
+struct Device {
+  hwloc_obj_t osdev;
+  hwloc_obj_t anchor;  // its PCI device, or itself outside PCI: what two names of one GPU share
+  int rank = 0;
+};
+
+bool device_less(const Device& a, const Device& b) {
+  if (a.rank != b.rank) return a.rank < b.rank;
+  return natural_less(a.osdev->name, b.osdev->name);
+}
+
+std::vector<Device> find_gpus(hwloc_topology_t topology, const std::string& path) {
+  std::vector<Device> best;  // per anchor, in hwloc's order of first sight
+  for (hwloc_obj_t osdev = hwloc_get_next_osdev(topology, nullptr); osdev != nullptr;
+       osdev = hwloc_get_next_osdev(topology, osdev)) {
+    const auto type = osdev->attr->osdev.type;
+    if ((type != HWLOC_OBJ_OSDEV_GPU && type != HWLOC_OBJ_OSDEV_COPROC) || osdev->name == nullptr) continue;
+    const auto rank = gpu_name_rank(osdev->name);
+    if (!rank) continue;
+    const hwloc_obj_t pci = pci_device_of(osdev);
+    const Device device{osdev, pci != nullptr ? pci : osdev, *rank};
+    const auto same = std::find_if(best.begin(), best.end(), [&](const Device& d) { return d.anchor == device.anchor; });
+    if (same == best.end()) {
+      best.push_back(device);
+    } else if (device_less(device, *same)) {
+      *same = device;
+    }
+  }
+  if (std::any_of(best.begin(), best.end(), [](const Device& d) { return d.rank < kRenderNode; })) {
+    std::erase_if(best, [](const Device& d) { return d.rank == kRenderNode; });
+  }
+  if (best.empty()) {
+    fail("{}: no GPU (hwloc OS device of type GPU or CoProcessor); slots=gpu needs a node's GPUs", path);
+  }
+  std::stable_sort(best.begin(), best.end(), device_less);
+  for (std::size_t k = 1; k < best.size(); ++k) {
+    if (std::string_view(best[k].osdev->name) == best[k - 1].osdev->name) {
+      fail("{}: GPU '{}' appears twice", path, io::printable(best[k].osdev->name));
+    }
+  }
+  return best;
+}
+
+// The NICs: OpenFabrics devices (mlx5_0, hfi1_0, qib0), one per adapter whatever its ports;
+// network interfaces (ib0, eth0, hsi0) only on a node without any, since an InfiniBand adapter
+// shows as both (mlx5_0 and its ib0) and a node's Ethernet ports are rarely its fabric's.
+std::vector<Device> find_nics(hwloc_topology_t topology, const std::string& path) {
+  std::vector<Device> fabrics, networks;
+  for (hwloc_obj_t osdev = hwloc_get_next_osdev(topology, nullptr); osdev != nullptr;
+       osdev = hwloc_get_next_osdev(topology, osdev)) {
+    if (osdev->name == nullptr) continue;
+    const hwloc_obj_t pci = pci_device_of(osdev);
+    const Device device{osdev, pci != nullptr ? pci : osdev, 0};
+    if (osdev->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) fabrics.push_back(device);
+    if (osdev->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) networks.push_back(device);
+  }
+  auto nics = fabrics.empty() ? std::move(networks) : std::move(fabrics);
+  std::stable_sort(nics.begin(), nics.end(), device_less);
+  for (std::size_t k = 1; k < nics.size(); ++k) {
+    if (std::string_view(nics[k].osdev->name) == nics[k - 1].osdev->name) {
+      fail("{}: NIC '{}' appears twice", path, io::printable(nics[k].osdev->name));
+    }
+  }
+  return nics;
+}
+
+// How many ancestors two objects share, the root included. hwloc_get_common_ancestor_obj
+// compares depths, which does not work for I/O objects (their depths are negative constants).
+std::size_t shared_ancestors(hwloc_obj_t a, hwloc_obj_t b) {
+  auto chain = [](hwloc_obj_t obj) {
+    std::vector<hwloc_obj_t> out;
+    for (; obj != nullptr; obj = obj->parent) out.push_back(obj);
+    std::reverse(out.begin(), out.end());
+    return out;
+  };
+  const auto ca = chain(a), cb = chain(b);
+  std::size_t shared = 0;
+  while (shared < ca.size() && shared < cb.size() && ca[shared] == cb[shared]) ++shared;
+  return shared;
+}
+
+// The GPU-to-GPU links of hwloc's NVLinkBandwidth matrix (NVML), or else of XGMIBandwidth
+// (ROCm SMI): unidirectional MB/s, several links of a pair summed, the diagonal a large
+// placeholder. NVLinkBandwidth lists non-GPU objects after the GPUs: NVSwitches as PCI devices
+// (DGX-2), whose links are summed per GPU into nvswitch_gbs, and POWER packages, whose links
+// to their GPUs are left out (the GPU's host link; the model has PCIe for it).
+void read_gpu_links(hwloc_topology_t topology, const std::vector<Device>& gpus, GpuNode& node) {
+  for (const char* name : {"NVLinkBandwidth", "XGMIBandwidth"}) {
+    unsigned count = 1;
+    hwloc_distances_s* matrix = nullptr;
+    if (hwloc_distances_get_by_name(topology, name, &count, &matrix, 0) != 0 || count == 0) continue;
+    const unsigned n = matrix->nbobjs;
+    std::vector<std::optional<std::uint32_t>> gpu(n);  // per matrix object: the GPU it is
+    std::vector<bool> nvswitch(n);
+    for (unsigned i = 0; i < n; ++i) {
+      const hwloc_obj_t obj = matrix->objs[i];
+      if (obj == nullptr) continue;
+      const hwloc_obj_t pci = obj->type == HWLOC_OBJ_OS_DEVICE ? pci_device_of(obj) : obj;
+      const hwloc_obj_t anchor = pci != nullptr ? pci : obj;
+      for (std::uint32_t g = 0; g < gpus.size(); ++g) {
+        if (gpus[g].anchor == anchor) gpu[i] = g;
+      }
+      nvswitch[i] = !gpu[i] && obj->type == HWLOC_OBJ_PCI_DEVICE;
+    }
+    const std::size_t count_gpus = gpus.size();
+    node.nvlink_gbs.assign(count_gpus * count_gpus, 0);
+    if (std::find(nvswitch.begin(), nvswitch.end(), true) != nvswitch.end()) node.nvswitch_gbs.assign(count_gpus, 0);
+    for (unsigned i = 0; i < n; ++i) {
+      if (!gpu[i]) continue;
+      for (unsigned j = 0; j < n; ++j) {
+        const double gbs = static_cast<double>(matrix->values[std::size_t{i} * n + j]) / 1000;
+        if (gpu[j] && *gpu[j] != *gpu[i]) node.nvlink_gbs[*gpu[i] * count_gpus + *gpu[j]] = gbs;
+        if (nvswitch[j]) node.nvswitch_gbs[*gpu[i]] += gbs;
+      }
+    }
+    hwloc_distances_release(topology, matrix);
+    return;
+  }
+}
+
+NodeModel read_gpu_node(hwloc_topology_t topology, const std::string& path) {
+  const auto gpus = find_gpus(topology, path);
+  const auto nics = find_nics(topology, path);
+  const hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topology);
+  auto node = std::make_shared<GpuNode>();
+  node->source = path;
+  for (const auto& nic : nics) node->nics.push_back({nic.osdev->name, link_gbs(pci_device_of(nic.osdev))});
+
+  NodeModel model;
+  model.source = path;
+  model.unit = SlotUnit::Gpu;
+  std::vector<Slot> slots;
+  int deepest = 0;
+  Bitmap near;
+  for (std::uint32_t g = 0; g < gpus.size(); ++g) {
+    const hwloc_obj_t locality = hwloc_get_non_io_ancestor_obj(topology, gpus[g].osdev);
+    hwloc_bitmap_and(near.get(), locality->cpuset, allowed);
+    if (hwloc_bitmap_iszero(near.get())) {
+      fail("{}: GPU '{}' has no CPU locality", path, io::printable(gpus[g].osdev->name));
+    }
+    const auto cpus = members(near.get());
+    // Open MPI's rankfile slot: the logical index of the first core near the GPU.
+    const hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology, cpus.front());
+    const hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, pu);
+    model.logical_index.push_back(core != nullptr ? core->logical_index : pu->logical_index);
+    model.os_cpu.push_back(cpus.front());
+    model.os_cpus.push_back(cpus);
+    slots.push_back({locality, core, cpus});
+    deepest = std::max(deepest, locality->depth);
+
+    GpuNode::Gpu gpu{gpus[g].osdev->name, g, {}, cpus, link_gbs(pci_device_of(gpus[g].osdev))};
+    std::size_t nearest = 0;
+    for (std::uint32_t k = 0; k < nics.size(); ++k) {
+      const std::size_t shared = shared_ancestors(gpus[g].anchor, nics[k].anchor);
+      if (shared > nearest) gpu.nics.clear();
+      if (shared >= nearest) {
+        nearest = shared;
+        gpu.nics.push_back(k);
+      }
+    }
+    node->gpus.push_back(std::move(gpu));
+  }
+  read_gpu_links(topology, gpus, *node);
+
+  // The levels of the objects the GPUs hang from, then the GPUs themselves.
+  auto candidates = candidate_levels(topology, slots, SlotUnit::Gpu, deepest);
+  Level own{"gpu", {}};
+  for (std::uint32_t g = 0; g < gpus.size(); ++g) own.index.push_back(g);
+  candidates.push_back(std::move(own));
+  const auto levels = informative_levels(std::move(candidates));
+  model.path.assign(slots.size(), std::vector<std::uint32_t>(levels.size()));
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    model.levels.push_back(levels[l].name);
+    for (std::size_t s = 0; s < slots.size(); ++s) model.path[s][l] = levels[l].index[s];
+  }
+  model.units_in_node = node->num_gpus();
+  model.gpu = std::move(node);
+  return model;
+}
+
 }  // namespace
 
 NodeModel read_hwloc_node(const std::string& path, SlotUnit unit) {
@@ -410,7 +659,8 @@ NodeModel read_hwloc_node(const std::string& path, SlotUnit unit) {
   refuse_unless_xml(path, text);
   refuse_what_hwloc_crashes_on(path, text);
   HwlocTopology topology;
-  load(topology, path, text);
+  load(topology, path, text, unit == SlotUnit::Gpu);
+  if (unit == SlotUnit::Gpu) return read_gpu_node(topology.get(), path);
   const auto slots = allowed_slots(topology.get(), unit, path);
 
   NodeModel model;

@@ -40,6 +40,21 @@ NodeModel NodeModel::restricted_to(const std::vector<std::uint32_t>& slots) cons
     out.os_cpu.push_back(os_cpu[slot]);
     out.os_cpus.push_back(os_cpus[slot]);
   }
+  if (gpu != nullptr) {
+    // The kept GPUs and their links; each keeps its device index and its NICs, the node its NICs.
+    auto kept = std::make_shared<GpuNode>(*gpu);
+    kept->gpus.clear();
+    kept->nvlink_gbs.clear();
+    kept->nvswitch_gbs.clear();
+    const std::size_t all = gpu->gpus.size();
+    for (std::uint32_t from : slots) {
+      kept->gpus.push_back(gpu->gpus[from]);
+      if (!gpu->nvswitch_gbs.empty()) kept->nvswitch_gbs.push_back(gpu->nvswitch_gbs[from]);
+      if (gpu->nvlink_gbs.empty()) continue;
+      for (std::uint32_t to : slots) kept->nvlink_gbs.push_back(gpu->nvlink_gbs[from * all + to]);
+    }
+    out.gpu = std::move(kept);
+  }
   return out;
 }
 

@@ -18,10 +18,12 @@ enum class SlotUnit { Core, Pu, Gpu };
 // described by counts (--node-topology gpus:N,nics=M). Bandwidths are in GB/s, one way.
 struct GpuNode {
   struct Gpu {
-    // hwloc's OS device name ("cuda0", "nvml3", "rsmi1", "opencl0d1", "ze0"), or "gpuK".
+    // hwloc's OS device name ("cuda0", "nvml3", "rsmi1", "opencl0d1", "ze0"), or "gpuK". One
+    // name per GPU, the first kind it has among cuda, nvml, rsmi, ze, opencl.
     std::string name;
     // The index a launcher selects it by (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, Slurm's
-    // --gpu-bind=map_gpu:): its rank among the node's GPUs in hwloc's order.
+    // --gpu-bind=map_gpu:): its rank among the node's GPUs in the order of the numbers in their
+    // names (cuda0, cuda1, ...: the vendor library's own), not hwloc's tree order.
     std::uint32_t device = 0;
     // The NICs nearest on the PCIe tree (indices into `nics`): those whose smallest common
     // ancestor with the GPU is the deepest; empty when the node has no NIC.
@@ -30,13 +32,16 @@ struct GpuNode {
     double pcie_gbs = 0;                 // its PCIe link; 0: not known (the node's default)
   };
   struct Nic {
-    std::string name;  // as the OS names it ("mlx5_0", "hfi1_0"); empty when described by counts
+    // As the OS names it: an OpenFabrics device ("mlx5_0", "hfi1_0"), or on a node without any,
+    // a network interface ("hsi0"); empty when described by counts.
+    std::string name;
     double pcie_gbs = 0;
   };
   std::string source;  // the file, or the spec text, for messages
   std::vector<Gpu> gpus;
   std::vector<Nic> nics;
-  // Direct NVLink from GPU i to GPU j: nvlink_gbs[i * gpus + j] (0: none). Empty: none known.
+  // Direct NVLink (on AMD GPUs, XGMI) from GPU i to GPU j: nvlink_gbs[i * gpus + j] (0: none).
+  // Empty: none known.
   std::vector<double> nvlink_gbs;
   // Per GPU: its NVLinks to NVSwitches (0: none). When any is above 0, the node's GPUs reach
   // each other through the switches, one switch router per node.
@@ -80,7 +85,8 @@ struct NodeModel {
   // The slot whose PUs include OS CPU `cpu` (what sched_getcpu returns), if any.
   std::optional<std::uint32_t> slot_of_os_cpu(std::uint32_t cpu) const;
   // The model with only `slots` (distinct, in range), in that order: slot i of the result is
-  // slot slots[i] here. Levels and distances stay those of the full node.
+  // slot slots[i] here. Levels and distances stay those of the full node; with GPU slots, `gpu`
+  // keeps those GPUs (their device indices and NICs), their links and every NIC.
   NodeModel restricted_to(const std::vector<std::uint32_t>& slots) const;
   // A flat node of n slots: no levels, every pair at distance 1.
   static NodeModel flat(std::uint32_t n);
