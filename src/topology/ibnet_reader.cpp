@@ -240,10 +240,20 @@ class FabricAssembler final {
         fabric_.subnet_cable.push_back({port_ref(l.a), port_ref(l.b)});
       } else if (use_[k] == LinkUse::kHostPort) {
         const auto [ca, sw] = is_switch(l.a.node) ? std::pair(l.b, l.a) : std::pair(l.a, l.b);
-        fabric_.host_ports.push_back({index_[ca.node], index_[sw.node], l.gbps});
+        fabric_.host_ports.push_back({index_[ca.node], index_[sw.node], l.gbps, nic_name(node(ca.node)),
+                                      node(ca.node).guid.empty() ? 0 : std::stoull(node(ca.node).guid, nullptr, 16)});
         fabric_.subnet_host_port.push_back(port_ref(ca));
       }
     }
+  }
+
+  // The NIC as its host names it: the word after the host name in "cn01 mlx5_0"; empty for a
+  // one-word or a factory description.
+  std::string nic_name(const Node& n) const {
+    const std::string& description = host_description(n);
+    if (is_factory_description(description)) return {};
+    const auto words = io::split_fields(description);
+    return words.size() >= 2 ? std::string(words[1]) : std::string();
   }
 
   static ib::PortRef port_ref(const ibnet::PortEnd& end) { return {end.node, static_cast<std::uint8_t>(end.port)}; }

@@ -48,6 +48,14 @@ class HostTable final {
     return it->second;
   }
 
+  // The port GUID of a node named by its GUID and renamed by the map (it orders a host's
+  // NICs); 0 otherwise.
+  std::uint64_t guid_of(std::string_view node) const {
+    if (map_ == nullptr || !looks_like_guid(node)) return 0;
+    const auto hex = normalize_guid(node);
+    return hex && map_->host_of(node) ? std::stoull(*hex, nullptr, 16) : 0;
+  }
+
   void warn(const WarningSink& warn) const {
     if (unmapped_.count == 0) return;
     warn(fmt::format("{}: {} not in {} kept as host names, e.g. '{}'", fabric_.source,
@@ -161,7 +169,7 @@ class TreeBuilder final {
     for (const auto& node : decl.nodes) {
       const auto [first, added] = first_switch_.try_emplace(node, sw);
       if (!added && !another_switch(node, first->second, sw, decl)) continue;
-      fabric_.host_ports.push_back({hosts_.host_of(node), sw, decl.gbps});
+      fabric_.host_ports.push_back({hosts_.host_of(node), sw, decl.gbps, {}, hosts_.guid_of(node)});
     }
   }
 
