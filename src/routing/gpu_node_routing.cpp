@@ -54,7 +54,7 @@ class GpuNodeRouting final : public Routing {
   // with a NIC on it carries the traffic: src -> that GPU inside the node, then its NIC.
   bool proxy(RouterId src, RouterId dst, std::uint32_t j, double share, std::vector<ChannelShare>& out) const {
     (void)dst;
-    const RouterId rail = links_.rail[links_.nic_router[j]];
+    const std::uint32_t rail = links_.rail[links_.nic_router[j]];
     auto on_rail = [&](RouterId gpu) -> std::uint32_t {
       for (std::uint32_t i = links_.nic_first[gpu]; i < links_.nic_first[gpu + 1]; ++i) {
         if (links_.rail[links_.nic_router[i]] == rail) return i;

@@ -239,7 +239,7 @@ Machine build_fabric_machine(const Fabric& f, const FabricOptions& options) {
     subnet.cable(k, ab, ba);
   }
 
-  if (gpus) m.gpu_links = gpus->add_node_channels(m, classes, first_switch, gpu_reference);
+  if (gpus) m.gpu_links = gpus->add_node_channels(m, classes, gpu_reference);
 
   // Nodes in router order: each host its own router (its first GPU's), or the hosts of each
   // switch together.

@@ -125,7 +125,7 @@ void GpuNodeLayout::collect_classes(ClassTable& classes, Reference reference) co
 }
 
 std::shared_ptr<const GpuNodeLinks> GpuNodeLayout::add_node_channels(Machine& m, const ClassTable& classes,
-                                                                     RouterId first_switch, Reference reference) const {
+                                                                     Reference reference) const {
   auto links = std::make_shared<GpuNodeLinks>();
   GpuNodeLinks& l = *links;
   const std::size_t routers = m.num_routers;
@@ -135,7 +135,7 @@ std::shared_ptr<const GpuNodeLinks> GpuNodeLayout::add_node_channels(Machine& m,
   l.to_cpu.assign(routers, kNoChannel), l.from_cpu.assign(routers, kNoChannel);
   l.to_nvswitch.assign(routers, kNoChannel), l.from_nvswitch.assign(routers, kNoChannel);
   l.nvlink_first.assign(routers + 1, 0);
-  l.rail.assign(routers, kNoRouter);
+  l.rail.assign(routers, UINT32_MAX);
   const std::uint32_t gpus = node_.num_gpus();
   const bool nvswitch = node_.has_nvswitch();
   auto pair = [&](RouterId a, RouterId b, const char* kind, double gbs) {
@@ -148,7 +148,7 @@ std::shared_ptr<const GpuNodeLinks> GpuNodeLayout::add_node_channels(Machine& m,
     const auto nics = static_cast<std::uint32_t>(ports_[h].size());
     GpuNodeLinks::Node node{base, gpus, base + gpus, nics, base + gpus + nics, nvswitch ? base + gpus + nics + 1 : kNoRouter};
     for (RouterId r = base; r < first_[h + 1]; ++r) l.node_of_router[r] = h;
-    for (std::uint32_t i = 0; i < nics; ++i) l.rail[node.first_nic + i] = first_switch + fabric_.host_ports[ports_[h][i]].sw;
+    for (std::uint32_t i = 0; i < nics; ++i) l.rail[node.first_nic + i] = i;
     for (std::uint32_t g = 0; g < gpus; ++g) {
       const RouterId r = base + g;
       for (std::uint32_t position : gpu_positions_[h][g]) {

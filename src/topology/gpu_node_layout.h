@@ -41,7 +41,7 @@ class GpuNodeLayout {
   void collect_classes(ClassTable& classes, Reference reference) const;
   // Adds the node's own channels after the network's (which must all be there) and returns
   // where everything is.
-  std::shared_ptr<const GpuNodeLinks> add_node_channels(Machine& m, const ClassTable& classes, RouterId first_switch,
+  std::shared_ptr<const GpuNodeLinks> add_node_channels(Machine& m, const ClassTable& classes,
                                                         Reference reference) const;
 
  private:

@@ -176,3 +176,94 @@ TEST(GpuNodes, PxnNeedsGpuNodes) {
 
 }  // namespace
 }  // namespace taskmap
+
+namespace taskmap {
+namespace {
+
+// Per node of a GPU machine: the leaf switch of each of its NICs, in NIC order.
+std::vector<std::vector<std::string>> nic_leaves(const Machine& m) {
+  const auto& links = *m.gpu_links;
+  const auto& fabric = std::get<FabricShape>(m.shape);
+  std::vector<std::string> leaf(m.num_routers);
+  for (const Channel& c : m.channels) {
+    if (m.classes[c.link_class].name.starts_with("inject")) leaf[c.src] = fabric.switch_names[c.dst - fabric.first_switch];
+  }
+  std::vector<std::vector<std::string>> out;
+  for (const auto& node : links.nodes) {
+    out.emplace_back();
+    for (std::uint32_t i = 0; i < node.nics; ++i) out.back().push_back(leaf[node.first_nic + i]);
+  }
+  return out;
+}
+
+// Rail k: the leaves of NIC k of the nodes of `nics` NICs; the counts come from the files, read
+// by a script apart from taskmap (NICs ordered by GUID, or by the CA description's NIC name).
+std::vector<std::set<std::string>> rails(const Machine& m, std::size_t nics, std::string_view host_part = {}) {
+  std::vector<std::set<std::string>> out(nics);
+  const auto leaves = nic_leaves(m);
+  for (NodeId n = 0; n < m.num_nodes(); ++n) {
+    if (leaves[n].size() != nics || m.node_name(n).find(host_part) == std::string::npos) continue;
+    for (std::size_t k = 0; k < nics; ++k) out[k].insert(leaves[n][k]);
+  }
+  return out;
+}
+
+TEST(GpuNodes, AzureNdRailsFromItsGuids) {
+  const std::string dir = test::shared_data("topologies/slurm/");
+  TASKMAP_REQUIRE_SHARED_DATA(dir + "azslurm_topology.txt");
+  const Machine m = make_machine("slurm:" + dir + "azslurm_topology.txt,map=" + dir + "azslurm_nodes_guids.txt,node=gpus:8");
+  EXPECT_EQ(m.num_nodes(), 16u);
+  EXPECT_EQ(m.num_slots(), 128u);
+  // 16 VMs x 8 HCAs: HCA k (by GUID) of every VM sits on one of 5 leaves of its own, the 8
+  // rails on 40 distinct leaves.
+  const auto r = rails(m, 8);
+  std::set<std::string> all;
+  for (const auto& leaves : r) {
+    EXPECT_EQ(leaves.size(), 5u);
+    all.insert(leaves.begin(), leaves.end());
+  }
+  EXPECT_EQ(all.size(), 40u);
+  EXPECT_TRUE(r[0].contains("ibsw7"));  // hpcbench-hpc-1's lowest GUID, 0x155dfffd33ff33
+}
+
+TEST(GpuNodes, Gb200TraysNicsInNameOrder) {
+  const std::string path = test::shared_data("topologies/ibnet/topograph_example.out.gz");
+  TASKMAP_REQUIRE_SHARED_DATA(path);
+  const Machine m = make_machine("ibnet:" + path + ",node=gpus:4");
+  // 109 compute trays with 4 HCAs (HCA-1, -2, -5, -6 or mlx5_0, _1, _4, _5): NIC k on 7, 7, 8
+  // and 8 leaves, 28 distinct leaves in all (two leaves serve two NIC positions).
+  std::size_t trays = 0;
+  for (const auto& leaves : nic_leaves(m)) trays += leaves.size() == 4;
+  EXPECT_GE(trays, 109u);
+  const auto r = rails(m, 4, "-dgx-");
+  std::set<std::string> all;
+  std::vector<std::size_t> sizes;
+  for (const auto& leaves : r) sizes.push_back(leaves.size()), all.insert(leaves.begin(), leaves.end());
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{7, 7, 8, 8}));
+  EXPECT_EQ(all.size(), 28u);
+}
+
+TEST(GpuNodes, Dgx2SixteenGpusOnNvswitches) {
+  const std::string xml = test::shared_data("topologies/hwloc/hwloc_nvidiaDGX2.xml");
+  TASKMAP_REQUIRE_SHARED_DATA(xml);
+  const auto model = read_node_topology("hwloc:" + xml + ",slots=gpu", SlotUnit::Core);
+  ASSERT_TRUE(model->gpu);
+  EXPECT_EQ(model->num_slots(), 16u);
+  Fabric f = two_rails();
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 1, .gpu_model = model, .description = "dgx2"});
+  // Per node: 16 GPUs, 2 NICs, the CPUs, the NVSwitches; 16 x 2 NVLink channels to them at
+  // 6 links x 25 GB/s per GPU (the file's NVLinkBandwidth rows, summed by hand).
+  EXPECT_EQ(m.num_routers, 2u * (16 + 2 + 1 + 1) + 3);
+  EXPECT_EQ(test::class_counts(m).at("nvlink"), 2 * 16 * 2);
+  for (const LinkClass& c : m.classes) {
+    if (c.name == "nvlink") {
+      EXPECT_DOUBLE_EQ(c.bandwidth, 150.0 * 8 / 400);
+    }
+  }
+  // The file has no NIC: GPU k on NIC k mod 2 of the host.
+  const auto& links = *m.gpu_links;
+  EXPECT_EQ(links.nic_router[links.nic_first[3]], 16u + 1);
+}
+
+}  // namespace
+}  // namespace taskmap

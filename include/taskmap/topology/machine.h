@@ -238,9 +238,9 @@ struct GpuNodeLinks {
   // nvlink[nvlink_first[r] .. nvlink_first[r + 1]).
   std::vector<std::uint32_t> nvlink_first;
   std::vector<std::pair<RouterId, ChannelId>> nvlink;
-  // Per router: for a NIC, the switch its port is cabled to (its rail on a rail-optimized
-  // fabric); kNoRouter otherwise.
-  std::vector<RouterId> rail;
+  // Per router: for a NIC, its rail: its position among its node's NICs (NIC k of every node
+  // is rail k, as a rail-optimized fabric cables them and NCCL pairs them); UINT32_MAX otherwise.
+  std::vector<std::uint32_t> rail;
 
   bool is_gpu(RouterId r) const { return nic_first[r + 1] > nic_first[r] || to_cpu[r] != kNoChannel; }
 };
