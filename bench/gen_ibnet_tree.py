@@ -5,7 +5,11 @@ each pod with RADIX/2 middle switches cabled to every leaf of the pod; middle sw
 pod cabled to the RADIX/2 core switches of group j. For the timing of lft: and opensm: on a
 large tree (bench/routes.py, docs/opensm.md).
 
-Usage: bench/gen_ibnet_tree.py HOSTS OUT [RADIX]   (RADIX default 36)
+With RAILS > 1 every host has RAILS HCAs (mlx5_0 ...) and the tree is rail-optimized, as GPU
+clusters are cabled (bench/gpus.sh, docs/gpus.md): the hosts come in groups of RADIX/2, and HCA k
+of a group's hosts hangs on the group's leaf for rail k (HOSTS must then be a multiple of RADIX/2).
+
+Usage: bench/gen_ibnet_tree.py HOSTS OUT [RADIX [RAILS]]   (RADIX default 36, RAILS 1)
 """
 import sys
 
@@ -13,7 +17,16 @@ import sys
 def main():
     hosts, out = int(sys.argv[1]), sys.argv[2]
     radix = int(sys.argv[3]) if len(sys.argv) > 3 else 36
+    rails = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     half = radix // 2
+    if rails > 1 and hosts % half != 0:
+        sys.exit(f"gen_ibnet_tree.py: HOSTS {hosts} must be a multiple of RADIX/2 = {half} with RAILS > 1")
+    hosts *= rails  # from here on, a "host" is one HCA port
+
+    def hca_name(p):  # port p, in leaf order: leaf i = group * rails + rail
+        i = p // half
+        return f"node{(i // rails) * half + p % half:05d} mlx5_{i % rails}"
+
     leaves = -(-hosts // half)
     pods = -(-leaves // half)
     lid = 0
@@ -42,7 +55,7 @@ def main():
             n = i * half + h
             if n < hosts:
                 hg, hl = host[n]
-                links.append((h + 1, f'"H-{hg:016x}"[1]({hg + 1:016x})\t\t# "node{n:05d} mlx5_0" lid {hl} 4xHDR'))
+                links.append((h + 1, f'"H-{hg:016x}"[1]({hg + 1:016x})\t\t# "{hca_name(n)}" lid {hl} 4xHDR'))
         for j in range(half):
             mg, ml = middle[pod][j]
             links.append((half + 1 + j, f'"S-{mg:016x}"[{i % half + 1}]\t\t# "mid-{pod}-{j}" lid {ml} 4xHDR'))
@@ -71,7 +84,7 @@ def main():
     for n, (hg, hl) in enumerate(host):
         i = n // half
         lg, ll = leaf[i]
-        lines.append(f'Ca\t1 "H-{hg:016x}"\t\t# "node{n:05d} mlx5_0"')
+        lines.append(f'Ca\t1 "H-{hg:016x}"\t\t# "{hca_name(n)}"')
         lines.append(f'[1]({hg + 1:016x}) \t"S-{lg:016x}"[{n % half + 1}]\t\t# lid {hl} lmc 0 "leaf-{i}" lid {ll} 4xHDR')
         lines.append("")
     with open(out, "w") as f:
