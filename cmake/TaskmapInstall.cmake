@@ -1,4 +1,5 @@
-# Install rules: the taskmap command with its man page and bash completion, the module libraries
+# Install rules: the taskmap command with its man page and bash completion, the launcher wrapper
+# taskmap-gpu-run (each rank on the GPU of a gpu-env file), the module libraries
 # with their headers (installed by taskmap_module), the MPI libraries (profiler, reorder, dist),
 # the docs, a CMake package (find_package(taskmap) -> taskmap::taskmap) and a pkg-config file
 # (taskmap.pc).
@@ -8,6 +9,7 @@ get_property(TASKMAP_MODULE_TARGETS GLOBAL PROPERTY TASKMAP_MODULES)
 set(TASKMAP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/taskmap)
 
 install(TARGETS taskmap RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(PROGRAMS scripts/taskmap-gpu-run DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Written by the build (CMakeLists.txt); bash-completion loads completions/taskmap on first use.
 install(FILES ${TASKMAP_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${TASKMAP_BASH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)

@@ -35,33 +35,74 @@ std::uint32_t rankfile_index_of_slot(const Machine& machine, SlotId s) {
   return machine.node_model ? machine.node_model->logical_index[k] : k;
 }
 
-// srun --cpu-bind=map_cpu:LIST binds the i-th task of every node to LIST[i] (OS cpu ids), so
-// the list is only right when each node's ranks, in rank order, sit on the same CPUs: those of
-// the node holding the most, or the first of them on a node holding fewer.
-std::string slurm_map_cpu(const Mapping& m, const Machine& machine) {
-  std::vector<std::vector<std::uint32_t>> cpus(machine.num_nodes());
+// A path as one word of a POSIX shell command: as it is when it holds only characters no
+// shell treats specially, else in single quotes (a quote inside written '\'').
+std::string shell_word(const std::string& path) {
+  const bool plain = !path.empty() && path.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                             "0123456789_./+-:,@%") == std::string::npos;
+  if (plain) return path;
+  std::string out = "'";
+  for (char ch : path) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+// srun --cpu-bind=map_cpu:LIST and --gpu-bind=map_gpu:LIST bind the i-th task of every node (its
+// local task id) to LIST[i] (OS cpu ids, GPU device indices), so the list is only right when each
+// node's ranks, in rank order, sit on the same CPUs (GPUs): those of the node holding the most, or
+// the first of them on a node holding fewer (srun reuses a list from its start only for a node
+// holding more tasks than it has items, which the longest list rules out).
+std::string slurm_map_list(const Mapping& m, const Machine& machine, PlacementFormat format) {
+  const bool gpus = format == PlacementFormat::SlurmMapGpu;
+  const char* what = gpus ? "GPUs" : "CPUs";
+  const char* kind = gpus ? "map_gpu" : "map_cpu";
+  std::vector<std::vector<std::uint32_t>> items(machine.num_nodes());
   for (TaskId t = 0; t < m.num_tasks(); ++t) {
     const SlotId s = m.slot_of_task[t];
     const std::uint32_t k = machine.slot_in_node(s);
-    cpus[machine.node_of_slot(s)].push_back(machine.node_model ? machine.node_model->os_cpu[k] : k);
+    const std::uint32_t item = gpus ? machine.node_model->gpu->gpus[k].device
+                                    : machine.node_model ? machine.node_model->os_cpu[k] : k;
+    items[machine.node_of_slot(s)].push_back(item);
   }
   const std::vector<std::uint32_t>* first = nullptr;  // the longest list, the first node's of that length
   NodeId first_node = 0;
-  for (NodeId n = 0; n < cpus.size(); ++n) {
-    if (first == nullptr || cpus[n].size() > first->size()) first = &cpus[n], first_node = n;
+  for (NodeId n = 0; n < items.size(); ++n) {
+    if (first == nullptr || items[n].size() > first->size()) first = &items[n], first_node = n;
   }
-  for (NodeId n = 0; n < cpus.size(); ++n) {
-    if (cpus[n].empty()) continue;
-    if (!std::equal(cpus[n].begin(), cpus[n].end(), first->begin())) {
+  for (NodeId n = 0; n < items.size(); ++n) {
+    if (items[n].empty()) continue;
+    if (!std::equal(items[n].begin(), items[n].end(), first->begin())) {
       auto name = [&](NodeId node) {
         return machine.named_nodes() ? fmt::format("host {}", machine.node_name(node)) : fmt::format("node {}", node);
       };
-      fail("--out-format slurm-map-cpu: the ranks on {} sit on CPUs {} but those on {} on {}; srun's "
-           "map_cpu gives every node one list (write openmpi-rankfile, or bind with the slurm hostfile alone)",
-           name(n), fmt::join(cpus[n], ","), name(first_node), fmt::join(*first, ","));
+      fail("--out-format {}: the ranks on {} sit on {} {} but those on {} on {}; srun's {} gives every node one "
+           "list ({})",
+           placement_format_name(format), name(n), what, fmt::join(items[n], ","), name(first_node),
+           fmt::join(*first, ","), kind,
+           gpus ? "write gpu-env and launch through taskmap-gpu-run"
+                : "write openmpi-rankfile, or bind with the slurm hostfile alone");
     }
   }
-  return fmt::format("map_cpu:{}\n", fmt::join(*first, ","));
+  return fmt::format("{}:{}\n", kind, fmt::join(*first, ","));
+}
+
+// One line per rank, "rank=R host=H local_rank=L gpu=D": a line a POSIX shell can evaluate
+// (taskmap-gpu-run does), every value one shell word. L counts the ranks of the rank's node in
+// rank order, as launchers number a node's ranks; D is the GPU's device index.
+std::string gpu_env(const Mapping& m, const Machine& machine, const HostNames& hosts) {
+  std::string out = fmt::format(
+      "# taskmap gpu-env: {} ranks on {}; one line per rank: rank, host, local rank (the rank's index among its "
+      "host's ranks), gpu (the device index for CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)\n"
+      "# taskmap-gpu-run reads its rank's line; start the ranks on their hosts with this mapping's host file or "
+      "rankfile\n",
+      m.num_tasks(), machine.description);
+  std::vector<std::uint32_t> on_node(machine.num_nodes(), 0);
+  for (TaskId t = 0; t < m.num_tasks(); ++t) {
+    const SlotId s = m.slot_of_task[t];
+    const NodeId n = machine.node_of_slot(s);
+    out += fmt::format("rank={} host={} local_rank={} gpu={}\n", t, shell_word(hosts.host_of(machine, n)), on_node[n]++,
+                       machine.node_model->gpu->gpus[machine.slot_in_node(s)].device);
+  }
+  return out;
 }
 
 std::string rankfile(const Mapping& m, const Machine& machine, const HostNames& hosts) {
@@ -149,17 +190,6 @@ std::string bgq_mapfile(const Mapping& m, const Machine& machine) {
                        torus->coord(r, 3), torus->coord(r, 4), machine.slot_in_node(s));
   }
   return out;
-}
-
-// A path as one word of a POSIX shell command: as it is when it holds only characters no
-// shell treats specially, else in single quotes (a quote inside written '\'').
-std::string shell_word(const std::string& path) {
-  const bool plain = !path.empty() && path.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                             "0123456789_./+-:,@%") == std::string::npos;
-  if (plain) return path;
-  std::string out = "'";
-  for (char ch : path) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
 }
 
 }  // namespace
@@ -251,15 +281,33 @@ std::string HostNames::host_of_node(NodeId n) const {
 
 std::string srun_cpu_list_path(const std::string& out) { return out + ".cpus"; }
 
+std::string srun_gpu_list_path(const std::string& out) { return out + ".gpus"; }
+
+bool has_gpu_slots(const Machine& machine) {
+  return machine.node_model && machine.node_model->unit == SlotUnit::Gpu && machine.node_model->gpu;
+}
+
+// On GPU slots srun binds each rank to its GPU only: the node model's CPU of a GPU slot is the
+// first CPU near the GPU, which the GPUs of one NUMA node share, so map_cpu would stack their
+// ranks on one CPU.
+PlacementFormat srun_bind_format(const Machine& machine) {
+  return has_gpu_slots(machine) ? PlacementFormat::SlurmMapGpu : PlacementFormat::SlurmMapCpu;
+}
+
+std::string srun_bind_list_path(const Machine& machine, const std::string& out) {
+  return has_gpu_slots(machine) ? srun_gpu_list_path(out) : srun_cpu_list_path(out);
+}
+
 std::string launch_command(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
                            const std::string& out) {
   const std::size_t ranks = mapping.num_tasks();
   switch (spec.format) {
     case PlacementFormat::Srun: {
-      std::string list = slurm_map_cpu(mapping, machine);
+      const PlacementFormat bind = srun_bind_format(machine);
+      std::string list = slurm_map_list(mapping, machine, bind);
       list.pop_back();  // its newline
-      return fmt::format("SLURM_HOSTFILE={} srun --distribution=arbitrary --cpu-bind={} -n {} ./app",
-                         shell_word(out), list, ranks);
+      return fmt::format("SLURM_HOSTFILE={} srun --distribution=arbitrary --{}-bind={} -n {} ./app", shell_word(out),
+                         bind == PlacementFormat::SlurmMapGpu ? "gpu" : "cpu", list, ranks);
     }
     case PlacementFormat::Slurm:
       return fmt::format("SLURM_HOSTFILE={} srun --distribution=arbitrary -n {} ./app", shell_word(out), ranks);
@@ -298,7 +346,9 @@ std::string format_placement(const Mapping& mapping, const Machine& machine, con
     case PlacementFormat::Hydra: return hydra_machinefile(mapping, machine, hosts);
     case PlacementFormat::Slurm:
     case PlacementFormat::Srun: return slurm_hostfile(mapping, machine, hosts);
-    case PlacementFormat::SlurmMapCpu: return slurm_map_cpu(mapping, machine);
+    case PlacementFormat::SlurmMapCpu:
+    case PlacementFormat::SlurmMapGpu: return slurm_map_list(mapping, machine, format);
+    case PlacementFormat::GpuEnv: return gpu_env(mapping, machine, hosts);
     case PlacementFormat::CrayRankOrder: return cray_rank_order(mapping, machine);
     case PlacementFormat::BgqMapfile: return bgq_mapfile(mapping, machine);
     case PlacementFormat::Plain:

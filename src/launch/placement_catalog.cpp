@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "taskmap/launch/placement.h"
+#include "taskmap/topology/node_model.h"
 
 namespace taskmap {
 namespace {
@@ -15,6 +16,64 @@ std::string bgq_partition(const Machine& machine) {
                      "e.g. torus:4x4x4x4x2,ppn=16)",
                      machine.description);
 }
+
+std::string gpu_slots(const Machine& machine) {
+  if (has_gpu_slots(machine)) return "";
+  const char* unit = machine.node_model && machine.node_model->unit == SlotUnit::Pu ? "hardware threads" : "cores";
+  return fmt::format("the slots of machine '{}' are {}, not GPUs: give --node-topology gpus:N or "
+                     "hwloc:FILE,slots=gpu",
+                     machine.description, unit);
+}
+
+constexpr std::string_view kSlurmMapGpuDetails =
+    R"(srun binds the i-th task of every node (its local task id) to the i-th GPU of the list, so the
+list fits when every node's ranks, in rank order, sit on the same GPUs: `map` arranges them so
+first (as for `slurm-map-cpu`; the nodes keep their ranks) and refuses a mapping where no one
+arrangement fits every node. A node holding fewer ranks than the list takes its first items.
+The numbers are the GPUs' device indices (their order among the node's GPUs, as CUDA and ROCm
+number them). Under Slurm's `task/cgroup` with `ConstrainDevices=yes` srun reads them relative to
+the GPUs the job holds on the node, so give the job all of each node's GPUs
+(`--gpus-per-node=N`, `--exclusive`).
+
+```
+taskmap map ... --node-topology gpus:8 --out-format slurm --out hosts
+taskmap map ... --node-topology gpus:8 --out-format slurm-map-gpu --out gpus
+SLURM_HOSTFILE=hosts srun --distribution=arbitrary --gpu-bind=$(cat gpus) -n RANKS ./app
+```
+
+or both files in one run: `--out-format srun`.)";
+
+constexpr std::string_view kGpuEnvDetails =
+    R"(One line per rank, in rank order, after two `#` comment lines:
+
+```
+rank=0 host=node0 local_rank=0 gpu=2
+rank=1 host=node1 local_rank=0 gpu=0
+```
+
+`local_rank` counts the ranks of the rank's host in rank order (as launchers number a host's
+ranks); `gpu` is the device index of the rank's GPU (its order among the node's GPUs, as CUDA
+and ROCm number them). Every value is one word of a POSIX shell, so a line can be evaluated.
+`taskmap-gpu-run` (installed beside `taskmap`) reads its rank from the launcher (Open MPI's
+`OMPI_COMM_WORLD_RANK`, `PMIX_RANK`, Hydra's `PMI_RANK`, srun's `SLURM_PROCID`), then its line of
+the file, sets `CUDA_VISIBLE_DEVICES` and `ROCR_VISIBLE_DEVICES` to its GPU and
+`TASKMAP_LOCAL_RANK`, and runs the program:
+
+```
+line=$(grep "^rank=$r " "$TASKMAP_GPU_ENV")
+eval "$line" && export CUDA_VISIBLE_DEVICES="$gpu" ROCR_VISIBLE_DEVICES="$gpu" && exec "$@"
+```
+
+The launcher still has to start each rank on its host: write the host file of the same mapping
+(`hydra`, `openmpi-rankfile` or `slurm`), from the same run's plain file (`--mapper file:FILE`)
+so that both files hold one mapping:
+
+```
+taskmap map ... --node-topology gpus:4 --out-format plain --out p.txt
+taskmap map ... --node-topology gpus:4 --mapper file:p.txt --out-format openmpi-rankfile --out ranks
+taskmap map ... --node-topology gpus:4 --mapper file:p.txt --out-format gpu-env --out gpus.env
+mpirun -np RANKS --rankfile ranks -x TASKMAP_GPU_ENV=gpus.env taskmap-gpu-run ./app
+```)";
 
 int tag(PlacementFormat format) { return static_cast<int>(format); }
 
@@ -79,12 +138,31 @@ const Catalog& placement_format_catalog() {
                       "beside the slurm host file; `map` gives every node's ranks one arrangement (srun takes one list), "
                       "refused when none fits every node's slots",
            .example = "slurm-map-cpu"},
+          {.name = "slurm-map-gpu",
+           .tag = tag(PlacementFormat::SlurmMapGpu),
+           .summary = "\"map_gpu:G0,G1,...\", the GPU (device index) of each node's i-th rank, for srun "
+                      "--gpu-bind=$(cat FILE) beside the slurm host file; as slurm-map-cpu, one arrangement for "
+                      "every node, refused when none fits",
+           .applies_to = "GPU slots (--node-topology gpus:N or hwloc:FILE,slots=gpu)",
+           .applies = gpu_slots,
+           .example = "slurm-map-gpu",
+           .details = kSlurmMapGpuDetails},
           {.name = "srun",
            .tag = tag(PlacementFormat::Srun),
            .summary = "for Slurm's srun, both files in one run: the slurm host file at FILE and the slurm-map-cpu "
-                      "list at FILE.cpus; `map` prints the command, SLURM_HOSTFILE=FILE srun "
-                      "--distribution=arbitrary --cpu-bind=map_cpu:... -n RANKS (-n: the host file's line count)",
+                      "list at FILE.cpus (on GPU slots the slurm-map-gpu list at FILE.gpus instead); `map` prints "
+                      "the command, SLURM_HOSTFILE=FILE srun --distribution=arbitrary --cpu-bind=map_cpu:... "
+                      "(--gpu-bind=map_gpu:...) -n RANKS (-n: the host file's line count)",
            .example = "srun"},
+          {.name = "gpu-env",
+           .tag = tag(PlacementFormat::GpuEnv),
+           .summary = "\"rank=R host=H local_rank=L gpu=D\" per rank, in rank order: the rank's host, its index "
+                      "among that host's ranks and its GPU's device index, for taskmap-gpu-run (which sets "
+                      "CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES) beside the hydra or openmpi-rankfile file",
+           .applies_to = "GPU slots (--node-topology gpus:N or hwloc:FILE,slots=gpu)",
+           .applies = gpu_slots,
+           .example = "gpu-env",
+           .details = kGpuEnvDetails},
           {.name = "cray-rank-order",
            .tag = tag(PlacementFormat::CrayRankOrder),
            .summary = "MPICH_RANK_ORDER: the rank on each slot in slot order (MPICH_RANK_REORDER_METHOD=3); the "

@@ -264,7 +264,7 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
        "slot 99 is out of range [0, 4)"},
       {"bad out format", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper default --out-format lsf",
        "--out-format 'lsf': unknown format 'lsf'; known: plain, scotch, metis-part, openmpi-rankfile, hydra, slurm, "
-       "slurm-map-cpu, srun, cray-rank-order, bgq-mapfile"},
+       "slurm-map-cpu, slurm-map-gpu, srun, gpu-env, cray-rank-order, bgq-mapfile"},
       {"rankfile with more ranks than slots",
        base + "--machine torus:4x4 --pattern halo2d:8x8 --mapper default --out-format openmpi-rankfile",
        "--out-format openmpi-rankfile: 64 ranks but machine 'torus:4x4' has only 16 slots"},

@@ -23,7 +23,7 @@ case $step in
   install)
     rm -rf "$prefix"
     cmake --install "$build" --prefix "$prefix" >/dev/null
-    for f in bin/taskmap include/taskmap/map/catalog/mapper_catalog.h share/doc/taskmap/topology-file.md \
+    for f in bin/taskmap bin/taskmap-gpu-run include/taskmap/map/catalog/mapper_catalog.h share/doc/taskmap/topology-file.md \
              share/man/man1/taskmap.1 share/bash-completion/completions/taskmap; do
       [[ -e $prefix/$f ]] || fail "not installed: $f"
     done

@@ -278,8 +278,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& expected_na
       {"routings",
        {"minimal", "dor", "direct", "indirect", "valiant", "ugal", "dmodk", "tree", "ecmp", "updn", "lft", "opensm"}},
       {"patterns", {"halo2d", "halo3d", "transpose", "alltoall", "localmix", "npb-cg", "npb-bt", "npb-sp", "llm", "file"}},
-      {"formats", {"plain", "scotch", "metis-part", "openmpi-rankfile", "hydra", "slurm", "slurm-map-cpu", "srun", "cray-rank-order",
-                   "bgq-mapfile"}},
+      {"formats", {"plain", "scotch", "metis-part", "openmpi-rankfile", "hydra", "slurm", "slurm-map-cpu", "slurm-map-gpu", "srun",
+                   "gpu-env", "cray-rank-order", "bgq-mapfile"}},
       // The 26 mappers; pipelines A+B+... make the 27th way to map.
       {"mappers", {"auto", "default", "hostname-order", "order", "random", "cyclic", "file", "percs-block", "percs-modcolor", "percs-transpose",
                    "rtt-map", "dragonfly-bsm", "dragonfly-bbac", "hilbert", "rubik-tiling", "blocks", "scotch", "ptscotch", "metis",

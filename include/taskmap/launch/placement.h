@@ -18,7 +18,10 @@ enum class PlacementFormat {
   Hydra,            // MPICH/Hydra machine file, "HOST:COUNT" runs in rank order (mpiexec -f)
   Slurm,            // one host per rank, rank order (SLURM_HOSTFILE, srun --distribution=arbitrary)
   SlurmMapCpu,      // "map_cpu:C0,C1,..." for srun --cpu-bind: the CPU of each node's i-th rank
-  Srun,             // the Slurm host file and, beside it (srun_cpu_list_path), the map_cpu list
+  SlurmMapGpu,      // "map_gpu:G0,G1,..." for srun --gpu-bind: the GPU of each node's i-th rank
+  Srun,             // the Slurm host file and, beside it, the map_cpu list (srun_cpu_list_path) or, on
+                    // GPU slots, the map_gpu list (srun_gpu_list_path)
+  GpuEnv,           // "rank=R host=H local_rank=L gpu=D" per rank: each rank's GPU (taskmap-gpu-run)
   CrayRankOrder,    // MPICH_RANK_ORDER: the rank on each slot in slot order (MPICH_RANK_REORDER_METHOD=3)
   BgqMapfile,       // "A B C D E T" per rank, rank order (runjob --mapping FILE)
 };
@@ -77,14 +80,22 @@ std::string format_placement(const Mapping& mapping, const Machine& machine, Pla
 std::string format_placement(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
                              const HostNames& hosts = HostNames::with_prefix("node"));
 
-// srun: where the map_cpu list goes beside the host file at `out` (OUT.cpus).
+// srun: where the map_cpu list goes beside the host file at `out` (OUT.cpus), or on GPU slots
+// the map_gpu list (OUT.gpus).
 std::string srun_cpu_list_path(const std::string& out);
+std::string srun_gpu_list_path(const std::string& out);
+// True when the machine's slots are GPUs (--node-topology gpus:N or hwloc:FILE,slots=gpu).
+bool has_gpu_slots(const Machine& machine);
+// srun's second file: the map_gpu list on GPU slots, else the map_cpu list.
+PlacementFormat srun_bind_format(const Machine& machine);
+std::string srun_bind_list_path(const Machine& machine, const std::string& out);
 
 // The command line that starts the job with the placement written at `out` in `spec`'s format
 // (paths quoted for a POSIX shell, the program as ./app), or empty for a format no launcher
-// takes alone (plain, scotch, metis-part, slurm-map-cpu without its host file, cray-rank-order,
-// bgq-mapfile). srun: SLURM_HOSTFILE=OUT srun --distribution=arbitrary --cpu-bind=map_cpu:LIST
-// -n RANKS, the host file's line count; openmpi-rankfile: mpirun -np RANKS --rankfile OUT
+// takes alone (plain, scotch, metis-part, slurm-map-cpu or slurm-map-gpu without its host file,
+// gpu-env without the launcher's file, cray-rank-order, bgq-mapfile). srun:
+// SLURM_HOSTFILE=OUT srun --distribution=arbitrary --cpu-bind=map_cpu:LIST -n RANKS, the host
+// file's line count (on GPU slots --gpu-bind=map_gpu:LIST instead); openmpi-rankfile: mpirun -np RANKS --rankfile OUT
 // (--use-hwthread-cpus under slots=pu); hydra: mpiexec -f OUT -n RANKS.
 std::string launch_command(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
                            const std::string& out);
