@@ -1,6 +1,7 @@
 #include "taskmap/topology/distance.h"
 
 #include <algorithm>
+#include <span>
 #include <atomic>
 #include <cmath>
 #include <mutex>
@@ -97,12 +98,43 @@ struct HopDistance::GraphCache {
 };
 
 HopDistance::HopDistance(const Machine& machine) : machine_(machine) {
+  if (machine.gpu_links) {  // rows of the network alone: its NICs hang on one cable each
+    network_ = std::make_unique<Machine>(machine);
+    network_->channels.resize(machine.gpu_links->first_node_channel);
+    network_->gpu_links.reset();
+    graph_ = std::make_unique<GraphCache>(*network_);
+    return;
+  }
   // Graphs, fat-trees and fabrics read from files (whose switches are routers too) get
   // breadth-first rows.
   if (std::holds_alternative<GraphShape>(machine.shape) || std::holds_alternative<FatTreeShape>(machine.shape) ||
       std::holds_alternative<FabricShape>(machine.shape)) {
     graph_ = std::make_unique<GraphCache>(machine);
   }
+}
+
+std::uint32_t HopDistance::gpu_distance(RouterId a, RouterId b) const {
+  const GpuNodeLinks& l = *machine_.gpu_links;
+  if (l.node_of_router[a] != kNoNode && l.node_of_router[a] == l.node_of_router[b]) {
+    const auto* first = l.nvlink.data() + l.nvlink_first[a];
+    const auto* last = l.nvlink.data() + l.nvlink_first[a + 1];
+    return std::any_of(first, last, [&](const auto& link) { return link.first == b; }) ? 1 : 2;
+  }
+  // Each end through its NICs (a router that is not a GPU: itself).
+  auto nics = [&](RouterId r) {
+    return l.is_gpu(r) ? std::span<const RouterId>(l.nic_router.data() + l.nic_first[r], l.nic_first[r + 1] - l.nic_first[r])
+                       : std::span<const RouterId>(&r, 1);
+  };
+  std::uint32_t best = UINT32_MAX;
+  for (RouterId x : nics(a)) {
+    for (RouterId y : nics(b)) {
+      const RouterId from = graph_->attached[x], to = graph_->attached[y];
+      const std::uint32_t hops = from == to ? 0 : graph_->hops(*network_, from, to);
+      if (hops != UINT32_MAX) best = std::min(best, hops + (from != x) + (to != y));
+    }
+  }
+  if (best == UINT32_MAX) fail("{}: router {} cannot reach router {}", machine_.description, a, b);
+  return best + (l.is_gpu(a) ? 1 : 0) + (l.is_gpu(b) ? 1 : 0);
 }
 HopDistance::~HopDistance() = default;
 
@@ -170,6 +202,7 @@ std::uint32_t HopDistance::operator()(RouterId a, RouterId b) const {
   if (const auto* r = std::get_if<RectTorusShape>(&machine_.shape)) return rect_distance(*r, a, b);
   if (const auto* h = std::get_if<HierShape>(&machine_.shape)) return h->distance(a, b);
   if (a == b) return 0;
+  if (network_) return gpu_distance(a, b);
   GraphCache& cache = *graph_;
   const RouterId from = cache.attached[a], to = cache.attached[b];
   const std::uint32_t hops = from == to ? 0 : cache.hops(machine_, from, to);

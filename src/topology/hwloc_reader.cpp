@@ -606,6 +606,7 @@ NodeModel read_gpu_node(hwloc_topology_t topology, const std::string& path) {
   std::vector<Slot> slots;
   int deepest = 0;
   Bitmap near;
+  std::map<hwloc_obj_t, std::uint32_t> sharing;  // per locality: the GPUs given a core so far
   for (std::uint32_t g = 0; g < gpus.size(); ++g) {
     const hwloc_obj_t locality = hwloc_get_non_io_ancestor_obj(topology, gpus[g].osdev);
     hwloc_bitmap_and(near.get(), locality->cpuset, allowed);
@@ -613,13 +614,29 @@ NodeModel read_gpu_node(hwloc_topology_t topology, const std::string& path) {
       fail("{}: GPU '{}' has no CPU locality", path, io::printable(gpus[g].osdev->name));
     }
     const auto cpus = members(near.get());
-    // Open MPI's rankfile slot: the logical index of the first core near the GPU.
-    const hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology, cpus.front());
-    const hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, pu);
-    model.logical_index.push_back(core != nullptr ? core->logical_index : pu->logical_index);
-    model.os_cpu.push_back(cpus.front());
+    // Open MPI's rankfile slot and srun's map_cpu: a core near the GPU, the j-th of them for the
+    // j-th GPU with the same CPUs (GPUs of one socket would otherwise stack their ranks on one).
+    std::vector<hwloc_obj_t> cores;  // the cores (PUs where none) of `cpus`, in logical order
+    for (std::uint32_t cpu : cpus) {
+      const hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology, cpu);
+      const hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, pu);
+      const hwloc_obj_t unit = core != nullptr ? core : pu;
+      if (std::find(cores.begin(), cores.end(), unit) == cores.end()) cores.push_back(unit);
+    }
+    std::stable_sort(cores.begin(), cores.end(), [](hwloc_obj_t a, hwloc_obj_t b) {
+      return a->type != b->type ? a->type < b->type : a->logical_index < b->logical_index;
+    });
+    const hwloc_obj_t core = cores[sharing[locality]++ % cores.size()];
+    model.logical_index.push_back(core->logical_index);
+    const std::uint32_t first_pu = *std::find_if(cpus.begin(), cpus.end(), [&](std::uint32_t cpu) {
+      return hwloc_bitmap_isset(core->cpuset, cpu);
+    });
+    model.os_cpu.push_back(first_pu);
     model.os_cpus.push_back(cpus);
-    slots.push_back({locality, core, cpus});
+    // The GPU's levels are those of the object it hangs from: the first core as before.
+    slots.push_back({locality, hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE,
+                                                              hwloc_get_pu_obj_by_os_index(topology, cpus.front())),
+                     cpus});
     deepest = std::max(deepest, locality->depth);
 
     GpuNode::Gpu gpu{gpus[g].osdev->name, g, {}, cpus, link_gbs(pci_device_of(gpus[g].osdev))};

@@ -3,6 +3,8 @@
 // NodeModel::restricted_to on GPU slots.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <set>
 #include <string>
@@ -100,7 +102,14 @@ TEST(HwlocGpus, RealNodesHaveTheirGpusNicsAndLinks) {
       EXPECT_EQ(node.gpus[g].device, g);
       EXPECT_EQ(node.gpus[g].os_cpus, model.os_cpus[g]);
       EXPECT_FALSE(model.os_cpus[g].empty());
-      EXPECT_EQ(model.os_cpu[g], model.os_cpus[g].front());
+      // Its core: among its CPUs, and not that of an earlier GPU of the same CPUs while they
+      // have cores to spare.
+      EXPECT_NE(std::find(model.os_cpus[g].begin(), model.os_cpus[g].end(), model.os_cpu[g]), model.os_cpus[g].end());
+      for (std::uint32_t e = 0; e < g; ++e) {
+        if (model.os_cpus[e] == model.os_cpus[g] && g < 2) {
+          EXPECT_NE(model.os_cpu[e], model.os_cpu[g]);
+        }
+      }
       EXPECT_EQ(node.gpus[g].nics.empty(), file.nics == 0);
       EXPECT_EQ(model.path[g].size(), model.levels.size());
     }
@@ -150,10 +159,12 @@ TEST(HwlocGpus, EachGpuHasItsPackagesNics) {
   EXPECT_EQ(model.levels, (std::vector<std::string>{"numa", "gpu"}));
   EXPECT_EQ(model.distance(0, 1), 1u);
   EXPECT_EQ(model.distance(1, 2), 2u);
-  EXPECT_EQ(model.os_cpu, (std::vector<std::uint32_t>{8, 8, 96, 96}));
+  // The j-th GPU of a package on its j-th core: cores 0 and 1 (PUs 8-11, 12-15 in the file's
+  // cpusets 0xf00, 0xf000), then 20 and 21 of the second package.
+  EXPECT_EQ(model.os_cpu, (std::vector<std::uint32_t>{8, 12, 96, 100}));
   EXPECT_EQ(model.os_cpus[0].size(), 80u);
   EXPECT_EQ(model.os_cpus[3].back(), 175u);
-  EXPECT_EQ(model.logical_index, (std::vector<std::uint32_t>{0, 0, 20, 20}));
+  EXPECT_EQ(model.logical_index, (std::vector<std::uint32_t>{0, 1, 20, 21}));
   for (const auto& gpu : node.gpus) EXPECT_NEAR(gpu.pcie_gbs, 15.753846, 1e-5);  // pci_link_speed
   for (const auto& nic : node.nics) EXPECT_NEAR(nic.pcie_gbs, 15.753846, 1e-5);
   EXPECT_TRUE(node.nvlink_gbs.empty());

@@ -15,6 +15,9 @@
 
 namespace taskmap {
 
+// On GPU nodes a GPU's distance to a GPU of another node is the shortest through their NICs
+// (GPU to NIC, the network, NIC to GPU), as their traffic goes without PXN; inside a node, 1
+// over a direct NVLink, else 2 (through the NVSwitches or the CPUs).
 class HopDistance {
  public:
   explicit HopDistance(const Machine& machine);
@@ -25,6 +28,10 @@ class HopDistance {
   const Machine& machine_;
   struct GraphCache;
   std::unique_ptr<GraphCache> graph_;
+  // GPU nodes (Machine::gpu_links): the network alone (the machine cut at its network's
+  // channels), whose rows graph_ holds; a GPU's distances are its NICs' plus its own hops.
+  std::unique_ptr<Machine> network_;
+  std::uint32_t gpu_distance(RouterId a, RouterId b) const;
 };
 
 // Diameter and average distance (over ordered pairs of distinct routers; on hier machines, of
