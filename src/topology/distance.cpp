@@ -121,7 +121,7 @@ std::uint32_t HopDistance::gpu_distance(RouterId a, RouterId b) const {
     return std::any_of(first, last, [&](const auto& link) { return link.first == b; }) ? 1 : 2;
   }
   // Each end through its NICs (a router that is not a GPU: itself).
-  auto nics = [&](RouterId r) {
+  auto nics = [&](const RouterId& r) {
     return l.is_gpu(r) ? std::span<const RouterId>(l.nic_router.data() + l.nic_first[r], l.nic_first[r + 1] - l.nic_first[r])
                        : std::span<const RouterId>(&r, 1);
   };

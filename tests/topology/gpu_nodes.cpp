@@ -6,6 +6,7 @@
 
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/routing/routing.h"
+#include "taskmap/topology/distance.h"
 #include "taskmap/topology/fabric.h"
 #include "taskmap/topology/node_topology.h"
 #include "test_support.h"
@@ -91,6 +92,18 @@ TEST(GpuNodes, DirectRoutesLeaveThroughTheGpusOwnNic) {
   EXPECT_EQ(hops_of(m, *routing, kGpu0a, kGpu0b), (Hops{{kGpu0a, kNic0a}, {kNic0a, kLeaf0}, {kLeaf0, kNic0b}, {kNic0b, kGpu0b}}));
   // Inside a node: through the NVSwitches.
   EXPECT_EQ(hops_of(m, *routing, kGpu0a, kGpu1a), (Hops{{kGpu0a, kNvsA}, {kNvsA, kGpu1a}}));
+}
+
+// Hop distances go through the NICs, as the traffic does: GPU, NIC, leaf(, spine, leaf), NIC, GPU.
+TEST(GpuNodes, HopDistancesThroughTheNics) {
+  const Machine m = two_rails_machine();
+  const HopDistance hops(m);
+  EXPECT_EQ(hops(kGpu0a, kGpu1b), 6u);
+  EXPECT_EQ(hops(kGpu0a, kGpu0b), 4u);
+  EXPECT_EQ(hops(kGpu1b, kGpu0a), 6u);
+  EXPECT_EQ(hops(kGpu0a, kGpu1a), 2u);  // through the NVSwitches
+  EXPECT_EQ(hops(kLeaf0, kSpine), 1u);
+  EXPECT_EQ(hops(kNic0a, kNic1b), 4u);
 }
 
 TEST(GpuNodes, PxnCrossesNvlinkToTheDestinationsRail) {
