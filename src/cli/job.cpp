@@ -129,6 +129,11 @@ Machine job_machine(Job& job, const RunConfig& c) {
 }
 
 MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& machine, const CommGraph& graph) {
+  // A GPU runs one rank: more ranks than GPUs is no placement of a GPU job.
+  if (machine.node_model && machine.node_model->unit == SlotUnit::Gpu && graph.num_tasks() > machine.num_slots()) {
+    fail("--pattern '{}': {} ranks but {} GPUs on machine '{}' (one rank per GPU: give more nodes, or fewer ranks)",
+         c.pattern, graph.num_tasks(), machine.num_slots(), machine.description);
+  }
   return MappingProblem(machine, graph, job.routing_spec ? job.routing_spec->text : "", c.imbalance, warnings_of(job))
       .on_processes(*job.processes);
 }

@@ -2,6 +2,8 @@
 // (or, with gpu=pxn, over NVLink to the GPU on the destination's rail), loads derived by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "taskmap/eval/evaluator.h"
@@ -276,6 +278,34 @@ TEST(GpuNodes, Dgx2SixteenGpusOnNvswitches) {
   // The file has no NIC: GPU k on NIC k mod 2 of the host.
   const auto& links = *m.gpu_links;
   EXPECT_EQ(links.nic_router[links.nic_first[3]], 16u + 1);
+}
+
+}  // namespace
+}  // namespace taskmap
+
+namespace taskmap {
+namespace {
+
+// Bad GPU jobs: one line each, exit 1, and no placement file.
+TEST(GpuNodes, MoreRanksThanGpusOrNoGpusIsOneLine) {
+  const std::string out = testing::TempDir() + "gpu_job_placement.txt";
+  std::filesystem::remove(out);
+  const auto more = test::run_taskmap("map --machine torus:2 --node-topology gpus:2 --pattern halo2d:2x3 --mapper "
+                                      "default --out " + out);
+  EXPECT_EQ(more.exit_code, 1);
+  EXPECT_EQ(more.err, "taskmap: error: --pattern 'halo2d:2x3': 6 ranks but 4 GPUs on machine 'torus:2' (one rank per "
+                      "GPU: give more nodes, or fewer ranks)\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const std::string xml = test::shared_data("topologies/hwloc/hwloc-netloc_avakas_node001.xml");
+  TASKMAP_REQUIRE_SHARED_DATA(xml);
+  const auto none = test::run_taskmap("map --machine torus:2 --node-topology hwloc:" + xml +
+                                      ",slots=gpu --pattern halo2d:2x1 --mapper default --out " + out);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no GPU"), std::string::npos) << none.err;
+  EXPECT_EQ(std::count(none.err.begin(), none.err.end(), '\n'), 1) << none.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const auto misuse = test::run_taskmap("map --machine torus:2 --node-topology gpus:0 --pattern halo2d:2x1 --out " + out);
+  EXPECT_EQ(misuse.exit_code, 2) << misuse.err;
 }
 
 }  // namespace
