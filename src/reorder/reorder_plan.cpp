@@ -132,10 +132,19 @@ struct Setup {
 
 Setup prepare(const ReorderRequest& request) {
   Setup setup;
-  Machine machine = build_machine(parse_machine_spec(request.machine));
+  MachineSpec spec = parse_machine_spec(request.machine);
+  std::shared_ptr<const NodeModel> model;
+  if (!request.node_topology.empty()) model = read_node_topology(request.node_topology, SlotUnit::Core);
+  // GPU jobs: a fabric's GPU nodes are built into it (a router per GPU and per NIC).
+  const bool gpus = model && model->unit == SlotUnit::Gpu;
+  const bool fabric = spec.kind == MachineKind::Slurm || spec.kind == MachineKind::Ibnet || spec.kind == MachineKind::Aries;
+  if (gpus && fabric) spec.node_topology = request.node_topology;
+  Machine machine = build_machine(spec);
   setup.slots_reason = "no node model (TASKMAP_NODE_TOPOLOGY)";
-  if (!request.node_topology.empty()) {
-    std::shared_ptr<const NodeModel> model = read_node_topology(request.node_topology, SlotUnit::Core);
+  if (gpus) {
+    if (!machine.node_model) machine = with_node_model(std::move(machine), model);
+    setup.slots_reason = "one process per GPU: a node's processes on its GPUs in rank order (local rank k on GPU k)";
+  } else if (model) {
     setup.binding = bind_to_cores(*model, request.hosts, request.cpus, setup.slots_reason);
     if (setup.binding) setup.slots_reason = "every process on a core of its own, the same cores on every node";
     if (setup.binding) model = std::make_shared<const NodeModel>(model->restricted_to(setup.binding->cores));
@@ -143,7 +152,9 @@ Setup prepare(const ReorderRequest& request) {
   }
   setup.allocation = allocation_of(request.hosts);
   setup.job = allocate(machine, setup.allocation);
-  setup.slot_of_process = slots_of_processes(setup.job, request.hosts, request.cpus, setup.binding);
+  // GPU slots follow the ranks, not the CPUs: the same CPU for every process orders them by rank.
+  setup.slot_of_process =
+      slots_of_processes(setup.job, request.hosts, gpus ? std::vector<int>(request.cpus.size(), 0) : request.cpus, setup.binding);
   return setup;
 }
 
@@ -235,7 +246,7 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
                  {"edges", edges},
                  {"hosts", request.hosts},
                  {"cpus", request.cpus},
-                 {"process_slots", binding ? "cores" : "cpu-order"},
+                 {"process_slots", binding ? "cores" : problem.machine().node_model && problem.machine().node_model->unit == SlotUnit::Gpu ? "gpus" : "cpu-order"},
                  {"process_slots_reason", slots_reason},
                  {"nodes", nodes},
                  {"permutation", plan.process_of_vertex},

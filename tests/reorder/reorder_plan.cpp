@@ -66,6 +66,25 @@ TEST(ReorderPlan, SummaryLineSaysWhatTheCallDid) {
             "no better: MCL 2 -> 2 (same), hop-bytes 8 -> 8 (same)");
 }
 
+// A GPU job: a node's processes drive its GPUs in rank order (local rank k on GPU k), whatever
+// their CPUs: cn01's processes 0 and 2 on its GPUs 0 and 1 (slots 0, 1), cn02's 1 and 3 on
+// slots 2 and 3, though their CPUs are in the other order.
+TEST(ReorderPlan, GpuProcessesTakeTheirNodesGpusInRankOrder) {
+  ReorderRequest r = four_vertices();
+  r.machine = "slurm:" + test::instance("reorder/three_leaves.conf");
+  r.node_topology = "gpus:2";
+  r.cpus = {1, 1, 0, 0};
+  const ReorderPlan plan = plan_reorder(r);
+  EXPECT_EQ(plan.report["process_slots"], "gpus");
+  const std::string start = plan.report["identity_placement"];
+  EXPECT_EQ(start.substr(start.find('\n') + 1), "0 0\n1 2\n2 1\n3 3\n");
+  // The heavy pairs end on one node each, as without GPUs (over NVLink, not the network).
+  const auto& p = plan.process_of_vertex;
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0] % 2, p[1] % 2);
+  EXPECT_EQ(plan.report["kept"], "mapper");
+}
+
 // With a node model, a process sits on the core its CPU belongs to. two-packages.xml is
 // lstopo's synthetic "pack:2 core:4 pu:2": core c holds CPUs 2c and 2c+1, cores 0-3 are package
 // 0. Four processes of one node on CPUs 0, 8, 2, 10: cores 0, 4, 1, 5, packages 0, 1, 0, 1.
