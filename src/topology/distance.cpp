@@ -1,7 +1,6 @@
 #include "taskmap/topology/distance.h"
 
 #include <algorithm>
-#include <span>
 #include <atomic>
 #include <cmath>
 #include <mutex>
@@ -120,21 +119,33 @@ std::uint32_t HopDistance::gpu_distance(RouterId a, RouterId b) const {
     const auto* last = l.nvlink.data() + l.nvlink_first[a + 1];
     return std::any_of(first, last, [&](const auto& link) { return link.first == b; }) ? 1 : 2;
   }
-  // Each end through its NICs (a router that is not a GPU: itself).
-  auto nics = [&](const RouterId& r) {
-    return l.is_gpu(r) ? std::span<const RouterId>(l.nic_router.data() + l.nic_first[r], l.nic_first[r + 1] - l.nic_first[r])
-                       : std::span<const RouterId>(&r, 1);
+  // Each end through the NICs it reaches the network by, and its hops to them: a GPU its own
+  // (1 hop), a NIC or a switch itself, a node's CPUs or NVSwitches any NIC of the node (through
+  // a GPU: 2 hops).
+  auto visit_ends = [&](RouterId r, auto&& visit) -> std::uint32_t {
+    if (l.is_gpu(r)) {
+      for (std::uint32_t i = l.nic_first[r]; i < l.nic_first[r + 1]; ++i) visit(l.nic_router[i]);
+      return 1;
+    }
+    if (l.node_of_router[r] == kNoNode || l.rail[r] != UINT32_MAX) {
+      visit(r);
+      return 0;
+    }
+    const GpuNodeLinks::Node& node = l.nodes[l.node_of_router[r]];
+    for (RouterId x = node.first_nic; x < node.first_nic + node.nics; ++x) visit(x);
+    return 2;
   };
   std::uint32_t best = UINT32_MAX;
-  for (RouterId x : nics(a)) {
-    for (RouterId y : nics(b)) {
+  const std::uint32_t from_a = visit_ends(a, [&](RouterId x) {
+    visit_ends(b, [&](RouterId y) {
       const RouterId from = graph_->attached[x], to = graph_->attached[y];
       const std::uint32_t hops = from == to ? 0 : graph_->hops(*network_, from, to);
       if (hops != UINT32_MAX) best = std::min(best, hops + (from != x) + (to != y));
-    }
-  }
+    });
+  });
+  const std::uint32_t to_b = visit_ends(b, [](RouterId) {});
   if (best == UINT32_MAX) fail("{}: router {} cannot reach router {}", machine_.description, a, b);
-  return best + (l.is_gpu(a) ? 1 : 0) + (l.is_gpu(b) ? 1 : 0);
+  return best + from_a + to_b;
 }
 HopDistance::~HopDistance() = default;
 

@@ -106,6 +106,11 @@ TEST(GpuNodes, HopDistancesThroughTheNics) {
   EXPECT_EQ(hops(kGpu0a, kGpu1a), 2u);  // through the NVSwitches
   EXPECT_EQ(hops(kLeaf0, kSpine), 1u);
   EXPECT_EQ(hops(kNic0a, kNic1b), 4u);
+  // A node's CPUs and NVSwitches reach the network through a GPU and any NIC of the node (2
+  // hops), as local searches that price every router ask: GPU 0 of a, NIC 0, leaf 0, NIC 0 of b,
+  // then 2 to b's CPUs.
+  EXPECT_EQ(hops(kGpu0a, kCpuB), 5u);
+  EXPECT_EQ(hops(kNvsA, kGpu1b), 5u);
 }
 
 TEST(GpuNodes, PxnCrossesNvlinkToTheDestinationsRail) {

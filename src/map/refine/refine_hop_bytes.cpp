@@ -14,6 +14,7 @@
 #include "taskmap/core/progress.h"
 #include "taskmap/eval/incremental.h"
 #include "taskmap/map/mapper_support.h"
+#include "taskmap/map/refine/node_assignment.h"
 #include "taskmap/topology/distance.h"
 
 namespace taskmap {
@@ -371,6 +372,13 @@ Mapping refine_hop_bytes(const MappingProblem& problem, Mapping start, const Hop
   if (s.after > s.before) {  // only rounding in the group phase's running sums could do this
     result = std::move(start_copy);
     s.after = s.before;
+  }
+  // On GPU nodes, each node's tasks re-assigned to its GPUs at once: rails that single moves
+  // and swaps leave crossed.
+  if (machine.gpu_links && !search.out_of_work()) {
+    NodeAssignmentStats assigned;
+    result = assign_within_nodes(problem, std::move(result), 4, &assigned);
+    if (assigned.reassigned > 0) s.after = assigned.after;
   }
   if (stats) *stats = s;
   return result;
