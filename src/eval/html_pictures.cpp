@@ -183,7 +183,12 @@ struct JobHosts {
   JobHosts(const Machine& m, const std::vector<std::uint32_t>& level)
       : on_router(m.num_routers), hosts_below(m.num_routers), stamp(m.num_nodes(), SIZE_MAX) {
     for (NodeId n = 0; n < m.num_nodes(); ++n) {
-      on_router[m.router_of_node(n)].push_back(n);
+      if (m.gpu_links) {  // a GPU node hangs on the leaves by its NICs
+        const GpuNodeLinks::Node& node = m.gpu_links->nodes[n];
+        for (RouterId r = node.first_nic; r < node.first_nic + node.nics; ++r) on_router[r].push_back(n);
+      } else {
+        on_router[m.router_of_node(n)].push_back(n);
+      }
       ++nodes;
       if (m.slots_of_node(n) > 0) ++job_nodes;
     }
@@ -347,8 +352,9 @@ std::string tree_pictures(const ChartContext& ctx, const std::vector<double>& lo
       }
     }
     for (RouterId r = 0; r < m.num_routers; ++r) {
-      // Below first_switch, router r is host r's own (node r).
-      names[r] = r < f->first_switch ? m.node_name(r) : f->switch_names[r - f->first_switch];
+      // Below first_switch, router r is host r's own (node r), or inside a GPU node one of its.
+      const NodeId node = m.gpu_links ? m.gpu_links->node_of_router[r] : r;
+      names[r] = r < f->first_switch ? m.node_name(node) : f->switch_names[r - f->first_switch];
     }
   } else {
     return "";

@@ -258,7 +258,13 @@ nlohmann::json hosts_json(const Machine& machine) {
     nlohmann::json h = {{"name", machine.node_name(n)}, {"slots", machine.slots_of_node(n)}};
     if (fabric) {
       // One entry per switch; "links" counts the node's links to them (several HCAs, or rails).
-      const std::vector<std::string>& switches = switches_of[machine.router_of_node(n)];
+      std::vector<std::string> switches = switches_of[machine.router_of_node(n)];
+      if (machine.gpu_links) {  // a GPU node's links are its NICs'
+        const GpuNodeLinks::Node& node = machine.gpu_links->nodes[n];
+        for (RouterId r = node.first_nic; r < node.first_nic + node.nics; ++r) {
+          switches.insert(switches.end(), switches_of[r].begin(), switches_of[r].end());
+        }
+      }
       h["links"] = switches.size();
       std::vector<std::string> distinct;
       for (const auto& sw : switches)

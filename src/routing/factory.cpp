@@ -89,17 +89,22 @@ void check_routing_applies(const Machine& machine, const RoutingSpec& spec) {
   }
 }
 
+namespace {
+// The routing of the spec on `machine`'s channels as they are.
+std::unique_ptr<Routing> make_network_routing(const Machine& machine, const RoutingSpec& spec,
+                                              const std::function<void(const std::string&)>& warn);
+}  // namespace
+
 std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec& spec,
                                       const std::function<void(const std::string&)>& warn) {
   check_routing_applies(machine, spec);
   if (machine.outline) fail("machine '{}': an outline has no channels to route on", machine.description);
-  if (machine.gpu_links) {  // the spec's routing takes the network; the nodes' insides are the GPUs'
+  if (machine.gpu_links) {
+    // The spec's routing takes the network (the machine cut at its network's channels, its GPU
+    // nodes still described for names); the nodes' insides are the GPUs'.
     auto network = std::make_unique<Machine>(machine);
     network->channels.resize(machine.gpu_links->first_node_channel);
-    network->gpu_links.reset();
-    RoutingSpec between_nics = spec;
-    between_nics.gpu_pxn = false;
-    auto base = make_routing(*network, between_nics, warn);
+    auto base = make_network_routing(*network, spec, warn);
     return detail::make_gpu_node_routing(machine, std::move(network), std::move(base), spec.gpu_pxn);
   }
   if (spec.gpu_pxn) {
@@ -107,6 +112,13 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
          "gpus:N on a fabric read from files)",
          spec.text);
   }
+  return make_network_routing(machine, spec, warn);
+}
+
+namespace {
+
+std::unique_ptr<Routing> make_network_routing(const Machine& machine, const RoutingSpec& spec,
+                                              const std::function<void(const std::string&)>& warn) {
   const bool rect = std::holds_alternative<RectTorusShape>(machine.shape);
   switch (spec.kind) {
     case RoutingKind::Ecmp: return detail::make_ecmp_routing(machine);
@@ -130,4 +142,5 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
   fail("--routing '{}': unhandled routing", spec.text);
 }
 
+}  // namespace
 }  // namespace taskmap

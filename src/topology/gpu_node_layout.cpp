@@ -49,7 +49,7 @@ GpuNodeLayout::GpuNodeLayout(const Fabric& fabric, const GpuNode& node, const Wa
         for (std::uint32_t i = 0; i < node.nics.size(); ++i) model_nic[position.at(node.nics[i].name)] = i;
       }
     }
-    if (!node.nics.empty() && !matched && node.nics.size() == count && !(named && model_named)) {
+    if (!node.nics.empty() && !matched && node.nics.size() == count) {  // names differ, counts agree
       matched = true;
       std::iota(model_nic.begin(), model_nic.end(), 0u);
     }

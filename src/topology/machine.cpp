@@ -24,12 +24,14 @@ std::vector<std::uint32_t> leaf_groups(const Machine& machine) {
   for (const Channel& c : machine.channels) {
     if (c.src < first_switch && c.dst >= first_switch) switches[c.src].push_back(c.dst);
   }
-  // Inside GPU nodes a GPU is under the switches of the NICs it sends through (its rail).
+  // Inside a GPU node every router is under the switches of all its node's NICs: the node stays
+  // whole in the leaves' groups (its GPUs meet over NVLink), as a multi-rail host does.
   if (const auto* gpu = machine.gpu_links.get()) {
-    for (RouterId r = 0; r < first_switch; ++r) {
-      for (std::uint32_t i = gpu->nic_first[r]; i < gpu->nic_first[r + 1]; ++i) {
-        switches[r].insert(switches[r].end(), switches[gpu->nic_router[i]].begin(), switches[gpu->nic_router[i]].end());
-      }
+    for (const GpuNodeLinks::Node& node : gpu->nodes) {
+      std::vector<RouterId> all;
+      for (RouterId r = node.first_nic; r < node.first_nic + node.nics; ++r) all.insert(all.end(), switches[r].begin(), switches[r].end());
+      const RouterId last = node.nvswitch != kNoRouter ? node.nvswitch : node.cpu;
+      for (RouterId r = node.first_gpu; r <= last; ++r) switches[r] = all;
     }
   }
   std::vector<std::uint32_t> group(machine.num_routers, UINT32_MAX);

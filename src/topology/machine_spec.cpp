@@ -168,9 +168,9 @@ Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
                                                          .description = spec.text});
   std::get<FabricShape>(m.shape).format = format;
   std::get<FabricShape>(m.shape).tables = spec.fabric_tables;
-  if (gpus) {
+  if (gpus && m.gpu_links) {
     warn_replaced_ppn(spec, *gpus, spec.node_topology, sink);
-  } else if (!spec.node_topology.empty()) {
+  } else if (!spec.node_topology.empty()) {  // GPUs of nodes on switch routers share the router
     m = apply_node_topology(std::move(m), spec, spec.node_topology, sink);
   }
   return m;

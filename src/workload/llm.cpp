@@ -80,7 +80,12 @@ std::string parse_llm_order(std::string_view text, std::array<LlmAxis, kLlmAxes>
 }
 
 std::string llm_problem(const LlmOptions& o, std::string_view order_text) {
-  const std::uint64_t ranks = std::uint64_t(o.tp) * o.pp * o.dp;  // each below 2^24: no overflow
+  // Three factors below 2^32: their product may pass 64 bits.
+  std::uint64_t ranks = 0;
+  if (__builtin_mul_overflow(std::uint64_t(o.tp) * o.pp, std::uint64_t(o.dp), &ranks)) {
+    return fmt::format("tp x pp x dp = {} x {} x {} = over 2^64 ranks, more than {} (task ids are 32-bit)", o.tp, o.pp,
+                       o.dp, kMaxTaskCount);
+  }
   if (ranks > kMaxTaskCount) {
     return fmt::format("tp x pp x dp = {} x {} x {} = {} ranks, more than {} (task ids are 32-bit)", o.tp, o.pp, o.dp,
                        ranks, kMaxTaskCount);

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/routing/routing.h"
@@ -78,10 +82,12 @@ TEST(GpuNodes, RoutersSlotsAndClassesOfTwoRails) {
     }
     EXPECT_EQ(c.in_node, c.name == "nvlink" || c.name == "pcie") << c.name;
   }
-  // A GPU is under its own NIC's leaf: GPU 0 of both hosts share one leaf group.
+  // A GPU node stays whole in the leaves' groups: its routers are under all its NICs' leaves
+  // (both hosts under leaf0 and leaf1: one group).
   const auto groups = leaf_groups(m);
+  EXPECT_EQ(groups[kGpu0a], groups[kGpu1a]);
   EXPECT_EQ(groups[kGpu0a], groups[kGpu0b]);
-  EXPECT_NE(groups[kGpu0a], groups[kGpu1a]);
+  EXPECT_EQ(groups[kLeaf0], UINT32_MAX);
 }
 
 TEST(GpuNodes, DirectRoutesLeaveThroughTheGpusOwnNic) {
@@ -311,6 +317,79 @@ TEST(GpuNodes, MoreRanksThanGpusOrNoGpusIsOneLine) {
   EXPECT_FALSE(std::filesystem::exists(out));
   const auto misuse = test::run_taskmap("map --machine torus:2 --node-topology gpus:0 --pattern halo2d:2x1 --out " + out);
   EXPECT_EQ(misuse.exit_code, 2) << misuse.err;
+}
+
+}  // namespace
+}  // namespace taskmap
+
+namespace taskmap {
+namespace {
+
+// NIC names that differ from the fabric's (hwloc's mlx5_0 against a CA description's HCA-1)
+// but as many: matched by position, without a warning.
+TEST(GpuNodes, NicsNamedOtherwiseMatchByPosition) {
+  auto node = std::make_shared<GpuNode>(GpuNode::uniform(2, 2, 100, 50));
+  node->nics[0].name = "HCA-1", node->nics[1].name = "HCA-2";
+  NodeModel model = NodeModel::flat(2);
+  model.unit = SlotUnit::Gpu;
+  model.gpu = node;
+  std::vector<std::string> warnings;
+  const Machine m = build_fabric_machine(two_rails(), {.slots_per_node = 1,
+                                                       .gpu_model = std::make_shared<const NodeModel>(model),
+                                                       .warn = [&](const std::string& w) { warnings.push_back(w); },
+                                                       .description = "two-rails"});
+  EXPECT_TRUE(warnings.empty());
+  const auto routing = make_routing(m, parse_routing_spec("ecmp"));
+  EXPECT_EQ(hops_of(m, *routing, kGpu0a, kGpu0b), (Hops{{kGpu0a, kNic0a}, {kNic0a, kLeaf0}, {kLeaf0, kNic0b}, {kNic0b, kGpu0b}}));
+}
+
+// A fabric whose nodes sit on its switch routers (a Dragonfly file) has no port per NIC: its
+// GPUs are the slots of the node, on the node's router, as cores are.
+TEST(GpuNodes, OnSwitchRoutersGpusAreTheNodesSlots) {
+  const Machine m = make_machine("aries:" + test::instance("aries/small.dragonfly") + ",node=gpus:4");
+  EXPECT_EQ(m.gpu_links, nullptr);
+  ASSERT_NE(m.node_model, nullptr);
+  EXPECT_EQ(m.node_model->unit, SlotUnit::Gpu);
+  EXPECT_EQ(m.num_slots(), 7u * 4);  // small.dragonfly's 7 nodes
+}
+
+// `info`'s JSON hosts: a GPU node's links are its NICs' (two, to leaf0 and leaf1).
+TEST(GpuNodes, ReportsAGpuNodesLinksByItsNics) {
+  const std::string dir = test::shared_data("topologies/slurm/");
+  TASKMAP_REQUIRE_SHARED_DATA(dir + "azslurm_topology.txt");
+  const auto run = test::run_taskmap("info --machine slurm:" + dir + "azslurm_topology.txt,map=" + dir +
+                                     "azslurm_nodes_guids.txt,node=gpus:8 --format json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto hosts = nlohmann::json::parse(run.out)["hosts"];
+  bool seen = false;
+  for (const auto& h : hosts) {
+    if (h["name"] != "hpcbench-hpc-1") continue;
+    seen = true;
+    EXPECT_EQ(h["links"], 8);  // its 8 HCAs, each on a leaf of its own (the GUID lines)
+    EXPECT_EQ(h["switches"].size(), 8u);
+  }
+  EXPECT_TRUE(seen);
+}
+
+}  // namespace
+}  // namespace taskmap
+
+namespace taskmap {
+namespace {
+
+// The HTML report's tree picture on GPU nodes: hosts named by their nodes, each leaf counting
+// the job's hosts that hang on it by a NIC (the Azure VM on its 8 rails' leaves).
+TEST(GpuNodes, HtmlReportDrawsGpuHostsOnTheirLeaves) {
+  const std::string dir = test::shared_data("topologies/slurm/");
+  TASKMAP_REQUIRE_SHARED_DATA(dir + "azslurm_topology.txt");
+  const std::string html = testing::TempDir() + "gpu_report.html";
+  const auto run = test::run_taskmap("eval --machine slurm:" + dir + "azslurm_topology.txt,map=" + dir +
+                                     "azslurm_nodes_guids.txt,node=gpus:8 --nodes hpcbench-hpc-1 --pattern halo2d:2x4 "
+                                     "--mapper default --report " + html);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::ifstream in(html);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("hpcbench-hpc-1"), std::string::npos);
 }
 
 }  // namespace

@@ -160,6 +160,9 @@ TEST(LlmPattern, BadSpecsNameTheParameter) {
   EXPECT_EQ(message("llm:tp=65536,pp=65536,dp=2"),
             "--pattern 'llm:tp=65536,pp=65536,dp=2': llm: tp x pp x dp = 65536 x 65536 x 2 = 8589934592 ranks, more "
             "than 2147483647 (task ids are 32-bit)");
+  // A product beyond 64 bits is still refused, not wrapped round to a small count.
+  EXPECT_NE(message("llm:tp=14510077,pp=902231,dp=1409069,layers=902231").find("ranks, more than 2147483647"),
+            std::string::npos);
   EXPECT_EQ(message("llm:tp=0,pp=1,dp=2"), "--pattern 'llm:tp=0,pp=1,dp=2': llm: tp must be at least 1, not 0");
   EXPECT_EQ(message("llm:tp=1,pp=1,dp=6,ep=4"),
             "--pattern 'llm:tp=1,pp=1,dp=6,ep=4': llm: ep=4 must divide dp=6 (expert groups lie inside "
