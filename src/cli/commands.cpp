@@ -106,8 +106,7 @@ int run_info(const RunConfig& c) {
   // Small ones are built, so that the partial-cube test can run on their channels.
   constexpr std::uint64_t kBuildUpToChannels = std::uint64_t{1} << 22;
   const bool from_file = job.machine_spec.kind == MachineKind::Graph || job.machine_spec.kind == MachineKind::ScotchTarget ||
-                         job.machine_spec.kind == MachineKind::Slurm ||
-                         job.machine_spec.kind == MachineKind::Ibnet || job.machine_spec.kind == MachineKind::Aries;
+                         is_fabric(job.machine_spec.kind);
   Machine machine;
   if (!from_file && !job.allocation && c.node_topology.empty()) {
     machine = build_machine(job.machine_spec, {}, BuildDetail::Outline);

@@ -102,8 +102,7 @@ Machine job_machine(Job& job, const RunConfig& c) {
   const bool speaks = job.speaks();
   const auto warn = warnings_of(job);
   // A fabric's nodes come with it (GPU nodes are built into it); other machines get theirs after.
-  const bool fabric = job.machine_spec.kind == MachineKind::Slurm || job.machine_spec.kind == MachineKind::Ibnet ||
-                      job.machine_spec.kind == MachineKind::Aries;
+  const bool fabric = is_fabric(job.machine_spec.kind);
   if (fabric && !c.node_topology.empty()) job.machine_spec.node_topology = c.node_topology;
   Machine machine = build_machine(job.machine_spec, warn);
   if (!fabric && !c.node_topology.empty()) machine = apply_node_topology(std::move(machine), job.machine_spec, c.node_topology, warn);
@@ -130,7 +129,7 @@ Machine job_machine(Job& job, const RunConfig& c) {
 
 MappingProblem make_problem(const Job& job, const RunConfig& c, const Machine& machine, const CommGraph& graph) {
   // A GPU runs one rank: more ranks than GPUs is no placement of a GPU job.
-  if (machine.node_model && machine.node_model->unit == SlotUnit::Gpu && graph.num_tasks() > machine.num_slots()) {
+  if (has_gpu_slots(machine) && graph.num_tasks() > machine.num_slots()) {
     fail("--pattern '{}': {} ranks but {} GPUs on machine '{}' (one rank per GPU: give more nodes, or fewer ranks)",
          c.pattern, graph.num_tasks(), machine.num_slots(), machine.description);
   }

@@ -76,7 +76,7 @@ constexpr std::uint64_t kProgressPairs = std::uint64_t{1} << 18;
 // The router pairs routed one by one in (source, destination) order, as a serial sum.
 void route_in_source_order(const Machine& machine, const Routing& routing, const CommGraph& graph,
                            const std::vector<RouterId>& router_of_task, const HopDistance& distance,
-                           std::vector<double>& load, Metrics& m) {
+                           double routed_volume, std::vector<double>& load, Metrics& m) {
   struct RouterFlow {
     std::uint64_t key;
     double volume;
@@ -113,7 +113,7 @@ void route_in_source_order(const Machine& machine, const Routing& routing, const
     m.router_pair_hops += distance(src, dst);
     ++m.router_pairs;
   }
-  m.avg_routed_hops = m.network_volume > 0 ? routed_hops / m.network_volume : 0;
+  m.avg_routed_hops = routed_volume > 0 ? routed_hops / routed_volume : 0;
 }
 
 // The router pairs grouped by destination (sources in increasing order, a pair's task pairs
@@ -122,12 +122,12 @@ void route_in_source_order(const Machine& machine, const Routing& routing, const
 // blocks, in rank order; all of them alone), keeping only the task pairs towards them, in
 // parallel, each block into loads of its own; the blocks' loads are added exactly, then over
 // the processes (an integer MPI_Allreduce): the loads are the same bits at any thread and
-// process count. The exact sums' bound is twice the network volume (a flow adds at most its
+// process count. The exact sums' bound is twice the routed volume (a flow adds at most its
 // volume to a channel it crosses; no route crosses a channel twice).
 void route_by_destination(const Machine& machine, const Routing& routing, const CommGraph& graph,
                           const std::vector<RouterId>& router_of_task, const HopDistance& distance,
                           const Destinations& into, std::uint64_t block_work, const dist::Processes& processes,
-                          std::vector<double>& load, Metrics& m) {
+                          double routed_volume, std::vector<double>& load, Metrics& m) {
   const std::size_t routers = machine.num_routers;
   Grouped g{routing, {}, std::vector<std::uint64_t>(routers + 1, 0), std::vector<std::uint64_t>(routers, 0), {0}};
   std::uint64_t work = 0;
@@ -190,7 +190,7 @@ void route_by_destination(const Machine& machine, const Routing& routing, const 
   check_memory(fmt::format("evaluating {} router pairs on '{}'", format_count(g.offset[routers]), machine.description),
                saturating_mul(saturating_mul(machine.channels.size(), 24), live),
                fmt::format("the channel loads and their sums of {} blocks at once", live));
-  const dist::FixedPoint fixed(2 * m.network_volume);
+  const dist::FixedPoint fixed(2 * routed_volume);
   io::Progress progress("evaluating blocks of destinations", mine.end - mine.begin, g.offset[routers] >= kProgressPairs);
   g.progress = &progress;
   BlockSums sums(g, fixed, machine.channels.size());
@@ -208,7 +208,7 @@ void route_by_destination(const Machine& machine, const Routing& routing, const 
     load[c] = fixed.to_double(sums.total[c]);
     routed_hops += load[c];
   }
-  m.avg_routed_hops = m.network_volume > 0 ? routed_hops / m.network_volume : 0;
+  m.avg_routed_hops = routed_volume > 0 ? routed_hops / routed_volume : 0;
 }
 
 }  // namespace
@@ -295,25 +295,25 @@ Metrics Evaluator::evaluate(const CommGraph& graph, const Mapping& mapping, std:
   // routing places each flow by the loads of the flows before it: serial by nature. In source
   // order the leader of the processes routes, and the others receive its loads.
   std::vector<double> load(machine_.channels.size(), 0.0);
-  // The routing steps take everything they route as the network's volume (the mean routed hops,
-  // the bound of the exact sums): the volume inside GPU nodes too, for their span.
-  const double network_volume = m.network_volume;
-  m.network_volume += inside_volume;
+  // Everything routed: the network's volume and, on GPU nodes, the volume between a node's GPUs
+  // (the mean routed hops divide by it; it bounds the exact sums).
+  const double routed_volume = m.network_volume + inside_volume;
   const std::uint64_t block_work =
       options_.block_work ? options_.block_work : std::max<std::uint64_t>(std::uint64_t{1} << 22, 4 * machine_.channels.size());
   const dist::Processes& processes = *processes_;
   if (routing_.adaptive() || into.total_work <= block_work) {
-    dist::on_leader(processes, [&] { route_in_source_order(machine_, routing_, graph, router_of_task, distance, load, m); });
+    dist::on_leader(processes, [&] {
+      route_in_source_order(machine_, routing_, graph, router_of_task, distance, routed_volume, load, m);
+    });
     processes.broadcast(load, 0);
     std::uint64_t counts[3] = {m.channel_updates, m.router_pairs, m.router_pair_hops};
     processes.broadcast(counts, sizeof counts, 0);
     processes.broadcast(&m.avg_routed_hops, sizeof m.avg_routed_hops, 0);
     m.channel_updates = counts[0], m.router_pairs = counts[1], m.router_pair_hops = counts[2];
   } else {
-    route_by_destination(machine_, routing_, graph, router_of_task, distance, into, block_work, processes, load, m);
+    route_by_destination(machine_, routing_, graph, router_of_task, distance, into, block_work, processes,
+                         routed_volume, load, m);
   }
-
-  m.network_volume = network_volume;
 
   // 3. Metrics over channels, overall and per link class.
   m.by_class.resize(machine_.classes.size());

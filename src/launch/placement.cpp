@@ -283,10 +283,6 @@ std::string srun_cpu_list_path(const std::string& out) { return out + ".cpus"; }
 
 std::string srun_gpu_list_path(const std::string& out) { return out + ".gpus"; }
 
-bool has_gpu_slots(const Machine& machine) {
-  return machine.node_model && machine.node_model->unit == SlotUnit::Gpu && machine.node_model->gpu;
-}
-
 // On GPU slots srun binds each rank to its GPU only: the node model's CPU of a GPU slot is the
 // first CPU near the GPU, which the GPUs of one NUMA node share, so map_cpu would stack their
 // ranks on one CPU.

@@ -137,8 +137,7 @@ Setup prepare(const ReorderRequest& request) {
   if (!request.node_topology.empty()) model = read_node_topology(request.node_topology, SlotUnit::Core);
   // GPU jobs: a fabric's GPU nodes are built into it (a router per GPU and per NIC).
   const bool gpus = model && model->unit == SlotUnit::Gpu;
-  const bool fabric = spec.kind == MachineKind::Slurm || spec.kind == MachineKind::Ibnet || spec.kind == MachineKind::Aries;
-  if (gpus && fabric) spec.node_topology = request.node_topology;
+  if (gpus && is_fabric(spec.kind)) spec.node_topology = request.node_topology;
   Machine machine = build_machine(spec);
   setup.slots_reason = "no node model (TASKMAP_NODE_TOPOLOGY)";
   if (gpus) {
@@ -246,7 +245,7 @@ ReorderPlan plan_reorder(const ReorderRequest& request) {
                  {"edges", edges},
                  {"hosts", request.hosts},
                  {"cpus", request.cpus},
-                 {"process_slots", binding ? "cores" : problem.machine().node_model && problem.machine().node_model->unit == SlotUnit::Gpu ? "gpus" : "cpu-order"},
+                 {"process_slots", binding ? "cores" : has_gpu_slots(problem.machine()) ? "gpus" : "cpu-order"},
                  {"process_slots_reason", slots_reason},
                  {"nodes", nodes},
                  {"permutation", plan.process_of_vertex},

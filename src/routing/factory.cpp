@@ -102,8 +102,7 @@ std::unique_ptr<Routing> make_routing(const Machine& machine, const RoutingSpec&
   if (machine.gpu_links) {
     // The spec's routing takes the network (the machine cut at its network's channels, its GPU
     // nodes still described for names); the nodes' insides are the GPUs'.
-    auto network = std::make_unique<Machine>(machine);
-    network->channels.resize(machine.gpu_links->first_node_channel);
+    auto network = std::make_unique<Machine>(network_part(machine));
     auto base = make_network_routing(*network, spec, warn);
     return detail::make_gpu_node_routing(machine, std::move(network), std::move(base), spec.gpu_pxn);
   }

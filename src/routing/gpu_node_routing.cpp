@@ -2,7 +2,6 @@
 // nodes from the GPU to its NIC, through the network as the network's routing goes, and from
 // the destination's NIC to its GPU; with pxn, first over NVLink to the GPU of the source's node
 // whose NIC is on the destination NIC's rail (NCCL's PXN), when the source's own is not.
-#include <algorithm>
 
 #include "routing_impl.h"
 
@@ -26,7 +25,7 @@ class GpuNodeRouting final : public Routing {
     const std::uint32_t nics = links_.nic_first[dst + 1] - links_.nic_first[dst];
     for (std::uint32_t j = links_.nic_first[dst]; j < links_.nic_first[dst + 1]; ++j) {
       const double share = 1.0 / nics;
-      if (pxn_ && proxy(src, dst, j, share, out)) continue;
+      if (pxn_ && proxy(src, j, share, out)) continue;
       const std::uint32_t own = links_.nic_first[src + 1] - links_.nic_first[src];
       for (std::uint32_t i = links_.nic_first[src]; i < links_.nic_first[src + 1]; ++i) {
         through(i, j, share / own, out);
@@ -52,8 +51,7 @@ class GpuNodeRouting final : public Routing {
 
   // PXN: when no NIC of src is on the rail of dst's NIC entry j, the first GPU of src's node
   // with a NIC on it carries the traffic: src -> that GPU inside the node, then its NIC.
-  bool proxy(RouterId src, RouterId dst, std::uint32_t j, double share, std::vector<ChannelShare>& out) const {
-    (void)dst;
+  bool proxy(RouterId src, std::uint32_t j, double share, std::vector<ChannelShare>& out) const {
     const std::uint32_t rail = links_.rail[links_.nic_router[j]];
     auto on_rail = [&](RouterId gpu) -> std::uint32_t {
       for (std::uint32_t i = links_.nic_first[gpu]; i < links_.nic_first[gpu + 1]; ++i) {
@@ -79,11 +77,8 @@ class GpuNodeRouting final : public Routing {
   // Between two GPUs of one node: their direct NVLink, else through the NVSwitches, else over
   // PCIe through the CPUs.
   void inside(RouterId a, RouterId b, double share, std::vector<ChannelShare>& out) const {
-    const auto* first = links_.nvlink.data() + links_.nvlink_first[a];
-    const auto* last = links_.nvlink.data() + links_.nvlink_first[a + 1];
-    const auto* it = std::lower_bound(first, last, std::pair{b, ChannelId{0}});
-    if (it != last && it->first == b) {
-      out.push_back({it->second, share});
+    if (const ChannelId direct = links_.nvlink_channel(a, b); direct != kNoChannel) {
+      out.push_back({direct, share});
     } else if (links_.to_nvswitch[a] != kNoChannel && links_.from_nvswitch[b] != kNoChannel) {
       out.push_back({links_.to_nvswitch[a], share});
       out.push_back({links_.from_nvswitch[b], share});

@@ -98,9 +98,7 @@ struct HopDistance::GraphCache {
 
 HopDistance::HopDistance(const Machine& machine) : machine_(machine) {
   if (machine.gpu_links) {  // rows of the network alone: its NICs hang on one cable each
-    network_ = std::make_unique<Machine>(machine);
-    network_->channels.resize(machine.gpu_links->first_node_channel);
-    network_->gpu_links.reset();
+    network_ = std::make_unique<Machine>(network_part(machine));
     graph_ = std::make_unique<GraphCache>(*network_);
     return;
   }
@@ -115,9 +113,7 @@ HopDistance::HopDistance(const Machine& machine) : machine_(machine) {
 std::uint32_t HopDistance::gpu_distance(RouterId a, RouterId b) const {
   const GpuNodeLinks& l = *machine_.gpu_links;
   if (l.node_of_router[a] != kNoNode && l.node_of_router[a] == l.node_of_router[b]) {
-    const auto* first = l.nvlink.data() + l.nvlink_first[a];
-    const auto* last = l.nvlink.data() + l.nvlink_first[a + 1];
-    return std::any_of(first, last, [&](const auto& link) { return link.first == b; }) ? 1 : 2;
+    return l.nvlink_channel(a, b) != kNoChannel ? 1 : 2;
   }
   // Each end through the NICs it reaches the network by, and its hops to them: a GPU its own
   // (1 hop), a NIC or a switch itself, a node's CPUs or NVSwitches any NIC of the node (through

@@ -12,6 +12,16 @@
 
 namespace taskmap {
 
+bool has_gpu_slots(const Machine& machine) {
+  return machine.node_model && machine.node_model->unit == SlotUnit::Gpu && machine.node_model->gpu;
+}
+
+Machine network_part(const Machine& machine) {
+  Machine network = machine;
+  if (machine.gpu_links) network.channels.resize(machine.gpu_links->first_node_channel);
+  return network;
+}
+
 bool has_leaf_switches(const Machine& machine) {
   const auto* fabric = std::get_if<FabricShape>(&machine.shape);
   return fabric != nullptr && fabric->first_switch > 0;

@@ -179,7 +179,7 @@ Machine build_fabric(const MachineSpec& spec, const WarningSink& warn) {
 }  // namespace
 
 Machine build_machine(const MachineSpec& spec, const WarningSink& warn, BuildDetail detail) {
-  if (spec.kind == MachineKind::Slurm || spec.kind == MachineKind::Ibnet || spec.kind == MachineKind::Aries) {
+  if (is_fabric(spec.kind)) {
     return build_fabric(spec, warn);  // file errors name the file and line
   }
   const bool from_file = spec.kind == MachineKind::Graph || spec.kind == MachineKind::ScotchTarget;

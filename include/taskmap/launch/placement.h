@@ -84,8 +84,6 @@ std::string format_placement(const Mapping& mapping, const Machine& machine, con
 // the map_gpu list (OUT.gpus).
 std::string srun_cpu_list_path(const std::string& out);
 std::string srun_gpu_list_path(const std::string& out);
-// True when the machine's slots are GPUs (--node-topology gpus:N or hwloc:FILE,slots=gpu).
-bool has_gpu_slots(const Machine& machine);
 // srun's second file: the map_gpu list on GPU slots, else the map_cpu list.
 PlacementFormat srun_bind_format(const Machine& machine);
 std::string srun_bind_list_path(const Machine& machine, const std::string& out);

@@ -242,7 +242,14 @@ struct GpuNodeLinks {
   // is rail k, as a rail-optimized fabric cables them and NCCL pairs them); UINT32_MAX otherwise.
   std::vector<std::uint32_t> rail;
 
-  bool is_gpu(RouterId r) const { return nic_first[r + 1] > nic_first[r] || to_cpu[r] != kNoChannel; }
+  bool is_gpu(RouterId r) const { return to_cpu[r] != kNoChannel; }  // every GPU has its PCIe to the CPUs
+  // The direct NVLink from GPU a to GPU b, or kNoChannel.
+  ChannelId nvlink_channel(RouterId a, RouterId b) const {
+    const auto* first = nvlink.data() + nvlink_first[a];
+    const auto* last = nvlink.data() + nvlink_first[a + 1];
+    const auto* it = std::lower_bound(first, last, std::pair{b, ChannelId{0}});
+    return it != last && it->first == b ? it->second : kNoChannel;
+  }
 };
 
 // Per-node facts of machines whose nodes differ or have names (read from a fabric's files, or
@@ -344,6 +351,13 @@ class Machine {
   std::vector<SlotId> router_first_slot_;  // with a NodeTable: per router, then the total
   std::vector<RouterId> slot_router_;      // with NodeTable::router_per_slot: per slot
 };
+
+// True when the machine's slots are GPUs (--node-topology gpus:N or hwloc:FILE,slots=gpu).
+bool has_gpu_slots(const Machine& machine);
+// The machine cut at its network's channels: with GPU nodes (gpu_links), without the nodes' own
+// links, which come after (the routings of the network and its hop distances work on it);
+// otherwise the machine as it is.
+Machine network_part(const Machine& machine);
 
 // True on a fabric whose hosts hang on switches of their own (FabricShape, first_switch > 0: a
 // tree read from Slurm or ibnetdiscover files); there the traffic leaving the leaf switches

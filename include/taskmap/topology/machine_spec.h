@@ -41,6 +41,10 @@ struct MachineSpec {
 };
 
 MachineSpec parse_machine_spec(std::string_view text);
+// True for the machines read from a cluster's files (slurm:, ibnet:, aries:).
+inline bool is_fabric(MachineKind kind) {
+  return kind == MachineKind::Slurm || kind == MachineKind::Ibnet || kind == MachineKind::Aries;
+}
 // Readers of cluster files report oddities they accept through `warn` (ignored when empty).
 // An outline (structured families only; machines read from files are always built in full)
 // has no channels: channels_per_class() and topology_stats() describe it in closed form.
