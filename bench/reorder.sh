@@ -6,7 +6,7 @@
 # of a 3D stencil), and the measured 64-rank CG matrix of ../shared/data/apps/maplib-64 replicated
 # to size (bench/cluster_allocations.py replicate: copies joined by a ring). The job's nodes are a
 # random sample of the fabric's (seed 1), in host-name order, the launchers' block order.
-# Per row: the plan at the default limit (10 s: auto:work=100) with one worker up to 16,384
+# Per row: the plan at the default limit (10 s: auto:work=140) with one worker up to 16,384
 # ranks and one per node above (as the library's planning processes; at most 16 get jobs, so
 # --workers 16 is the plan of any more), its seconds on one core (all workers' jobs in turn) and
 # the busiest worker's, the identity order's MCL and the plan's; with OFFLINE=1 (the default)

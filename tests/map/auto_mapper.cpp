@@ -166,22 +166,23 @@ TEST(Auto, GivesTheSameMappingAtEveryThreadCount) {
   EXPECT_NE(runs[0].note.find("+refine-mcl:work=2"), std::string::npos) << runs[0].note;
 }
 
-// Under work=N, the rule of auto_mapper.h: the route cache's 20 units and each candidate's
+// Under work=N, the rule of auto_mapper.h: the route cache's 10 units and each candidate's
 // predicted units per task-graph edge and task count against half of N million in the
 // portfolio's order. halo3d:8x8x8 (27-point, periodic) has 512 tasks and 512 x 26 = 13,312
-// edges: 13,824 x 20 = 276,480 for the routes, 13,824 x 6 = 82,944 for each of default,
-// hostname-order, cyclic, blocks and hilbert (691,200 in all), rahtm 13,824 x 2,006 (27.7
-// million: beyond 5 million), greedy 13,824 x 46 (1,327,104), rb x 66 (2,239,488), scotch x 106
-// (3,704,832), then ml x 606 (12.1 million: beyond). Of the 6,295,168 units left, the MCL
-// search (one on a torus) gets half, 3 million, the hop-bytes refinements share the other half.
+// edges: 13,824 x 10 = 138,240 for the routes, 13,824 x 6 = 82,944 for each of default,
+// hostname-order, cyclic, blocks and hilbert (552,960 in all), rahtm 13,824 x 2,006 (27.7
+// million: beyond 5 million), greedy 13,824 x 26 (359,424), rb x 26 (359,424), scotch x 51
+// (705,024), then ml x 606 (8.4 million: beyond). Of the 8,023,168 units left, the MCL search
+// (one on a torus) gets half, 4 million, the hop-bytes refinements share the other half.
 TEST(Auto, AWorkLimitSharesTheWorkByOneRule) {
   const Machine m = make_machine("torus:4x4x4,ppn=8");
   const CommGraph g = build_pattern(parse_pattern_spec("halo3d:8x8x8,points=27"));
   ASSERT_EQ(g.num_edges(), 13'312u);
   const MappingProblem problem(m, g);
-  EXPECT_EQ(route_work(problem), 276'480u);
+  EXPECT_EQ(route_work(problem), 138'240u);
   EXPECT_EQ(predicted_work("hostname-order", problem), 82'944u);
-  EXPECT_EQ(predicted_work("scotch", problem), 13'824u * 106);
+  EXPECT_EQ(predicted_work("scotch", problem), 13'824u * 51);
+  EXPECT_EQ(predicted_work("scotch:strategy=speed", problem), 13'824u * 46);
   const Mapping chosen = test::run_mapper_on(problem, "auto:work=10");
   EXPECT_NE(chosen.note.find("rahtm, ml: beyond the work limit"), std::string::npos) << chosen.note;
   EXPECT_EQ(chosen.note.find("scotch: beyond"), std::string::npos) << chosen.note;
@@ -194,10 +195,38 @@ TEST(Auto, AWorkLimitSharesTheWorkByOneRule) {
   EXPECT_THROW(test::run_mapper_on(problem, "auto"), Cancelled);
 }
 
+// A candidate whose prediction does not fit runs in its cheaper form where that fits: 32,768
+// tasks (halo3d:32x32x32, 7 points: 196,608 edges, 229,376 edges and tasks), twice the size up
+// to which Scotch's quality strategy is predicted linear: 45 x 2^1.5 = 128 units of its own (134
+// with the evaluation), the speed strategy 40 (46). Before Scotch's turn the routes (10), five
+// launcher and structured orders (6 each), greedy and rb (26 each) took 92 x 229,376 = 21.1
+// million; quality would end at 51.8 million, speed at 31.7: under work=80 (40 million for the
+// first round) Scotch runs with the speed strategy. (Each mapper stands in by the default
+// order here: the rule is tested, not their results.)
+TEST(Auto, ACandidateBeyondTheLimitRunsInItsCheaperForm) {
+  const Machine m = make_machine("torus:8x8x8,ppn=64");
+  const CommGraph g = build_pattern(parse_pattern_spec("halo3d:32x32x32"));
+  const MappingProblem problem(m, g);
+  EXPECT_EQ(predicted_work("scotch", problem), 229'376u * 134);
+  std::vector<std::string> made;
+  MapperFactory factory{[&](std::string_view spec) -> std::unique_ptr<Mapper> {
+                          made.emplace_back(spec);
+                          return make_mapper(parse_mapper_spec("default"));
+                        },
+                        [](std::string_view spec, const MappingProblem& p) {
+                          return why_not_applicable(parse_mapper_spec(spec), p);
+                        }};
+  AutoOptions options;
+  options.work = 80;
+  make_auto_mapper({"auto:work=80", {}}, options, std::move(factory))->run(problem);
+  EXPECT_NE(std::find(made.begin(), made.end(), "scotch:strategy=speed"), made.end());
+  EXPECT_EQ(std::find(made.begin(), made.end(), "scotch"), made.end());
+}
+
 // With two workers (one process running both in turn), the same rule per worker: each first-
 // round candidate goes to the worker with the least predicted work, within 5 million each
 // (default, cyclic, hilbert and rb on one, hostname-order, blocks, greedy and scotch on the
-// other: 2,543,616 units at most; rahtm and ml left out); the 3 hop-bytes refinements and 2
+// other: 1,368,576 units at most; rahtm and ml left out); the 3 hop-bytes refinements and 2
 // MCL searches (the second from another seed, so that no worker idles): 13 results. Both
 // workers' times are measured.
 TEST(Auto, TwoWorkersShareTheJobsByTheSameRule) {

@@ -54,7 +54,7 @@ TEST(ReorderPlan, FindsTheHandDerivedOptimum) {
 TEST(ReorderPlan, SummaryLineSaysWhatTheCallDid) {
   const ReorderPlan plan = plan_reorder(four_vertices());
   EXPECT_EQ(reorder_summary(plan.report, "r.json"),
-            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, reordered by auto:work=100: "
+            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, reordered by auto:work=140: "
             "MCL 200 -> 2 (99% lower), hop-bytes 800 -> 8 (99% lower) (report: r.json)");
   // Heavy partners already on one host: the identity order is the optimum, and stays.
   ReorderRequest r = four_vertices();
@@ -62,7 +62,7 @@ TEST(ReorderPlan, SummaryLineSaysWhatTheCallDid) {
   const ReorderPlan kept = plan_reorder(r);
   EXPECT_EQ(kept.report["kept"], "identity");
   EXPECT_EQ(reorder_summary(kept.report, ""),
-            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, keeps the identity order, auto:work=100's is "
+            "taskmap reorder: MPI_Dist_graph_create_adjacent: 4 ranks on 2 nodes, keeps the identity order, auto:work=140's is "
             "no better: MCL 2 -> 2 (same), hop-bytes 8 -> 8 (same)");
 }
 
@@ -144,15 +144,15 @@ TEST(ReorderPlan, RefusesWhatItCannotPlace) {
             "MPI_Dist_graph_create_adjacent describes 4 ranks, but the communicator has 3 processes");
 }
 
-// The default mapper's work: half of the limit at kWorkUnitsPerSecond (20 million a second),
-// in millions, at least one.
-TEST(ReorderPlan, TheDefaultMapperGetsTheWorkOfHalfTheLimit) {
-  EXPECT_EQ(reorder_mapper(10), "auto:work=100");
-  EXPECT_EQ(reorder_mapper(2.5), "auto:work=25");
+// The default mapper's work: 70% of the limit at kWorkUnitsPerSecond (20 million a second),
+// in millions, at least one: 10 s x 0.7 x 20 = 140, 2.5 s: 35, 3 s: 42.
+TEST(ReorderPlan, TheDefaultMapperGetsTheWorkOf70PercentOfTheLimit) {
+  EXPECT_EQ(reorder_mapper(10), "auto:work=140");
+  EXPECT_EQ(reorder_mapper(2.5), "auto:work=35");
   EXPECT_EQ(reorder_mapper(0.01), "auto:work=1");
   ReorderRequest r = four_vertices();
   r.seconds = 3;
-  EXPECT_EQ(plan_reorder(r).report["mapper"], "auto:work=30");
+  EXPECT_EQ(plan_reorder(r).report["mapper"], "auto:work=42");
 }
 
 // A plan cancelled from outside stops with Cancelled, not an Error the library would report

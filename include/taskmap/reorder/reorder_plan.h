@@ -43,7 +43,7 @@ struct ReorderRequest {
   std::shared_ptr<std::atomic<bool>> cancel;
 };
 
-// The mapper of a plan without TASKMAP_MAPPER: auto with the work a core does in half of the
+// The mapper of a plan without TASKMAP_MAPPER: auto with the work a core does in 70% of the
 // time limit (kWorkUnitsPerSecond units a second; at least 1 million): the same plan for the
 // same job on every run, whatever the load, and within the limit on any core at least as fast
 // as the ones the rate was measured on (docs/mpi.md, "The time limit").

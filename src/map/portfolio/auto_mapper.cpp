@@ -76,6 +76,10 @@ constexpr std::uint64_t kWorkPerRoute = 4;         // refine-mcl's work unit: 4 
 constexpr std::uint64_t kWorkUnitsPerMillion = 1'000'000;
 // Under a work limit, the first round's candidates are predicted to take at most 1/this of it.
 constexpr std::uint64_t kFirstRoundShare = 2;
+// Under a work limit, a candidate whose prediction does not fit runs in its cheaper form if that
+// fits: Scotch's speed strategy takes a fifth of its quality strategy's time on 65,536 tasks,
+// and its placements are as often better as worse (27-point halos on Edison and Theta).
+constexpr std::array<std::array<const char*, 2>, 1> kCheaperForms = {{{"scotch", "scotch:strategy=speed"}}};
 
 // Step 1: the launchers' orders, the results auto never does worse than.
 constexpr std::array<const char*, 3> kLauncherDefaults = {"default", "hostname-order", "cyclic"};
@@ -192,17 +196,24 @@ class AutoMapper final : public Mapper {
         progress.advance();
         continue;
       }
-      const std::uint64_t need = predicted_work(spec, problem);
       const auto least = static_cast<std::uint32_t>(std::min_element(first_round_work.begin(), first_round_work.end()) -
                                                     first_round_work.begin());
       const bool launcher = std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), spec) != kLauncherDefaults.end();
-      if (work_limit > 0 && !launcher && first_round_work[least] + need > work_limit / kFirstRoundShare) {
-        skipped.push_back(fmt::format("{}: beyond the work limit", spec));
-        progress.advance();
-        continue;
+      auto fits = [&](std::string_view s) {
+        return work_limit == 0 || launcher || first_round_work[least] + predicted_work(s, problem) <= work_limit / kFirstRoundShare;
+      };
+      std::string run = spec;
+      if (!fits(run)) {
+        const auto cheaper = std::find_if(kCheaperForms.begin(), kCheaperForms.end(), [&](const auto& f) { return f[0] == spec; });
+        if (cheaper == kCheaperForms.end() || !fits((*cheaper)[1])) {
+          skipped.push_back(fmt::format("{}: beyond the work limit", spec));
+          progress.advance();
+          continue;
+        }
+        run = (*cheaper)[1];
       }
-      first_round_work[least] += need;
-      first_round_jobs.push_back({spec, [&, spec](const MappingProblem& on) { return factory_.make(spec)->run(on); }, least});
+      first_round_work[least] += predicted_work(run, problem);
+      first_round_jobs.push_back({run, [&, run](const MappingProblem& on) { return factory_.make(run)->run(on); }, least});
     }
     keep_all(runner.run(first_round_jobs, 1));
     // What the refinements may spend under a work limit, per worker: of what its first round
@@ -242,8 +253,8 @@ class AutoMapper final : public Mapper {
     std::vector<std::size_t> starts;
     if (graph_edges <= kRefineHbMaxEdges) {
       auto partitioner = [&](std::size_t i) {
-        return results[i].spec == "scotch" || results[i].spec == "rb" || results[i].spec == kRbManyTries ||
-               results[i].spec == kRbLeavesFirst || results[i].spec == kRbLeavesBySpeed;
+        const std::string_view family = std::string_view(results[i].spec).substr(0, results[i].spec.find(':'));
+        return family == "scotch" || family == "rb";
       };
       starts = best_indices(results, first_round, kRefinedStarts);
       for (std::size_t i = 0; i < first_round; ++i)
@@ -573,26 +584,34 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
 }
 
 std::uint64_t route_work(const MappingProblem& problem) {
-  // The routes of the first evaluation, which later ones find in the route cache: about 20
-  // units per task-graph edge (a 27-point halo of 16,384 tasks on Edison under ecmp: 0.5 s).
+  // The routes of the first evaluation, which later ones find in the route cache: about 10
+  // units per task-graph edge and task (a launcher order's whole run on a 27-point halo of
+  // 65,536 tasks on Edison under ecmp: 0.47 s on a quiet core beside reading the fabric).
   const CommGraph& g = problem.graph();
-  return saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), 20);
+  return saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), 10);
 }
 
 std::vector<double> auto_worker_seconds() { return last_worker_seconds; }
 
 std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem) {
-  // Units per task-graph edge (and task), measured on one core (docs/auto.md, "Work limit"):
-  // evaluating a placement, which every candidate is, and each mapper's own work beside.
+  // Units per task-graph edge (and task): the most measured on one quiet core over 27-point
+  // halos of 4,096 to 65,536 tasks on Edison, Theta and fat trees, times 1.4 for a busy core
+  // (docs/auto.md, "Work limit"): evaluating a placement, which every candidate is, and each
+  // mapper's own work beside. Scotch's quality strategy grows faster than the graph past
+  // 16,384 tasks (its k-way refinement: 65,536 tasks on Edison cost six times 16,384's per edge).
   constexpr std::uint64_t kEvaluate = 6;
   const std::string_view name = spec.substr(0, spec.find(':'));
-  std::uint64_t own = 0;
-  if (name == "greedy") own = 40;
-  else if (name == "rb") own = spec.find("tries=") != std::string_view::npos ? 400 : 60;
-  else if (name == "scotch") own = 100;
-  else if (name == "ml") own = 600;
-  else if (name == "rahtm") own = 2000;
   const CommGraph& g = problem.graph();
+  std::uint64_t own = 0;
+  if (name == "greedy") own = 20;
+  else if (name == "rb") own = spec.find("tries=") != std::string_view::npos ? 150 : 20;
+  else if (name == "scotch") {
+    const bool speed = spec.find("strategy=speed") != std::string_view::npos ||
+                       (spec.find("strategy=quality") == std::string_view::npos && g.num_tasks() > kScotchQualityUpToTasks);
+    const double growth = std::max(1.0, static_cast<double>(g.num_tasks()) / 16384.0);
+    own = speed ? 40 : static_cast<std::uint64_t>(std::ceil(45.0 * growth * std::sqrt(growth)));
+  } else if (name == "ml") own = 600;
+  else if (name == "rahtm") own = 2000;
   return saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), kEvaluate + own);
 }
 
