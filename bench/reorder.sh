@@ -2,7 +2,8 @@
 # The MPI reorder library's plan at the sizes jobs have (docs/mpi.md, "The time limit"), measured
 # with `taskmap reorder-plan`, which runs the library's planning on one core without MPI.
 # Rows: two real Aries fabrics of ../shared/data/topologies/dragonfly (Edison, 16 ranks per node;
-# Theta, 64) x 4,096, 16,384 and 65,536 ranks x two graphs: a 27-point halo (MPI_Dist_graph_create
+# Theta, 64) and a real InfiniBand tree (Avakas, 32; its 281 nodes hold the 4,096-rank rows only)
+# x 4,096, 16,384 and 65,536 ranks x two graphs: a 27-point halo (MPI_Dist_graph_create
 # of a 3D stencil), and the measured 64-rank CG matrix of ../shared/data/apps/maplib-64 replicated
 # to size (bench/cluster_allocations.py replicate: copies joined by a ring). The job's nodes are a
 # random sample of the fabric's (seed 1), in host-name order, the launchers' block order.
@@ -25,6 +26,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 helper=bench/cluster_allocations.py
 for f in "$data/topologies/dragonfly/codes_links-edison.txt.gz" "$data/topologies/dragonfly/codes_theta.interconnect.gz" \
+         "$data/topologies/ibnet/hwloc-netloc_avakas_ib-subnet-fe80_0000_0000_0000.txt.gz" \
          "$data/apps/maplib-64/cg/comm_matrix.p2p.size.csv"; do
   [ -f "$f" ] || { echo "bench/reorder.sh: $f is missing (../shared/data)" >&2; exit 1; }
 done
@@ -50,10 +52,12 @@ busiest_of() {  # the largest of "the mapper's N workers: S S ... s", else the p
 
 printf '| fabric | ranks | nodes | graph | workers | plan s | busiest worker s | MCL identity | MCL plan | MCL auto | auto s | share of auto |\n'
 printf '|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
-for fabric in "edison codes_links-edison.txt.gz 16" "theta codes_theta.interconnect.gz 64"; do
+for fabric in "edison aries:$data/topologies/dragonfly/codes_links-edison.txt.gz 16" \
+              "theta aries:$data/topologies/dragonfly/codes_theta.interconnect.gz 64" \
+              "avakas ibnet:$data/topologies/ibnet/hwloc-netloc_avakas_ib-subnet-fe80_0000_0000_0000.txt.gz 32"; do
   read -r name file ppn <<< "$fabric"
-  machine="aries:$data/topologies/dragonfly/$file,ppn=$ppn"
-  "$bin" info --format json --machine "$machine" > "$work/$name.json"
+  machine="$file,ppn=$ppn"
+  "$bin" info --format json --machine "$machine" > "$work/$name.json" 2> "$work/info.err"  # its warnings: the fabric's own
   hosts=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["hosts"]))' "$work/$name.json")
   for ranks in $sizes; do
     nodes=$((ranks / ppn))

@@ -256,10 +256,10 @@ int main(int argc, char** argv) {
       ->required()
       ->type_name("MACHINE");
   reorder_plan->add_option("--nodes", config.nodes,
-                           "The job's processes: a Slurm host list or @FILE (as map's --nodes), each host's "
+                           "The job's processes: a Slurm host list, @FILE or all (as map's --nodes), each host's "
                            "processes after the previous host's, as many as its count or its node's slots")
       ->required()
-      ->type_name("HOSTLIST|@FILE");
+      ->type_name("HOSTLIST|@FILE|all");
   reorder_plan->add_option("--node-topology", config.node_topology, "The inside of every node: hwloc:FILE")
       ->type_name("hwloc:FILE");
   reorder_plan->add_option("--pattern", config.pattern,

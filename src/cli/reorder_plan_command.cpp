@@ -72,10 +72,17 @@ int run_reorder_plan(const RunConfig& c) {
   request.mapper = c.mapper;
   request.seconds = c.seconds;
   request.workers = c.workers;
-  // The processes: each host of --nodes with its count, or all of its node's slots.
-  const Allocation allocation = parse_nodes_argument(c.nodes);
+  // The processes: each host of --nodes with its count, or all of its node's slots (all: every
+  // node of the machine, in its order).
+  if (c.nodes == "@") usage_fail("--nodes @: name the host file after '@' (@FILE)");
   Machine machine = build_machine(parse_machine_spec(c.machine));
   if (!c.node_topology.empty()) machine = with_node_model(std::move(machine), read_node_topology(c.node_topology, SlotUnit::Core));
+  Allocation allocation;
+  if (c.nodes == "all") {
+    for (NodeId n = 0; n < machine.num_nodes(); ++n) allocation.hosts.push_back(machine.node_name(n));
+  } else {
+    allocation = parse_nodes_argument(c.nodes);
+  }
   const Machine job = allocate(machine, allocation);
   std::map<std::string, NodeId> node_of_name;
   for (NodeId n = 0; n < job.num_nodes(); ++n) node_of_name.emplace(job.node_name(n), n);

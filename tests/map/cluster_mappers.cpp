@@ -265,6 +265,34 @@ TEST(ClusterMappers, RefineInjectRelievesTheBusiestNodeLinkAndKeepsTheUplinkByte
             "it needs a fabric with leaf switches and injection links (a Slurm or ibnetdiscover tree), not torus");
 }
 
+// Under work=N, refine-inject stops where its units run out: a METIS bisection costs
+// kInjectUnitsPerBisectedEdge (5) per task of the pair and per (1 + task-graph edges per task).
+// A periodic 27-point halo of 1,024 tasks (26 edges per task: 27) on 4 leaves of 16 full nodes
+// of 16 slots: 1 million units buy 10^6 / (5 x 27) = 7,407.4 tasks bisected; a pair of full
+// nodes is 32 tasks x 4 tries x one split (no free slot) = 128; the check before each pair lets
+// the 58th start (57 x 128 = 7,296 within the budget) and stops there: 58 pairs tried.
+TEST(ClusterMappers, RefineInjectStopsWhereItsWorkRunsOut) {
+  Fabric f;
+  f.source = "four leaves";
+  f.switches = {"S", "A", "B", "C", "D"};
+  for (std::uint32_t h = 0; h < 64; ++h) {
+    f.hosts.push_back(fmt::format("n{:02}", h));
+    f.host_ports.push_back({h, 1 + h / 16, 0});
+  }
+  f.cables = {{0, 1, 0}, {0, 2, 0}, {0, 3, 0}, {0, 4, 0}};
+  f.top_switches = {0};
+  const Machine m = build_fabric_machine(f, {.slots_per_node = 16, .description = "four leaves"});
+  const CommGraph g = build_pattern(parse_pattern_spec("halo3d:16x8x8,points=27"));
+  ASSERT_EQ(g.num_edges(), 1024u * 26);
+  const MappingProblem problem(m, g);
+  const Mapping start = make_mapper(parse_mapper_spec("default"))->run(problem);
+  const Mapping limited = make_mapper(parse_mapper_spec("refine-inject:work=1"))->improve(problem, start);
+  EXPECT_NE(limited.note.find(" of 58 tried; "), std::string::npos) << limited.note;
+  EXPECT_NE(limited.note.find("(the work ran out)"), std::string::npos) << limited.note;
+  const Mapping unlimited = make_mapper(parse_mapper_spec("refine-inject"))->improve(problem, start);
+  EXPECT_EQ(unlimited.note.find("(the work ran out)"), std::string::npos) << unlimited.note;
+}
+
 TEST(ClusterMappers, RefineInjectMovesTasksOffASlowNodeIntoFreeSlotsUnderItsLeaf) {
   // Leaf A holds n1, whose link runs at 50 Gb/s, and n2 (100 Gb/s, no task); leaf B holds n3;
   // cables at 100 Gb/s (bandwidth 1). Tasks 0-3 on n1 each send 1 unit to task 4 on n3: n1's

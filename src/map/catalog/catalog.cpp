@@ -455,6 +455,9 @@ const Catalog& mapper_catalog() {
                       {.name = "passes", .type = ParamType::Int,
                        .default_value = default_of(InjectRefineOptions{}.passes), .min = 1, .max = 1 << 10,
                        .meaning = "passes over the nodes at most, busiest first"},
+                      {.name = "work", .type = ParamType::Int, .default_value = "0", .min = 0, .max = 1 << 30,
+                       .meaning = "millions of work units at most (0: only its own limit, 128 tasks bisected per "
+                                  "task); where they run out it stops with what it reached, the same on every run"},
                       seed_param(InjectRefineOptions{}.seed, "of the first bisection")}},
           {.name = "rahtm",
            .tag = tag(MapperKind::Rahtm),
@@ -605,7 +608,10 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     }
     case MapperKind::RefineInject:
       return make_refine_inject_mapper(std::move(label),
-                                       {.tries = count(v, "tries"), .passes = count(v, "passes"), .seed = seed(v)},
+                                       {.tries = count(v, "tries"),
+                                        .passes = count(v, "passes"),
+                                        .work = static_cast<std::uint64_t>(v.get_int("work")),
+                                        .seed = seed(v)},
                                        make_default_mapper());
     case MapperKind::Rahtm: {
       RahtmOptions options;

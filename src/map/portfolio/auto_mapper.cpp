@@ -225,7 +225,9 @@ class AutoMapper final : public Mapper {
     const std::uint64_t work_left = work_limit > busiest ? work_limit - busiest : 0;
     const bool leaf_switches = has_leaf_switches(problem.machine());
     const bool tables = problem.routing().follows_tables();
-    const std::uint64_t usual_searches = 1 + (tables && has_injection_links(problem.machine()) ? 1 : 0) + (leaf_switches ? 4 : 0);
+    const bool injection = has_injection_links(problem.machine());
+    // The jobs of the MCL step: its searches, and on leaf switches with node links refine-inject.
+    const std::uint64_t usual_searches = 1 + (tables && injection ? 1 : 0) + (leaf_switches ? 4 : 0) + (leaf_switches && injection ? 1 : 0);
     auto per_worker = [&](std::uint64_t jobs) { return std::max<std::uint64_t>(1, (jobs + workers - 1) / workers); };
     const std::uint64_t mcl_work_left =
         options_.objective == AutoObjective::Mcl
@@ -336,7 +338,7 @@ class AutoMapper final : public Mapper {
       // Under forwarding tables, where the nodes' own links set the MCL the switch links below
       // it are what the routes make of the placement: a search on those links alone, from the
       // result auto would keep now.
-      if (tables && has_injection_links(problem.machine())) search_from(choice(), false, true);
+      if (tables && injection) search_from(choice(), false, true);
       if (leaf_switches) {
         auto family = [&](std::size_t i) { return results[i].spec.substr(0, results[i].spec.find_first_of(":+")); };
         for (std::size_t i : order) {
@@ -352,7 +354,6 @@ class AutoMapper final : public Mapper {
         search_from(fewest, false);
         // And its nodes' own links relieved by whole groups of tasks, which refine-mcl's single
         // moves and swaps cannot shift (cheap beside a search: a few METIS bisections per node).
-        const bool injection = has_injection_links(problem.machine());
         const std::string injecting = fmt::format("refine-inject:seed={}", options_.seed);
         std::vector<std::size_t> injected;
         auto inject_from = [&](std::size_t i) {
@@ -390,21 +391,19 @@ class AutoMapper final : public Mapper {
         planned.push_back({order.front(), first_options, true});
         seeds.push_back(options_.seed + k);
       }
-      const std::size_t mcl_searches =
-          static_cast<std::size_t>(std::count_if(planned.begin(), planned.end(), [](const Planned& p) { return p.mcl; }));
-      const std::optional<std::string> mcl_work = work_share(mcl_work_left, mcl_searches);
-      std::uint64_t work = search.budget;
-      if (mcl_work && !mcl_work->empty()) work = std::min(work, mcl_work_left / per_worker(mcl_searches) / kWorkUnitsPerMillion);
+      // Under a work limit every job of the step, search or refine-inject, gets an even share.
+      const std::optional<std::string> step_work = work_share(mcl_work_left, planned.size());
+      const std::uint64_t share = step_work && !step_work->empty() ? mcl_work_left / per_worker(planned.size()) / kWorkUnitsPerMillion : 0;
+      const std::uint64_t work = share > 0 ? std::min(search.budget, share) : search.budget;
       std::vector<portfolio::StepJob> searches;
       for (std::size_t k = 0; k < planned.size(); ++k) {
         const Planned& p = planned[k];
-        std::string spec = p.spec;
-        if (p.mcl) {
-          spec = fmt::format("refine-mcl:work={},seed={}{}", work, seeds[k], p.spec);
-          if (!mcl_work) {
-            skipped.push_back(fmt::format("{}+{}: beyond the work limit", results[p.start].spec, spec));
-            continue;
-          }
+        std::string spec = p.mcl ? fmt::format("refine-mcl:work={},seed={}{}", work, seeds[k], p.spec)
+                         : share > 0 ? fmt::format("refine-inject:work={},seed={}", share, options_.seed)
+                                     : p.spec;
+        if (!step_work) {
+          skipped.push_back(fmt::format("{}+{}: beyond the work limit", results[p.start].spec, spec));
+          continue;
         }
         searches.push_back(refinement(p.start, spec, 0));
       }

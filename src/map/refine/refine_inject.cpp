@@ -137,7 +137,12 @@ class InjectRefiner {
 
   void run(InjectRefineStats& stats) {
     double work = 0;
-    const double budget = kWorkPerTask * double(g_.num_tasks());
+    double budget = kWorkPerTask * double(g_.num_tasks());
+    // Under a work limit, bisected tasks are converted to units by the job's edges per task.
+    const double per_task_edges = 1 + double(g_.num_edges()) / std::max(1.0, double(g_.num_tasks()));
+    const bool limited = options_.work > 0 &&
+                         double(options_.work) * 1e6 / (kInjectUnitsPerBisectedEdge * per_task_edges) < budget;
+    if (limited) budget = double(options_.work) * 1e6 / (kInjectUnitsPerBisectedEdge * per_task_edges);
     std::vector<std::uint32_t> version(m_.num_nodes(), 0);
     std::map<std::pair<NodeId, NodeId>, std::pair<std::uint32_t, std::uint32_t>> tried_at;
     for (std::uint32_t pass = 0; pass < options_.passes && work <= budget; ++pass) {
@@ -190,6 +195,7 @@ class InjectRefiner {
       }
       if (!kept) break;
     }
+    stats.out_of_work = limited && work > budget;
   }
 
   Mapping mapping() const {

@@ -92,9 +92,9 @@ class RefineInjectMapper final : public Refiner<InjectRefineOptions> {
     const std::string earlier = start.note;
     Mapping result = refine_injection(problem, std::move(start), options_, &stats);
     result.note = noted(earlier, fmt::format("refine-inject: {} passes, {} node pairs split again of {} tried; busiest "
-                                             "node link {:.6g} -> {:.6g}",
+                                             "node link {:.6g} -> {:.6g}{}",
                                              stats.passes, stats.pairs_kept, stats.pairs_tried, stats.before,
-                                             stats.after));
+                                             stats.after, stats.out_of_work ? " (the work ran out)" : ""));
     return result;
   }
 };
