@@ -60,24 +60,46 @@ IntegerGraph integer_graph(const UndirectedGraph& u, double max_cost) {
   return g;
 }
 
-IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& routers) {
-  std::vector<std::int32_t> index(machine.num_routers, -1);
-  for (std::size_t i = 0; i < routers.size(); ++i) index[routers[i]] = static_cast<std::int32_t>(i);
-  std::vector<std::vector<std::int32_t>> adj(routers.size());
+RouterAdjacency router_adjacency(const Machine& machine) {
+  std::vector<std::vector<RouterId>> lists(machine.num_routers);
   for (const Channel& c : machine.channels) {
-    if (c.src == c.dst || index[c.src] < 0 || index[c.dst] < 0) continue;
-    adj[index[c.src]].push_back(index[c.dst]);
-    adj[index[c.dst]].push_back(index[c.src]);
+    if (c.src == c.dst) continue;
+    lists[c.src].push_back(c.dst);
+    lists[c.dst].push_back(c.src);
   }
-  IntegerGraph g;
-  for (auto& list : adj) {
+  RouterAdjacency a;
+  a.offsets.reserve(lists.size() + 1);
+  a.offsets.push_back(0);
+  for (auto& list : lists) {
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
+    a.neighbours.insert(a.neighbours.end(), list.begin(), list.end());
+    a.offsets.push_back(a.neighbours.size());
+  }
+  return a;
+}
+
+IntegerGraph router_graph(const RouterAdjacency& adjacency, const std::vector<RouterId>& routers,
+                          std::vector<std::int32_t>& index) {
+  for (std::size_t i = 0; i < routers.size(); ++i) index[routers[i]] = static_cast<std::int32_t>(i);
+  IntegerGraph g;
+  std::vector<std::int32_t> list;
+  for (RouterId r : routers) {
+    list.clear();
+    for (std::uint64_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e)
+      if (const std::int32_t j = index[adjacency.neighbours[e]]; j >= 0) list.push_back(j);
+    std::sort(list.begin(), list.end());
     g.targets.insert(g.targets.end(), list.begin(), list.end());
     g.weights.insert(g.weights.end(), list.size(), 1);
     g.offsets.push_back(static_cast<std::int32_t>(g.targets.size()));
   }
+  for (RouterId r : routers) index[r] = -1;
   return g;
+}
+
+IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& routers) {
+  std::vector<std::int32_t> index(machine.num_routers, -1);
+  return router_graph(router_adjacency(machine), routers, index);
 }
 
 void require_nodes_on_every_router(const Machine& machine, const std::string& mapper) {

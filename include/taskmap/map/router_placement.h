@@ -38,6 +38,19 @@ void require_nodes_on_every_router(const Machine& machine, const std::string& ma
 
 IntegerGraph router_graph(const Machine& machine, const std::vector<RouterId>& routers);
 
+// Each router's neighbours by a channel either way, in id order, once each (compressed rows):
+// what router_graph reads, built once for the many subsets a recursive bisection induces (its
+// cost then follows the subset, not the whole machine).
+struct RouterAdjacency {
+  std::vector<std::uint64_t> offsets;  // num_routers + 1
+  std::vector<RouterId> neighbours;
+};
+RouterAdjacency router_adjacency(const Machine& machine);
+// router_graph's graph from the adjacency; `index` is scratch of num_routers entries, all -1 on
+// entry and again on return.
+IntegerGraph router_graph(const RouterAdjacency& adjacency, const std::vector<RouterId>& routers,
+                          std::vector<std::int32_t>& index);
+
 // The routers that hold slots of the job (all host routers of a full machine; on a fabric,
 // the allocated nodes' own routers), in id order.
 std::vector<RouterId> routers_with_slots(const Machine& machine);

@@ -376,7 +376,11 @@ std::pair<std::vector<RouterId>, std::vector<RouterId>> RecursiveBisection::halv
   }
   // Other machines: METIS halves the routers' induced graph; where routers differ (switches
   // without slots, nodes of an allocation), it balances their slots.
-  IntegerGraph rg = router_graph(machine_, routers);
+  if (!adjacency_) {
+    adjacency_ = router_adjacency(machine_);
+    router_index_.assign(machine_.num_routers, -1);
+  }
+  IntegerGraph rg = router_graph(*adjacency_, routers, router_index_);
   std::vector<std::int32_t> weights;
   if (!routers_alike(machine_)) {
     for (RouterId r : routers) weights.push_back(static_cast<std::int32_t>(machine_.slots_of_router(r)));

@@ -96,6 +96,10 @@ class RecursiveBisection {
   std::int32_t seed_;
   bool orient_, leaves_first_, by_link_speed_;
   std::optional<DistanceSplit> hierarchy_;  // machines whose routers differ
+  // The routers' adjacency for halve_routers' METIS splits, built on the first; one scratch
+  // index over the routers for router_graph (a run is one thread's).
+  mutable std::optional<RouterAdjacency> adjacency_;
+  mutable std::vector<std::int32_t> router_index_;
 };
 
 }  // namespace taskmap::detail
