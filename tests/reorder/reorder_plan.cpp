@@ -207,6 +207,12 @@ TEST(ReorderPlan, TheOfflinePlannerGivesTheLibrarysPlan) {
   EXPECT_EQ(io::read_text_file(dir + "/plan.txt"), expected);
   EXPECT_EQ(nlohmann::json::parse(io::read_text_file(dir + "/report.json"))["permutation"], plan.report["permutation"]);
   EXPECT_NE(result.err.find("planned in "), std::string::npos) << result.err;
+  // --nodes all: every node of the machine (nine of 4 slots), in its order.
+  const auto all = test::run_taskmap(args + "all");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const std::string all_nodes = nlohmann::json::parse(io::read_text_file(dir + "/report.json"))["nodes"];
+  EXPECT_EQ(all_nodes.substr(0, 26), "cn01 slots=4\ncn02 slots=4\n");
+  EXPECT_EQ(std::count(all_nodes.begin(), all_nodes.end(), '\n'), 9);
   // Misuse and bad input: one line each, no plan written.
   std::filesystem::remove(dir + "/plan.txt");
   const auto both = test::run_taskmap(args + "@" + dir + "/nodes.txt --cart 2x2");
