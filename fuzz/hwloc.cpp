@@ -1,5 +1,5 @@
-// hwloc XML node topologies (read_hwloc_node, through the hwloc library), slots as cores and as
-// hardware threads.
+// hwloc XML node topologies (read_hwloc_node, through the hwloc library), slots as cores, as
+// hardware threads and as GPUs (with their NICs, PCIe speeds and NVLink matrices).
 #include <hwloc.h>
 
 #include "fuzz_support.h"
@@ -25,7 +25,7 @@ struct PluginsLoaded {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string& path = taskmap::fuzz::write_input(data, size, "node.xml");
-  for (const taskmap::SlotUnit unit : {taskmap::SlotUnit::Core, taskmap::SlotUnit::Pu}) {
+  for (const taskmap::SlotUnit unit : {taskmap::SlotUnit::Core, taskmap::SlotUnit::Pu, taskmap::SlotUnit::Gpu}) {
     taskmap::fuzz::read_file(path, [&] { taskmap::read_hwloc_node(path, unit); });
   }
   return 0;

@@ -11,7 +11,7 @@
 namespace taskmap::detail {
 
 GpuNodeLayout::GpuNodeLayout(const Fabric& fabric, const GpuNode& node, const WarningSink& warn)
-    : fabric_(fabric), node_(node) {
+    : node_(node) {
   const auto hosts = static_cast<std::uint32_t>(fabric.hosts.size());
   ports_.resize(hosts);
   for (std::uint32_t k = 0; k < fabric.host_ports.size(); ++k) ports_[fabric.host_ports[k].host].push_back(k);

@@ -49,7 +49,6 @@ class GpuNodeLayout {
   double nic_gbs(std::uint32_t host, std::uint32_t gpu, std::uint32_t position) const;
   double gpu_gbs(std::uint32_t gpu) const;
 
-  const Fabric& fabric_;
   const GpuNode& node_;
   std::vector<RouterId> first_;                     // per host, then the total
   std::vector<std::vector<std::uint32_t>> ports_;   // per host: its ports in NIC order

@@ -478,6 +478,15 @@ struct Device {
   int rank = 0;
 };
 
+// An OS device's kind as hwloc stored it: read as its integer, since an XML file may give a value
+// outside the enumeration (osdev_type="8"), which hwloc keeps as it is.
+int osdev_kind(hwloc_obj_t osdev) {
+  static_assert(sizeof(hwloc_obj_osdev_type_t) == sizeof(int));
+  int kind = 0;
+  std::memcpy(&kind, &osdev->attr->osdev.type, sizeof kind);
+  return kind;
+}
+
 bool device_less(const Device& a, const Device& b) {
   if (a.rank != b.rank) return a.rank < b.rank;
   return natural_less(a.osdev->name, b.osdev->name);
@@ -487,8 +496,8 @@ std::vector<Device> find_gpus(hwloc_topology_t topology, const std::string& path
   std::vector<Device> best;  // per anchor, in hwloc's order of first sight
   for (hwloc_obj_t osdev = hwloc_get_next_osdev(topology, nullptr); osdev != nullptr;
        osdev = hwloc_get_next_osdev(topology, osdev)) {
-    const auto type = osdev->attr->osdev.type;
-    if ((type != HWLOC_OBJ_OSDEV_GPU && type != HWLOC_OBJ_OSDEV_COPROC) || osdev->name == nullptr) continue;
+    const int kind = osdev_kind(osdev);
+    if ((kind != HWLOC_OBJ_OSDEV_GPU && kind != HWLOC_OBJ_OSDEV_COPROC) || osdev->name == nullptr) continue;
     const auto rank = gpu_name_rank(osdev->name);
     if (!rank) continue;
     const hwloc_obj_t pci = pci_device_of(osdev);
@@ -525,8 +534,8 @@ std::vector<Device> find_nics(hwloc_topology_t topology, const std::string& path
     if (osdev->name == nullptr) continue;
     const hwloc_obj_t pci = pci_device_of(osdev);
     const Device device{osdev, pci != nullptr ? pci : osdev, 0};
-    if (osdev->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) fabrics.push_back(device);
-    if (osdev->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) networks.push_back(device);
+    if (osdev_kind(osdev) == HWLOC_OBJ_OSDEV_OPENFABRICS) fabrics.push_back(device);
+    if (osdev_kind(osdev) == HWLOC_OBJ_OSDEV_NETWORK) networks.push_back(device);
   }
   auto nics = fabrics.empty() ? std::move(networks) : std::move(fabrics);
   std::stable_sort(nics.begin(), nics.end(), device_less);
@@ -619,6 +628,9 @@ NodeModel read_gpu_node(hwloc_topology_t topology, const std::string& path) {
     std::vector<hwloc_obj_t> cores;  // the cores (PUs where none) of `cpus`, in logical order
     for (std::uint32_t cpu : cpus) {
       const hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology, cpu);
+      if (pu == nullptr) {
+        fail("{}: GPU '{}' is near CPU {}, but the file gives no PU for it", path, io::printable(gpus[g].osdev->name), cpu);
+      }
       const hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, pu);
       const hwloc_obj_t unit = core != nullptr ? core : pu;
       if (std::find(cores.begin(), cores.end(), unit) == cores.end()) cores.push_back(unit);
@@ -628,10 +640,13 @@ NodeModel read_gpu_node(hwloc_topology_t topology, const std::string& path) {
     });
     const hwloc_obj_t core = cores[sharing[locality]++ % cores.size()];
     model.logical_index.push_back(core->logical_index);
-    const std::uint32_t first_pu = *std::find_if(cpus.begin(), cpus.end(), [&](std::uint32_t cpu) {
+    const auto first_pu = std::find_if(cpus.begin(), cpus.end(), [&](std::uint32_t cpu) {
       return hwloc_bitmap_isset(core->cpuset, cpu);
     });
-    model.os_cpu.push_back(first_pu);
+    if (first_pu == cpus.end()) {  // a PU whose core's cpuset leaves it out
+      fail("{}: GPU '{}' is near a core whose cpuset holds none of the GPU's CPUs", path, io::printable(gpus[g].osdev->name));
+    }
+    model.os_cpu.push_back(*first_pu);
     model.os_cpus.push_back(cpus);
     // The GPU's levels are those of the object it hangs from: the first core as before.
     slots.push_back({locality, hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE,

@@ -276,10 +276,27 @@ TEST(HwlocGpus, HandMadeNode) {
   EXPECT_EQ(cores.gpu, nullptr);
 }
 
+// gpus.xml with mlx5_0's kind 8, a value hwloc's enumeration does not have (hwloc keeps what the
+// XML says; found by fuzzing, which read it as the enumeration): neither GPU nor NIC, so the node
+// has one NIC, mlx5_1.
+TEST(HwlocGpus, AnOsDeviceOfAnUnknownKindIsLeftOut) {
+  const NodeModel model = read_hwloc_node(test::instance("hwloc/osdev-unknown-kind.xml"), SlotUnit::Gpu);
+  EXPECT_EQ(gpu_names(*model.gpu), (std::vector<std::string>{"cuda0", "cuda1"}));
+  EXPECT_EQ(nic_names(*model.gpu), (std::vector<std::string>{"mlx5_1"}));
+}
+
 TEST(HwlocGpus, RefusesAGpuWithoutAllowedCpuAndANicNamedTwice) {
   // gpus.xml with allowed_cpuset 0x1: cuda1's package has no allowed PU
   const std::string no_locality = test::instance("hwloc/gpu-without-locality.xml");
   EXPECT_EQ(error_of(no_locality), no_locality + ": GPU 'cuda1' has no CPU locality");
+  // The same with the first core's cpuset empty: hwloc keeps CPU 0 in cuda0's locality but no
+  // PU object for it (found by fuzzing: a null object was read).
+  const std::string no_pu = test::instance("hwloc/gpu-core-without-pu.xml");
+  EXPECT_EQ(error_of(no_pu), no_pu + ": GPU 'cuda0' is near CPU 0, but the file gives no PU for it");
+  // A fuzzed variant of gpus.xml (the first core's cpuset empty, the second PU renumbered): the
+  // core nearest cuda0 holds none of its CPUs (an index past the end was read).
+  const std::string outside = test::instance("hwloc/gpu-core-cpuset-inconsistent.xml");
+  EXPECT_EQ(error_of(outside), outside + ": GPU 'cuda0' is near a core whose cpuset holds none of the GPU's CPUs");
   // gpus.xml with mlx5_1 renamed mlx5_0
   const std::string twice = test::instance("hwloc/nic-twice.xml");
   EXPECT_EQ(error_of(twice), twice + ": NIC 'mlx5_0' appears twice");
