@@ -1,11 +1,13 @@
 #include "profile_recorder.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -268,7 +270,15 @@ void start() {
   std::string error;
   if (!parse_collective_choice(env ? env : "", p.collectives, error)) {
     // A profile silently missing the traffic the user asked for would mislead the mapping.
-    if (p.world_rank == 0) std::fprintf(stderr, "taskmap-profile: TASKMAP_PROFILE_COLLECTIVES: %s\n", error.c_str());
+    // Rank 0 says why and stops the job; the others leave it the time to say it (an abort from
+    // another rank could kill rank 0 before its line is out), then stop it themselves, in case
+    // rank 0 saw another environment.
+    if (p.world_rank == 0) {
+      std::fprintf(stderr, "taskmap-profile: TASKMAP_PROFILE_COLLECTIVES: %s\n", error.c_str());
+      std::fflush(stderr);
+    } else {
+      std::this_thread::sleep_for(std::chrono::seconds(10));
+    }
     PMPI_Abort(MPI_COMM_WORLD, 1);
   }
   if (p.world_rank == 0) {
