@@ -360,7 +360,7 @@ const Catalog& mapper_catalog() {
                       "coarsest graph placed by recursive bisection with the machine (as rb), then at every level "
                       "back to the tasks rebalanced and refined for hop-bytes (moves, exchanges, FM searches); "
                       "V-cycles from the best; several runs within a work budget",
-           .reference = "[KaHIP-map]",
+           .reference = "[KaHIP-hier]",
            .applies_to = "any machine and allocation; any task count",
            .example = "ml:seeds=8,work=400",
            .params = {{.name = "seeds", .type = ParamType::Int, .default_value = default_of(MultilevelOptions{}.seeds),
