@@ -317,8 +317,8 @@ class AutoMapper final : public Mapper {
       const std::uint32_t candidates = RefineOptions{}.candidates;
       const MclSearch search = mcl_search(problem, options_.budget, candidates);
       const std::size_t unsearched = results.size();  // the results a search may start from
-      // The searches planned, in order: the start, and the MCL search's options after its work
-      // and seed (or a whole refiner's spec); their work is set when all are known.
+      // The jobs planned, in order: the start, and the MCL search's options after its work and
+      // seed (a refine-inject job has none); their work is set when all are known.
       struct Planned {
         std::size_t start;
         std::string spec;
@@ -354,12 +354,11 @@ class AutoMapper final : public Mapper {
         search_from(fewest, false);
         // And its nodes' own links relieved by whole groups of tasks, which refine-mcl's single
         // moves and swaps cannot shift (cheap beside a search: a few METIS bisections per node).
-        const std::string injecting = fmt::format("refine-inject:seed={}", options_.seed);
         std::vector<std::size_t> injected;
         auto inject_from = [&](std::size_t i) {
           if (injection && std::find(injected.begin(), injected.end(), i) == injected.end()) {
             injected.push_back(i);
-            planned.push_back({i, injecting, false});
+            planned.push_back({i, "", false});
           }
         };
         inject_from(fewest);
@@ -398,9 +397,8 @@ class AutoMapper final : public Mapper {
       std::vector<portfolio::StepJob> searches;
       for (std::size_t k = 0; k < planned.size(); ++k) {
         const Planned& p = planned[k];
-        std::string spec = p.mcl ? fmt::format("refine-mcl:work={},seed={}{}", work, seeds[k], p.spec)
-                         : share > 0 ? fmt::format("refine-inject:work={},seed={}", share, options_.seed)
-                                     : p.spec;
+        const std::string spec = p.mcl ? fmt::format("refine-mcl:work={},seed={}{}", work, seeds[k], p.spec)
+                                       : fmt::format("refine-inject:{}seed={}", step_work.value_or(""), options_.seed);
         if (!step_work) {
           skipped.push_back(fmt::format("{}+{}: beyond the work limit", results[p.start].spec, spec));
           continue;

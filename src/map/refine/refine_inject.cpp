@@ -137,12 +137,13 @@ class InjectRefiner {
 
   void run(InjectRefineStats& stats) {
     double work = 0;
-    double budget = kWorkPerTask * double(g_.num_tasks());
-    // Under a work limit, bisected tasks are converted to units by the job's edges per task.
+    // Its own budget of bisected tasks, or what options_.work converts to (units per bisected
+    // task: kInjectUnitsPerBisectedEdge x (1 + the job's edges per task)) where that is less.
     const double per_task_edges = 1 + double(g_.num_edges()) / std::max(1.0, double(g_.num_tasks()));
-    const bool limited = options_.work > 0 &&
-                         double(options_.work) * 1e6 / (kInjectUnitsPerBisectedEdge * per_task_edges) < budget;
-    if (limited) budget = double(options_.work) * 1e6 / (kInjectUnitsPerBisectedEdge * per_task_edges);
+    const double own = kWorkPerTask * double(g_.num_tasks());
+    const double given = options_.work > 0 ? double(options_.work) * 1e6 / (kInjectUnitsPerBisectedEdge * per_task_edges) : own;
+    const bool limited = given < own;
+    const double budget = std::min(own, given);
     std::vector<std::uint32_t> version(m_.num_nodes(), 0);
     std::map<std::pair<NodeId, NodeId>, std::pair<std::uint32_t, std::uint32_t>> tried_at;
     for (std::uint32_t pass = 0; pass < options_.passes && work <= budget; ++pass) {
