@@ -193,6 +193,35 @@ TEST(ForwardingTables, MappersSeeTheTablesCollisions) {
   }
 }
 
+
+// Whole nodes exchanged (refine-mcl's moves=routers): two slots per host, tasks 0 -> 4 and
+// 2 -> 6 (node_pairs.txt) in host order sit on h1 -> h3 and h2 -> h4, both up through spine1:
+// 2 units on leaf1's uplink and spine1's downlink. Exchanging the contents of h1 and h4 (or of
+// h2 and h3) puts each pair under one leaf: no switch link carries anything, and the hosts'
+// own links carry 1 unit each, as before. The search gets there moving whole hosts only: each
+// host holds what one host held at the start.
+TEST(ForwardingTables, WholeNodeExchangesKeepEachNodesTasks) {
+  const Machine m = build_machine(parse_machine_spec(kFabric + ",ppn=2"));
+  const CommGraph g = build_pattern(parse_pattern_spec("file:" + test::instance("lft/node_pairs.txt")));
+  const MappingProblem problem(m, g, "lft:" + kTables);
+  const Evaluator evaluator(problem);
+  const Mapping start = test::run_mapper_on(problem, "hostname-order");
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(g, start).mcl_network, 2.0);
+  auto tasks_by_node = [&](const Mapping& mapping) {
+    std::map<NodeId, std::set<TaskId>> on;
+    for (TaskId t = 0; t < g.num_tasks(); ++t) on[m.node_of_slot(mapping.slot_of_task[t])].insert(t);
+    std::set<std::set<TaskId>> sets;
+    for (auto& [node, tasks] : on) sets.insert(tasks);
+    return sets;
+  };
+  const std::set<std::set<TaskId>> groups = {{0, 1}, {2, 3}, {4, 5}, {6}};
+  ASSERT_EQ(tasks_by_node(start), groups);
+  const Mapping after = test::run_mapper_on(problem, "hostname-order+refine-mcl:links=network,moves=routers");
+  const Metrics metrics = evaluator.evaluate(g, after);
+  EXPECT_DOUBLE_EQ(metrics.mcl_network, 0.0);
+  EXPECT_DOUBLE_EQ(metrics.mcl, 1.0);
+  EXPECT_EQ(tasks_by_node(after), groups);
+}
 // `routes` writes what lft: reads back, and names the tables it wrote.
 TEST(ForwardingTables, RoutesWritesWhatLftReadsBack) {
   const std::string out = test::temp_path("lft", "written.lft");

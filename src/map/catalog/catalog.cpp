@@ -439,6 +439,11 @@ const Catalog& mapper_catalog() {
                       {.name = "links", .type = ParamType::Choice, .default_value = "all", .choices = {"all", "network"},
                        .meaning = "the MCL searched: over every channel, or over the network's links only (the "
                                   "nodes' own links left out, as mcl_network)"},
+                      {.name = "moves", .type = ParamType::Choice, .default_value = "tasks",
+                       .choices = {"tasks", "routers"},
+                       .meaning = "what a move carries: tasks, or all the tasks of a router exchanged with another "
+                                  "router's of as many slots and the same own links (every node link keeps a load "
+                                  "that a link of its speed had: with links=network the MCL never rises)"},
                       seed_param(RefineOptions{}.seed, "of the annealing and the region phase's samples")}},
           {.name = "refine-inject",
            .tag = tag(MapperKind::RefineInject),
@@ -603,6 +608,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       options.region_steps = count(v, "regions");
       options.within_leaf = v.choice_index("within") == 1;  // machine, leaf
       if (v.choice_index("links") == 1) options.channels = IncrementalEvaluator::Channels::Network;
+      options.whole_routers = v.choice_index("moves") == 1;  // tasks, routers
       options.seed = seed(v);
       return make_refine_mcl_mapper(std::move(label), options, make_default_mapper());
     }

@@ -226,8 +226,10 @@ class AutoMapper final : public Mapper {
     const bool leaf_switches = has_leaf_switches(problem.machine());
     const bool tables = problem.routing().follows_tables();
     const bool injection = has_injection_links(problem.machine());
-    // The jobs of the MCL step: its searches, and on leaf switches with node links refine-inject.
-    const std::uint64_t usual_searches = 1 + (tables && injection ? 1 : 0) + (leaf_switches ? 4 : 0) + (leaf_switches && injection ? 1 : 0);
+    // The jobs of the MCL step: its searches, on leaf switches with node links refine-inject,
+    // and under forwarding tables with node links the exchanges of whole nodes after it.
+    const std::uint64_t usual_searches = 1 + (tables && injection ? (leaf_switches ? 2 : 1) : 0) + (leaf_switches ? 4 : 0) +
+                                         (leaf_switches && injection ? 1 : 0);
     auto per_worker = [&](std::uint64_t jobs) { return std::max<std::uint64_t>(1, (jobs + workers - 1) / workers); };
     const std::uint64_t mcl_work_left =
         options_.objective == AutoObjective::Mcl
@@ -325,9 +327,9 @@ class AutoMapper final : public Mapper {
         bool mcl;
       };
       std::vector<Planned> planned;
-      auto search_from = [&](std::size_t i, bool within_leaf, bool network_links = false) {
-        const std::string options = fmt::format("{}{}{}", search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "",
-                                                within_leaf ? ",within=leaf" : "", network_links ? ",links=network" : "");
+      const std::string fewer_candidates = search.candidates < candidates ? fmt::format(",candidates={}", search.candidates) : "";
+      auto search_from = [&](std::size_t i, bool within_leaf) {
+        const std::string options = fmt::format("{}{}", fewer_candidates, within_leaf ? ",within=leaf" : "");
         for (const Planned& p : planned)
           if (p.start == i && p.mcl && p.spec == options) return;
         planned.push_back({i, options, true});
@@ -335,10 +337,6 @@ class AutoMapper final : public Mapper {
       const std::vector<std::size_t> order = best_indices(results, unsearched, unsearched);
       search_from(order.front(), false);
       const std::string first_options = planned.front().spec;
-      // Under forwarding tables, where the nodes' own links set the MCL the switch links below
-      // it are what the routes make of the placement: a search on those links alone, from the
-      // result auto would keep now.
-      if (tables && injection) search_from(choice(), false, true);
       if (leaf_switches) {
         auto family = [&](std::size_t i) { return results[i].spec.substr(0, results[i].spec.find_first_of(":+")); };
         for (std::size_t i : order) {
@@ -390,9 +388,13 @@ class AutoMapper final : public Mapper {
         planned.push_back({order.front(), first_options, true});
         seeds.push_back(options_.seed + k);
       }
-      // Under a work limit every job of the step, search or refine-inject, gets an even share.
-      const std::optional<std::string> step_work = work_share(mcl_work_left, planned.size());
-      const std::uint64_t share = step_work && !step_work->empty() ? mcl_work_left / per_worker(planned.size()) / kWorkUnitsPerMillion : 0;
+      // Under a work limit every job of the step, search, refine-inject or node exchange (these
+      // run after the others), gets an even share.
+      const std::size_t exchange_jobs = tables && injection ? (leaf_switches ? 2 : 1) : 0;
+      const std::uint64_t jobs_per_worker = per_worker(planned.size()) + (exchange_jobs > 0 ? per_worker(exchange_jobs) : 0);
+      const std::uint64_t share = work_limit > 0 ? mcl_work_left / jobs_per_worker / kWorkUnitsPerMillion : 0;
+      const std::optional<std::string> step_work =
+          work_limit == 0 ? std::optional<std::string>("") : share > 0 ? std::optional(fmt::format("work={},", share)) : std::nullopt;
       const std::uint64_t work = share > 0 ? std::min(search.budget, share) : search.budget;
       std::vector<portfolio::StepJob> searches;
       for (std::size_t k = 0; k < planned.size(); ++k) {
@@ -405,8 +407,25 @@ class AutoMapper final : public Mapper {
         }
         searches.push_back(refinement(p.start, spec, 0));
       }
-      progress.set_total(portfolio.size() + starts.size() + (by_speed_start ? 1 : 0) + searches.size());
+      // Under forwarding tables with node links, the switch links below the MCL are what the
+      // routes make of the placement: the step's choice with the contents of its nodes exchanged
+      // whole, on the network's links (each node link keeps a load a link of its speed had, so
+      // the MCL does not rise), under the nodes' own leaf switches (the uplink bytes kept; the
+      // routes down from the spines depend on the destination) and anywhere.
+      progress.set_total(portfolio.size() + starts.size() + (by_speed_start ? 1 : 0) + searches.size() +
+                         (step_work ? exchange_jobs : 0));
       run_refinements(std::move(searches), 0);
+      std::vector<portfolio::StepJob> exchanges;
+      if (exchange_jobs > 0 && step_work) {
+        const std::size_t from = choice();
+        for (const char* where : {",within=leaf", ""}) {
+          if (*where && !leaf_switches) continue;
+          exchanges.push_back(refinement(
+              from, fmt::format("refine-mcl:work={},seed={}{},links=network,moves=routers{}", work, options_.seed, fewer_candidates, where),
+              0));
+        }
+      }
+      run_refinements(std::move(exchanges), 0);
     }
 
     Result chosen = std::move(results[choice()]);

@@ -180,6 +180,15 @@ class Search {
         leaf_routers_[leaf_[r]].push_back(r);
       }
     }
+    if (options.whole_routers) {
+      class_ = exchangeable_routers(machine_);
+      for (RouterId r = 0; r < machine_.num_host_routers(); ++r) {
+        if (class_[r] == UINT32_MAX) continue;
+        if (class_[r] >= class_routers_.size()) class_routers_.resize(class_[r] + 1);
+        class_routers_[class_[r]].push_back(r);
+      }
+      seen_.assign(machine_.num_routers, 0);
+    }
   }
 
   Mapping run(RefineStats& s) {
@@ -228,6 +237,7 @@ class Search {
   // Steepest descent from the current mapping to a local optimum (or the end of the budget);
   // returns whether the budget ran out.
   bool descend(bool widen, std::uint32_t& moves) {
+    if (options_.whole_routers) return descend_by_routers(widen, moves);
     // Swap partners tried per router: all of them up to this many slots, else a spread.
     constexpr std::uint32_t kPartners = 8;
     bool out_of_time = false;
@@ -265,6 +275,67 @@ class Search {
     return out_of_time;
   }
 
+  // The same descent by exchanges of whole routers' contents (RefineOptions::whole_routers):
+  // each router holding tasks that cross the bottleneck, heaviest first, with every router it
+  // may exchange with.
+  bool descend_by_routers(bool widen, std::uint32_t& moves) {
+    bool out_of_time = false;
+    std::uint32_t width = options_.candidates;
+    std::vector<Relocation> trial;
+    while (!out_of_time) {
+      std::vector<RouterId> routers;
+      ++stamp_;
+      for (TaskId t : loads_.tasks_crossing(loads_.bottleneck())) {
+        const RouterId r = loads_.router_of(t);
+        if (seen_[r] != stamp_) seen_[r] = stamp_, routers.push_back(r);
+      }
+      const bool all = routers.size() <= width;
+      if (!all) routers.resize(width);
+      LoadScore best = loads_.score();
+      std::optional<std::pair<RouterId, RouterId>> best_pair;
+      for (RouterId a : routers) {
+        for (RouterId b : exchange_partners(a)) {
+          if (!exchangeable(a, b) || !exchange(a, b, trial)) continue;
+          const LoadScore score = loads_.try_relocate(trial);
+          if (score.better_than(best)) best = score, best_pair = {a, b};
+          if ((out_of_time = budget_.exhausted())) break;
+        }
+        if (out_of_time) break;
+      }
+      if (!best_pair) {
+        if (all || out_of_time || !widen) break;
+        width = UINT32_MAX;
+        continue;
+      }
+      exchange(best_pair->first, best_pair->second, trial);
+      journal_.relocate(trial);
+      width = options_.candidates;
+      ++moves;
+    }
+    return out_of_time;
+  }
+
+  // Whole routers' contents (RefineOptions::whole_routers): the routers router a may exchange
+  // with (its class), and whether a and b may (within_leaf: under the same leaf switches too).
+  const std::vector<RouterId>& exchange_partners(RouterId a) const {
+    static const std::vector<RouterId> none;
+    return class_[a] == UINT32_MAX ? none : class_routers_[class_[a]];
+  }
+  bool exchangeable(RouterId a, RouterId b) const {
+    return a != b && class_[a] != UINT32_MAX && class_[a] == class_[b] && (leaf_.empty() || leaf_[a] == leaf_[b]);
+  }
+  // The relocations exchanging the contents of routers a and b (slot k to slot k); false when
+  // both are empty.
+  bool exchange(RouterId a, RouterId b, std::vector<Relocation>& out) const {
+    out.clear();
+    const SlotId first_a = machine_.first_slot_of_router(a), first_b = machine_.first_slot_of_router(b);
+    for (std::uint32_t k = 0; k < machine_.slots_of_router(a); ++k) {
+      for (TaskId t : loads_.tasks_on(first_a + k)) out.push_back({t, first_b + k});
+      for (TaskId t : loads_.tasks_on(first_b + k)) out.push_back({t, first_a + k});
+    }
+    return !out.empty();
+  }
+
   // Simulated annealing within `budget`, and at most kProposals x tasks x destinations moves
   // proposed (a tiny job needs few): a random task (on the spread, every other one among those
   // crossing the bottleneck) to a random slot (near it on large machines), a full slot's first
@@ -287,6 +358,13 @@ class Search {
       if (!on_hops) {
         if (proposals++ % 64 == 0) crossing = loads_.tasks_crossing(loads_.bottleneck());
         if (rng_() % 2 == 0 && !crossing.empty()) t = crossing[rng_() % crossing.size()];
+      }
+      if (options_.whole_routers) {  // t's router with another of its class
+        const RouterId a = loads_.router_of(t);
+        const std::vector<RouterId>& partners = exchange_partners(a);
+        if (partners.empty()) return false;
+        const RouterId b = partners[rng_() % partners.size()];
+        return exchangeable(a, b) && exchange(a, b, moves);
       }
       SlotId slot;
       if (!leaf_.empty()) {  // a router of t's leaf, a slot of it
@@ -363,6 +441,7 @@ class Search {
       if (!region.get(index, pairs)) return false;
       for (auto [from, to] : pairs) {
         if (!leaf_.empty() && leaf_[from] != leaf_[to]) return false;
+        if (options_.whole_routers && from != to && !exchangeable(from, to)) return false;
         // Router contents move as a whole: only between routers of as many slots.
         const std::uint32_t per_router = machine_.slots_of_router(from);
         if (machine_.slots_of_router(to) != per_router) return false;
@@ -415,6 +494,10 @@ class Search {
   bool anneal_;
   std::vector<std::uint32_t> leaf_;                 // within_leaf: leaf_groups(machine)
   std::vector<std::vector<RouterId>> leaf_routers_;  // per leaf group, its routers with slots
+  std::vector<std::uint32_t> class_;                 // whole_routers: exchangeable_routers(machine)
+  std::vector<std::vector<RouterId>> class_routers_;  // per class, its routers
+  std::vector<std::uint32_t> seen_;                   // per router, the stamp it was last listed at
+  std::uint32_t stamp_ = 0;
   Budget budget_;
   IncrementalEvaluator loads_;
   Journal journal_;
@@ -431,6 +514,44 @@ Mapping search(const MappingProblem& problem, Mapping start, const RefineOptions
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> exchangeable_routers(const Machine& machine) {
+  // A router's own links: count and bandwidth summed, out and in; slots beside.
+  struct Signature {
+    std::uint32_t slots = 0, links_out = 0, links_in = 0;
+    double out = 0, in = 0;
+  };
+  std::vector<Signature> signature(machine.num_routers);
+  for (const Channel& c : machine.channels) {
+    const LinkClass& cls = machine.classes[c.link_class];
+    if (!cls.host_link) continue;
+    ++signature[c.src].links_out, signature[c.src].out += cls.bandwidth;
+    ++signature[c.dst].links_in, signature[c.dst].in += cls.bandwidth;
+  }
+  auto same = [](double x, double y) { return std::abs(x - y) <= kTolerance * std::max(std::abs(x), std::abs(y)); };
+  std::vector<std::uint32_t> class_of(machine.num_routers, UINT32_MAX);
+  std::vector<RouterId> first_of_class;
+  for (RouterId r = 0; r < machine.num_host_routers(); ++r) {
+    Signature& sig = signature[r];
+    sig.slots = machine.slots_of_router(r);
+    // Only a router that is a whole node (not one GPU of several): its own links carry the
+    // traffic of its tasks alone.
+    if (sig.slots == 0 || machine.slots_of_node(machine.node_of_slot(machine.first_slot_of_router(r))) != sig.slots) continue;
+    for (std::uint32_t k = 0; k < first_of_class.size(); ++k) {
+      const Signature& o = signature[first_of_class[k]];
+      if (o.slots == sig.slots && o.links_out == sig.links_out && o.links_in == sig.links_in && same(o.out, sig.out) &&
+          same(o.in, sig.in)) {
+        class_of[r] = k;
+        break;
+      }
+    }
+    if (class_of[r] == UINT32_MAX) {
+      class_of[r] = static_cast<std::uint32_t>(first_of_class.size());
+      first_of_class.push_back(r);
+    }
+  }
+  return class_of;
+}
 
 Mapping refine_mcl(const MappingProblem& problem, Mapping start, const RefineOptions& options, RefineStats* stats) {
   const std::uint64_t work = options.work * kWorkUnit;

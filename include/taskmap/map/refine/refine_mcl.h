@@ -29,7 +29,19 @@ struct RefineOptions {
   // The MCL searched: over every channel, or over the network's only (the switch links: the
   // nodes' own links left out, as Metrics::mcl_network does).
   IncrementalEvaluator::Channels channels = IncrementalEvaluator::Channels::All;
+  // Tasks move only with all the tasks of their router, exchanged with the contents of another
+  // router of as many slots and the same own links (exchangeable_routers): every node link
+  // then carries a load some node link of its speed carried before, so their highest load
+  // stays, and only the network's loads change. With `channels` Network, the MCL over every
+  // channel never rises.
+  bool whole_routers = false;
 };
+
+// Per router: a class such that two host routers of one class hold as many slots and have own
+// links (class host_link, out and in) of the same count and bandwidths; UINT32_MAX for routers
+// without slots and for those that hold part of a node's slots (a node's GPUs, each a router of
+// its own). Classes are numbered in router order.
+std::vector<std::uint32_t> exchangeable_routers(const Machine& machine);
 
 struct RefineStats {
   std::uint32_t region_steps = 0, region_best = 0;  // region phase: steps taken, and at the best
