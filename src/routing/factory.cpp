@@ -3,6 +3,7 @@
 #include "routing_impl.h"
 #include "taskmap/core/spec.h"
 #include "taskmap/routing/forwarding_tables.h"
+#include "taskmap/topology/guid_map.h"
 #include "taskmap/routing/opensm_engines.h"
 #include "taskmap/routing/routing_catalog.h"
 
@@ -37,6 +38,11 @@ std::shared_ptr<const ForwardingTables> forwarding_tables_for(const Machine& mac
   }
   if (!spec.roots.empty()) options.roots = read_root_guids(spec.roots);
   options.lmc = spec.opensm_lmc;
+  if (!spec.sm.empty()) {
+    const auto guid = guid_value(spec.sm);
+    if (!guid || *guid == 0) fail("opensm: sm={}: not a GUID (hex digits, after 0x, H- or S- or alone)", spec.sm);
+    options.sm_guid = *guid;
+  }
   return std::make_shared<ForwardingTables>(compute_opensm_tables(subnet, options));
 }
 
@@ -59,6 +65,7 @@ RoutingSpec parse_routing_spec(std::string_view text) {
     spec.opensm_engine = v.get_choice("engine");
     if (v.given("roots")) spec.roots = v.get_text("roots");
     spec.opensm_lmc = static_cast<std::uint8_t>(v.get_int("lmc"));
+    if (v.given("sm")) spec.sm = v.get_text("sm");
   }
   return spec;
 }

@@ -3,6 +3,7 @@
 // and least-used port; updn's and dnup's ranks and turn rules on those tables; dfsssp's
 // Dijkstra with link weights grown by each destination's routes.
 #include "taskmap/routing/opensm_engines.h"
+#include "taskmap/topology/guid_map.h"
 
 #include <fmt/format.h>
 
@@ -520,7 +521,7 @@ std::string_view opensm_engine_name(OpenSmEngine engine) {
   return "?";
 }
 
-ib::Subnet opensm_lids(const ib::Subnet& file, std::uint8_t lmc) {
+ib::Subnet opensm_lids(const ib::Subnet& file, std::uint8_t lmc, std::optional<ib::PortRef> sm_port) {
   ib::Subnet s = file;
   struct Claim {
     ib::PortRef port;
@@ -546,6 +547,8 @@ ib::Subnet opensm_lids(const ib::Subnet& file, std::uint8_t lmc) {
     }
   }
   std::stable_sort(ports.begin(), ports.end(), [&](const Claim& a, const Claim& b) {
+    const bool a_sm = sm_port && a.port == *sm_port, b_sm = sm_port && b.port == *sm_port;
+    if (a_sm != b_sm) return a_sm;  // the subnet manager's own port first
     return ib::opensm_key(s.port(a.port).guid) < ib::opensm_key(s.port(b.port).guid);
   });
   auto keepable = [&](const Claim& c) {
@@ -569,21 +572,82 @@ ib::Subnet opensm_lids(const ib::Subnet& file, std::uint8_t lmc) {
     }
     for (std::uint32_t l = lid; l < lid + c.size; ++l) taken[l] = true;
   }
-  std::uint32_t next = 1;
+  // The free LIDs as OpenSM lists them at the start of the sweep: the runs of LIDs no port can
+  // keep, ascending. A moved port takes the first run that holds its range once its start is
+  // aligned; the LIDs skipped by aligning are lost, a run too short stays for later ports.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> free_runs;  // first, last
+  for (std::uint32_t l = 1; l <= ib::kMaxLid; ++l) {
+    if (held[l]) continue;
+    if (!free_runs.empty() && free_runs.back().second + 1 == l) free_runs.back().second = l;
+    else free_runs.emplace_back(l, l);
+  }
   for (const Claim* c : moved) {
-    while (next <= ib::kMaxLid && (held[next] || taken[next])) ++next;
-    if (c->size > 1 && next % c->size != 0) next = (next + c->size) & ~(c->size - 1);
-    if (next + c->size - 1 > ib::kMaxLid) fail("opensm: {} has more ports than unicast LIDs", file.source);
-    s.nodes[c->port.node].ports[c->port.port].lid = next;
-    for (std::uint32_t l = next; l < next + c->size; ++l) taken[l] = true;
-    next += c->size;
+    auto run = free_runs.begin();
+    std::uint32_t lid = 0;
+    for (; run != free_runs.end(); ++run) {
+      lid = run->first;
+      if (c->size > 1 && lid % c->size != 0) lid = (lid + c->size) & ~(c->size - 1);
+      if (lid + c->size - 1 <= run->second) break;
+    }
+    if (run == free_runs.end()) fail("opensm: {} has more ports than unicast LIDs", file.source);
+    if (lid + c->size - 1 == run->second) free_runs.erase(run);
+    else run->first = lid + c->size;
+    s.nodes[c->port.node].ports[c->port.port].lid = lid;
   }
   s.index_lids();
   return s;
 }
 
+std::optional<ib::PortRef> opensm_sm_port(const ib::Subnet& s, std::uint64_t guid) {
+  auto cabled = [&](ib::PortRef p) { return s.port(p).peer_node != ib::kNoNode; };
+  auto first_cabled = [&](std::uint32_t n) -> std::optional<ib::PortRef> {
+    if (s.nodes[n].is_switch()) return ib::PortRef{n, 0};
+    for (std::uint32_t p = 1; p < s.nodes[n].ports.size(); ++p)
+      if (cabled({n, static_cast<std::uint8_t>(p)})) return ib::PortRef{n, static_cast<std::uint8_t>(p)};
+    return std::nullopt;
+  };
+  auto port_with = [&](std::uint64_t g) -> std::optional<ib::PortRef> {
+    for (std::uint32_t n = 0; n < s.nodes.size(); ++n) {
+      if (s.nodes[n].is_switch()) continue;
+      for (std::uint32_t p = 1; p < s.nodes[n].ports.size(); ++p)
+        if (s.nodes[n].ports[p].guid == g && cabled({n, static_cast<std::uint8_t>(p)})) return ib::PortRef{n, static_cast<std::uint8_t>(p)};
+    }
+    if (const std::uint32_t n = s.node_of_guid(g); n != ib::kNoNode) return first_cabled(n);
+    return std::nullopt;
+  };
+  if (guid != 0) {
+    if (auto p = port_with(guid)) return p;
+    fail("opensm: sm=0x{:016x}: {} has no cabled port or node with this GUID", guid, s.source);
+  }
+  // Port 1 of a CA, where a subnet manager on a host usually runs (and where ibsim attaches it).
+  auto port_one = [&](std::uint32_t n) -> std::optional<ib::PortRef> {
+    if (s.nodes[n].is_switch() || s.nodes[n].ports.size() < 2 || !cabled({n, 1})) return std::nullopt;
+    return ib::PortRef{n, 1};
+  };
+  if (s.discovering_port != 0) {
+    for (std::uint32_t n = 0; n < s.nodes.size(); ++n) {
+      const bool named = s.nodes[n].guid == s.discovering_port ||
+                         std::any_of(s.nodes[n].ports.begin(), s.nodes[n].ports.end(),
+                                     [&](const ib::Port& p) { return p.guid == s.discovering_port; });
+      if (named && !s.nodes[n].is_switch())
+        if (auto one = port_one(n)) return one;
+    }
+  }
+  std::optional<std::uint32_t> lowest_ca, lowest_switch;
+  for (std::uint32_t n = 0; n < s.nodes.size(); ++n) {
+    auto& lowest = s.nodes[n].is_switch() ? lowest_switch : lowest_ca;
+    if (s.nodes[n].is_switch() || port_one(n)) {
+      if (!lowest || s.nodes[n].guid < s.nodes[*lowest].guid) lowest = n;
+    }
+  }
+  if (lowest_ca) return port_one(*lowest_ca);
+  if (lowest_switch) return ib::PortRef{*lowest_switch, 0};
+  return std::nullopt;
+}
+
 ForwardingTables compute_opensm_tables(const ib::Subnet& file_subnet, const OpenSmOptions& options) {
-  auto with_lids = std::make_shared<const ib::Subnet>(opensm_lids(file_subnet, options.lmc));
+  auto with_lids =
+      std::make_shared<const ib::Subnet>(opensm_lids(file_subnet, options.lmc, opensm_sm_port(file_subnet, options.sm_guid)));
   ForwardingTables tables = engine_tables(*with_lids, options);
   tables.subnet = std::move(with_lids);
   return tables;
@@ -637,18 +701,10 @@ std::vector<std::uint64_t> read_root_guids(const std::string& path) {
   std::vector<std::uint64_t> guids;
   while (auto line = cur.next_content_line("#")) {
     const auto fields = io::split_fields(*line);
-    std::uint64_t guid = 0;
-    std::string_view text = fields[0];
     // "0x0008f105001086a2", or as ibnetdiscover names switches, "S-0008f105001086a2".
-    if (text.starts_with("0x") || text.starts_with("0X") || text.starts_with("S-")) text.remove_prefix(2);
-    bool ok = !text.empty() && text.size() <= 16;
-    for (char c : text) {
-      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-      if (d < 0) ok = false;
-      guid = guid * 16 + static_cast<std::uint64_t>(std::max(d, 0));
-    }
-    if (!ok) cur.fail_here(fmt::format("'{}' is not a GUID (hex digits, after 0x or S- or alone)", io::printable(fields[0])));
-    guids.push_back(guid);
+    const auto guid = guid_value(fields[0]);
+    if (!guid) cur.fail_here(fmt::format("'{}' is not a GUID (hex digits, after 0x or S- or alone)", io::printable(fields[0])));
+    guids.push_back(*guid);
   }
   if (guids.empty()) fail("{}: no GUID in it", path);
   return guids;

@@ -196,6 +196,11 @@ const Catalog& routing_catalog() {
                        .when_absent = "the engine chooses"},
                       {.name = "lmc", .type = ParamType::Int, .default_value = "0", .min = 0, .max = 7,
                        .meaning = "OpenSM's -l: each CA port gets 2^lmc LIDs (a file LID not aligned to them moves)"},
+                      {.name = "sm", .type = ParamType::String,
+                       .meaning = "the subnet manager's port GUID (or its node's: a CA's first cabled port, a switch's "
+                                  "port 0), whose LIDs OpenSM assigns first: with lmc above 0 it decides which LIDs move",
+                       .when_absent = "the port that ran ibnetdiscover (the file's 'Initiated from' line), else the CA "
+                                      "of the lowest GUID"},
                       gpu_path}},
       });
   return catalog;

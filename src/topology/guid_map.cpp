@@ -22,6 +22,12 @@ std::optional<std::string> normalize_guid(std::string_view text) {
   return out.empty() ? std::string("0") : out;
 }
 
+std::optional<std::uint64_t> guid_value(std::string_view text) {
+  const auto digits = normalize_guid(text);
+  if (!digits) return std::nullopt;
+  return std::stoull(*digits, nullptr, 16);
+}
+
 GuidMap GuidMap::read(const std::string& path) {
   GuidMap map;
   map.source_ = path;

@@ -374,6 +374,29 @@ bool is_port_list(std::string_view text) {
   return false;
 }
 
+// The port that ran the discovery, among the first lines: ibnetdiscover's "# Initiated from
+// node NODE_GUID port PORT_GUID" (the port GUID), or the first CA of a discovery trace ("DR path
+// ... -> new Channel Adapter {GUID} ...", its node GUID); 0 when neither is there.
+std::uint64_t discovering_port(std::string_view text) {
+  constexpr std::string_view kInitiated = "# Initiated from node ", kTraceCa = "-> new Channel Adapter {";
+  std::size_t start = 0;
+  for (int line = 0; line < 64 && start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view l = text.substr(start, end - start);
+    start = end + 1;
+    if (l.starts_with(kInitiated)) {
+      const auto fields = io::split_fields(l.substr(kInitiated.size()));
+      return fields.size() >= 3 && fields[1] == "port" ? guid_value(fields[2]).value_or(0) : 0;
+    }
+    if (const auto ca = l.find(kTraceCa); l.starts_with("DR path") && ca != std::string_view::npos) {
+      const std::string_view rest = l.substr(ca + kTraceCa.size());
+      return guid_value(rest.substr(0, rest.find('}'))).value_or(0);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, const WarningSink& warn) {
@@ -381,9 +404,15 @@ Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, 
   if (!map_file.empty()) map = GuidMap::read(map_file);
   std::string text = io::read_text_file(path);
   const bool port_list = is_port_list(text);
+  const std::uint64_t discovered_from = discovering_port(text);
   io::LineCursor cursor(path, std::move(text));
   const Dump dump = port_list ? ibnet::parse_port_list(cursor) : ibnet::parse_plain(cursor);
   Fabric fabric = FabricAssembler(path, dump, map ? &*map : nullptr, warn).run();
+  if (fabric.subnet && discovered_from != 0) {
+    auto subnet = std::make_shared<ib::Subnet>(*fabric.subnet);
+    subnet->discovering_port = discovered_from;
+    fabric.subnet = std::move(subnet);
+  }
   fabric.source = path;
   fabric.rates_in_gbps = true;  // "4xEDR" and the like, infiniband_gbps
   return fabric;

@@ -6,6 +6,7 @@
 // least-used port among the minimal ones, GUIDs ordered as OpenSM's maps order them. LIDs are
 // the subnet's (the file's), as OpenSM keeps the LIDs ports already hold.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,9 @@ struct OpenSmOptions {
   std::vector<std::uint64_t> roots;
   // OpenSM's -l: every CA port gets 2^lmc LIDs.
   std::uint8_t lmc = 0;
+  // The subnet manager's own port (a port GUID, or a node GUID: a CA's first cabled port, a
+  // switch's port 0), whose LIDs OpenSM assigns first; 0: opensm_sm_port's default.
+  std::uint64_t sm_guid = 0;
 };
 
 // The engine's name as OpenSM's -R takes it.
@@ -31,10 +35,17 @@ std::string_view opensm_engine_name(OpenSmEngine engine);
 
 // The subnet with the LIDs a subnet manager started with `lmc` gives: every end port 2^lmc
 // LIDs, a switch one; a port keeps the file's LID where it is aligned to 2^lmc and free (in
-// OpenSM's order of port GUIDs), the others take the lowest free aligned LIDs, as OpenSM keeps
-// the LIDs ports hold. (With lmc 0 every file LID is kept; the subnet manager's own port is
-// not known and is taken in its turn.)
-ib::Subnet opensm_lids(const ib::Subnet& subnet, std::uint8_t lmc);
+// OpenSM's order of port GUIDs, after the subnet manager's own port `sm_port`, which OpenSM
+// takes first), the others take the lowest free aligned LIDs, as OpenSM keeps the LIDs ports
+// hold. (With lmc 0 every file LID is kept.)
+ib::Subnet opensm_lids(const ib::Subnet& subnet, std::uint8_t lmc, std::optional<ib::PortRef> sm_port = std::nullopt);
+
+// The subnet manager's port: the port (or node: a CA's first cabled port, a switch's port 0)
+// with GUID `guid`; with guid 0, port 1 of the CA that ran ibnetdiscover (Subnet::
+// discovering_port) when it is cabled, else port 1 of the CA of the lowest GUID whose port 1
+// is cabled, else port 0 of the switch of the lowest GUID (where scripts/opensm_routes.sh
+// attaches OpenSM under ibsim). Fails when no cabled port has `guid`.
+std::optional<ib::PortRef> opensm_sm_port(const ib::Subnet& subnet, std::uint64_t guid);
 
 // The tables the engine installs, for the LIDs of opensm_lids(subnet, options.lmc) (their
 // `subnet`). Where OpenSM's engine gives up (updn without a root, ftree on a

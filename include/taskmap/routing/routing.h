@@ -75,6 +75,7 @@ struct RoutingSpec {
   std::string opensm_engine;      // opensm only: minhop, updn, dnup, dfsssp, ftree
   std::string roots;              // opensm only: a file of root switch GUIDs; empty: the engine's own
   std::uint8_t opensm_lmc = 0;    // opensm only: OpenSM's -l
+  std::string sm;                 // opensm only: the subnet manager's port or node GUID; empty: the default
   // On GPU nodes (GpuNodeLinks): a GPU's traffic to another node's GPU first crosses NVLink to
   // the GPU of its node on the destination NIC's rail (NCCL's PXN); false: through its own NIC.
   bool gpu_pxn = false;

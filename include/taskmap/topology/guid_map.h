@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <cstdint>
 #include <string_view>
 
 namespace taskmap {
@@ -12,6 +13,8 @@ namespace taskmap {
 // "0x0002C903000A1B2C", "H-0002c903000a1b2c", "S-...", "0002c903000a1b2c" -> "2c903000a1b2c";
 // nullopt when the text is not a GUID (1 to 16 hex digits after the optional prefix).
 std::optional<std::string> normalize_guid(std::string_view text);
+// The same spellings as a number, or nullopt.
+std::optional<std::uint64_t> guid_value(std::string_view text);
 
 class GuidMap {
  public:

@@ -50,6 +50,10 @@ struct PortRef {
 struct Subnet {
   std::string source;  // the file it was read from, for messages
   std::vector<Node> nodes;
+  // The port that ran the discovery, as the file says: the port GUID of ibnetdiscover's
+  // "# Initiated from node N port P" line, or the node GUID of a discovery trace's first CA
+  // ("DR path ... -> new Channel Adapter {G}"); 0 when the file does not say.
+  std::uint64_t discovering_port = 0;
 
   const Port& port(PortRef p) const { return nodes[p.node].ports[p.port]; }
   // The end port (CA or router port, or a switch's port 0) whose LID range holds `lid`, or
