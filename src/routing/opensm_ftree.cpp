@@ -76,6 +76,7 @@ class FatTree final {
     find_leaves();
     if (roots_.empty()) validate_topology();
     index();
+    check_reproducible();
     route();
     ForwardingTables tables = v_.empty_tables();
     for (const FtSwitch& s : switches_) {
@@ -352,6 +353,28 @@ class FatTree final {
       std::uint32_t cns = 0;
       for (const Group* g : s->down) cns += g->remote_switch == nullptr;
       max_cn_per_leaf_ = std::max(max_cn_per_leaf_, cns);
+    }
+  }
+
+  // OpenSM re-sorts a switch's down groups (bubble_sort_up) once a route through one of its
+  // switch groups or sibling groups changed its counters. Its comparison reads the remote of
+  // every group as a switch's tuple; for a group to a CA that remote is an HCA record, and the
+  // bytes read are parts of two heap pointers of that record (ftree_hca_t's up_port_groups and
+  // disconnected_ports): the order then depends on OpenSM's memory addresses. On a leaf that
+  // reorders its CN groups while fabric_route_to_cns walks them by index, so some CNs are routed
+  // twice and others never (their LIDs get no entry at all). Nothing in the fabric tells that
+  // order, so these tables cannot be reproduced: refuse rather than print other ones.
+  void check_reproducible() const {
+    for (const FtSwitch& s : switches_) {
+      if (s.rank == kUnranked) continue;
+      std::size_t to_cas = 0, to_switches = 0;
+      for (const Group* g : s.down) (g->remote_switch ? to_switches : to_cas) += 1;
+      if (to_cas == 0 || s.down.size() < 2 || (s.siblings.empty() && to_switches == 0)) continue;
+      fail("opensm:ftree: switch 0x{:016x} has {} CA port{} and cables to {} switch{} of its own rank{}: OpenSM's ftree "
+           "runs, but orders that switch's CA ports by its own memory addresses (it reads an HCA record as a "
+           "switch's), so its tables cannot be reproduced; remove those cables or use another engine",
+           v_.sw(s.index).guid, to_cas, to_cas == 1 ? "" : "s", s.siblings.size() + to_switches,
+           s.siblings.size() + to_switches == 1 ? "" : "es", to_switches ? " or below" : "");
     }
   }
 
