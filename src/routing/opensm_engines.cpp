@@ -625,10 +625,14 @@ std::optional<ib::PortRef> opensm_sm_port(const ib::Subnet& s, std::uint64_t gui
     return ib::PortRef{n, 1};
   };
   if (s.discovering_port != 0) {
+    // The GUID is the port's, or its node's: where a port list keys a CA by its port GUID, the
+    // node's is that minus the port number on Mellanox adapters.
     for (std::uint32_t n = 0; n < s.nodes.size(); ++n) {
-      const bool named = s.nodes[n].guid == s.discovering_port ||
-                         std::any_of(s.nodes[n].ports.begin(), s.nodes[n].ports.end(),
-                                     [&](const ib::Port& p) { return p.guid == s.discovering_port; });
+      bool named = s.nodes[n].guid == s.discovering_port;
+      for (std::uint32_t p = 1; p < s.nodes[n].ports.size(); ++p) {
+        const std::uint64_t g = s.nodes[n].ports[p].guid;
+        named = named || (g != 0 && (g == s.discovering_port || g - p == s.discovering_port));
+      }
       if (named && !s.nodes[n].is_switch())
         if (auto one = port_one(n)) return one;
     }

@@ -107,14 +107,15 @@ std::string fat_tree(std::uint32_t k, std::uint32_t n, bool cut = false, int sib
 struct Case {
   std::string name, fabric, engine, roots;  // roots: a file of GUIDs (0x...), for -a and roots=
   bool irreproducible = false;  // OpenSM runs the engine, but taskmap must refuse (one line)
+  int lmc = 0;                   // OpenSM's -l, taskmap's lmc=
 };
 
 // Runs OpenSM on every case (two at a time) and compares.
 void expect_opensm_tables(const std::vector<Case>& cases, const std::string& dir) {
   std::string jobs;
   for (const Case& c : cases) {
-    jobs += fmt::format("'{}' '{}' '{}/{}.osm'{}\n", c.fabric, c.engine, dir, c.name,
-                        c.roots.empty() ? "" : fmt::format(" -a '{}'", c.roots));
+    jobs += fmt::format("'{}' '{}' '{}/{}.osm'{}{}\n", c.fabric, c.engine, dir, c.name,
+                        c.roots.empty() ? "" : fmt::format(" -a '{}'", c.roots), c.lmc ? fmt::format(" -l {}", c.lmc) : "");
   }
   std::ofstream(dir + "/jobs") << jobs;
   const auto runs = test::run_command(fmt::format("xargs -P 2 -L 1 bash '{}/scripts/opensm_routes.sh' < '{}/jobs'",
@@ -125,7 +126,7 @@ void expect_opensm_tables(const std::vector<Case>& cases, const std::string& dir
     const std::string osm = dir + "/" + c.name + ".osm", ours = dir + "/" + c.name + ".taskmap";
     const std::string used = summary_field(osm + ".log-summary", "engine used");
     const auto r = test::run_taskmap(fmt::format("routes --machine 'ibnet:{}' --routing 'opensm:{}{}' --out '{}'", c.fabric,
-                                                 c.engine, c.roots.empty() ? "" : ",roots=" + c.roots, ours));
+                                                 c.engine, (c.roots.empty() ? "" : ",roots=" + c.roots) + (c.lmc ? fmt::format(",lmc={}", c.lmc) : ""), ours));
     if (used != c.engine || c.irreproducible) {  // OpenSM gave up and used minhop, or its tables are not reproducible
       EXPECT_EQ(summary_field(osm + ".log-summary", "status"), c.irreproducible ? "ran" : "fell back");
       // One error line (after the fabric reader's warnings, if any), naming the engine.
@@ -193,7 +194,46 @@ TEST(OpenSmEngines, IdenticalTablesOnEveryRealFabric) {
   for (const char* e : {"updn", "ftree"}) {
     cases.push_back({fmt::format("x5-spines.{}", e), ibnet + "hpctoolset_X5.topofile", e, dir + "/x5.roots"});
   }
+  // With an LMC, ports whose file LIDs are not aligned move (the subnet manager's own port
+  // first: port 1 of the CA that ran the discovery, where the script attaches OpenSM): X5's
+  // "Initiated from" line, PlaFRIM2's discovery trace; NDR at LMC 2.
+  for (const char* e : {"minhop", "updn", "dfsssp"}) {
+    cases.push_back({fmt::format("x5-lmc1.{}", e), ibnet + "hpctoolset_X5.topofile", e, "", false, 1});
+  }
+  cases.push_back({"plafrim2-1-lmc1.minhop", ibnet + "hwloc-netloc_plafrim2_ib-subnet-fe80_0000_0000_0001.txt", "minhop", "", false, 1});
+  if (!TASKMAP_TESTS_SANITIZED) {
+    cases.push_back({"ndr-lmc2.minhop", ibnet + "topograph_example.out.gz", "minhop", "", false, 2});
+    cases.push_back({"plafrim2-lmc1.dfsssp", ibnet + "hwloc-netloc_plafrim2_ib-subnet-fe80_0000_0000_0000.txt", "dfsssp", "", false, 1});
+  }
   expect_opensm_tables(cases, dir);
+  fs::remove_all(dir);
+}
+
+// sm= names the subnet manager's port: X5's "Initiated from" CA (node 0x0002c90300080e84, port
+// ...e85) by either GUID gives the default's tables; at LMC 1 another CA moves other LIDs; a
+// GUID the fabric does not have is refused in one line.
+TEST(OpenSmEngines, SmPortByGuid) {
+  const std::string x5 = test::shared_data("topologies/ibnet/hpctoolset_X5.topofile");
+  TASKMAP_REQUIRE_SHARED_DATA(x5);
+  const std::string dir = make_dir("sm");
+  auto tables = [&](const std::string& options, const std::string& name) {
+    const auto r = test::run_taskmap(fmt::format("routes --machine 'ibnet:{}' --routing 'opensm:minhop,lmc=1{}' --out '{}/{}'",
+                                                 x5, options, dir, name));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return read_tables(dir + "/" + name);
+  };
+  const Tables by_default = tables("", "default");
+  ASSERT_EQ(by_default.size(), 2079u);
+  EXPECT_EQ(tables(",sm=0x0002c90300080e85", "port"), by_default);
+  EXPECT_EQ(tables(",sm=H-0002c90300080e84", "node"), by_default);
+  EXPECT_NE(tables(",sm=0x0002c90300080d29", "other"), by_default);
+  const auto r = test::run_taskmap(fmt::format("routes --machine 'ibnet:{}' --routing 'opensm:minhop,lmc=1,sm=0xdeadbeef' --out '{}/bad'", x5, dir));
+  EXPECT_EQ(r.exit_code, 1);
+  // One error line, the last (after the reader's warnings), naming the GUID.
+  const auto error = r.err.find("taskmap: error: opensm: sm=0x00000000deadbeef: ");
+  ASSERT_NE(error, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n', error), r.err.size() - 1) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/bad"));
   fs::remove_all(dir);
 }
 
