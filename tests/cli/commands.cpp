@@ -306,7 +306,7 @@ TEST(Cli, BadInputGivesOneLineAndNoOutputFile) {
       {"routing for another machine", base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper refine-mcl --routing valiant",
        "--routing 'valiant' does not apply to torus machines"},
       {"refine-mcl optimizes under the run's routing, it has no routing of its own",
-       base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper refine-mcl:routing=dor", "refine-mcl: unknown parameter 'routing'; known: work, seconds, candidates, anneal, regions, within, links, seed"},
+       base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper refine-mcl:routing=dor", "refine-mcl: unknown parameter 'routing'; known: work, seconds, candidates, anneal, regions, within, links, moves, seed"},
       {"refine-mcl within leaves needs leaf switches",
        base + "--machine torus:4x4 --pattern halo2d:4x4 --mapper refine-mcl:within=leaf",
        "within=leaf needs a fabric with leaf switches (a Slurm or ibnetdiscover tree), not torus"},
