@@ -195,6 +195,27 @@ TEST(Auto, AWorkLimitSharesTheWorkByOneRule) {
   EXPECT_THROW(test::run_mapper_on(problem, "auto"), Cancelled);
 }
 
+// Where routes are wide, an evaluation costs what the launchers' evaluations measured: a
+// 27-point halo of 512 tasks (E + n = 13,824) on the 512 hosts of a 3-level 8-ary fat tree
+// under ecmp, whose routes between pods spread over every spine, adds over a hundred channel
+// loads per task pair (evaluator's count), so an evaluation is predicted at a quarter unit
+// each, far above 6 x 13,824 = 82,944. Under work=2 (1 million for the first round) the routes (138,240)
+// and the three launchers' orders leave no room; with 82,944 per evaluation greedy (82,944 +
+// 20 x 13,824) would have fitted (746,496 in all).
+TEST(Auto, WideRoutesMakeEvaluationsCostWhatTheLaunchersMeasured) {
+  const Machine m = make_machine("fattree:k=8,n=3");
+  const CommGraph g = build_pattern(parse_pattern_spec("halo3d:8x8x8,points=27"));
+  const MappingProblem problem(m, g, "ecmp");
+  const Metrics launcher = Evaluator(problem).evaluate(g, test::run_mapper_on(problem, "hostname-order"));
+  ASSERT_GT(launcher.channel_updates, 100u * g.num_edges());
+  EXPECT_EQ(evaluation_work(problem, {}), 82'944u);
+  EXPECT_EQ(evaluation_work(problem, {launcher}), (launcher.channel_updates + 3) / 4);
+  EXPECT_EQ(predicted_work("greedy", problem), 82'944u + 20 * 13'824u);
+  const Mapping chosen = test::run_mapper_on(problem, "auto:work=2");
+  EXPECT_NE(chosen.note.find("left out: greedy, rb, scotch, ml,"), std::string::npos) << chosen.note;
+  EXPECT_NE(chosen.note.find(" among 3 results; "), std::string::npos) << chosen.note;
+}
+
 // A candidate whose prediction does not fit runs in its cheaper form where that fits: 32,768
 // tasks (halo3d:32x32x32, 7 points: 196,608 edges, 229,376 edges and tasks), twice the size up
 // to which Scotch's quality strategy is predicted linear: 45 x 2^1.5 = 128 units of its own (134

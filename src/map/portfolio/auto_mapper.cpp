@@ -189,7 +189,12 @@ class AutoMapper final : public Mapper {
     // portfolio's order.
     const std::uint64_t work_limit = saturating_mul(options_.work, kWorkUnitsPerMillion);
     std::vector<std::uint64_t> first_round_work(workers, work_limit > 0 ? route_work(problem) : 0);
+    // The launchers' orders run first: their evaluations measure what evaluating a placement
+    // costs here (evaluation_work), which the other candidates' predictions and the
+    // refinements' shares then count.
     std::vector<portfolio::StepJob> first_round_jobs;
+    std::vector<std::uint32_t> launcher_workers;
+    std::uint64_t evaluation = evaluation_work(problem, {});
     for (const std::string& spec : portfolio) {
       if (std::string why = factory_.why_not(spec, problem); !why.empty()) {
         skipped.push_back(fmt::format("{}: {}", spec, why));
@@ -199,8 +204,18 @@ class AutoMapper final : public Mapper {
       const auto least = static_cast<std::uint32_t>(std::min_element(first_round_work.begin(), first_round_work.end()) -
                                                     first_round_work.begin());
       const bool launcher = std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), spec) != kLauncherDefaults.end();
+      if (!launcher && !launcher_workers.empty()) {  // the launchers' orders are planned: run them, measure
+        keep_all(runner.run(first_round_jobs, 1));
+        first_round_jobs.clear();
+        std::vector<Metrics> measured;
+        for (const Result& r : results) measured.push_back(r.metrics);
+        evaluation = evaluation_work(problem, measured);
+        for (std::uint32_t w : launcher_workers) first_round_work[w] += evaluation - evaluation_work(problem, {});
+        launcher_workers.clear();
+      }
       auto fits = [&](std::string_view s) {
-        return work_limit == 0 || launcher || first_round_work[least] + predicted_work(s, problem) <= work_limit / kFirstRoundShare;
+        return work_limit == 0 || launcher ||
+               first_round_work[least] + predicted_work(s, problem, evaluation) <= work_limit / kFirstRoundShare;
       };
       std::string run = spec;
       if (!fits(run)) {
@@ -212,7 +227,8 @@ class AutoMapper final : public Mapper {
         }
         run = (*cheaper)[1];
       }
-      first_round_work[least] += predicted_work(run, problem);
+      first_round_work[least] += predicted_work(run, problem, evaluation);
+      if (launcher) launcher_workers.push_back(least);
       first_round_jobs.push_back({run, [&, run](const MappingProblem& on) { return factory_.make(run)->run(on); }, least});
     }
     keep_all(runner.run(first_round_jobs, 1));
@@ -236,9 +252,14 @@ class AutoMapper final : public Mapper {
             ? std::min(work_left / 2, saturating_mul(mcl_search(problem, options_.budget, RefineOptions{}.candidates).budget,
                                                      saturating_mul(per_worker(usual_searches), kWorkUnitsPerMillion)))
             : 0;
+    // A worker's share of a step, its jobs' evaluations set aside, per job.
+    auto work_each = [&](std::uint64_t step_work, std::uint64_t jobs_per_worker) {
+      const std::uint64_t evaluations = saturating_mul(jobs_per_worker, evaluation);
+      return (step_work - std::min(step_work, evaluations)) / jobs_per_worker / kWorkUnitsPerMillion;
+    };
     auto work_share = [&](std::uint64_t step_work, std::size_t count) -> std::optional<std::string> {
       if (work_limit == 0) return "";
-      const std::uint64_t each = step_work / per_worker(count) / kWorkUnitsPerMillion;
+      const std::uint64_t each = work_each(step_work, per_worker(count));
       if (each == 0) return std::nullopt;
       return fmt::format("work={},", each);
     };
@@ -392,7 +413,7 @@ class AutoMapper final : public Mapper {
       // run after the others), gets an even share.
       const std::size_t exchange_jobs = tables && injection ? (leaf_switches ? 2 : 1) : 0;
       const std::uint64_t jobs_per_worker = per_worker(planned.size()) + (exchange_jobs > 0 ? per_worker(exchange_jobs) : 0);
-      const std::uint64_t share = work_limit > 0 ? mcl_work_left / jobs_per_worker / kWorkUnitsPerMillion : 0;
+      const std::uint64_t share = work_limit > 0 ? work_each(mcl_work_left, jobs_per_worker) : 0;
       const std::optional<std::string> step_work =
           work_limit == 0 ? std::optional<std::string>("") : share > 0 ? std::optional(fmt::format("work={},", share)) : std::nullopt;
       const std::uint64_t work = share > 0 ? std::min(search.budget, share) : search.budget;
@@ -609,13 +630,25 @@ std::uint64_t route_work(const MappingProblem& problem) {
 
 std::vector<double> auto_worker_seconds() { return last_worker_seconds; }
 
+std::uint64_t evaluation_work(const MappingProblem& problem, const std::vector<Metrics>& measured) {
+  const CommGraph& g = problem.graph();
+  std::uint64_t units = saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), kEvaluateUnits);
+  for (const Metrics& m : measured) {
+    units = std::max(units, static_cast<std::uint64_t>(std::ceil(kUnitsPerChannelUpdate * static_cast<double>(m.channel_updates))));
+  }
+  return units;
+}
+
 std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem) {
+  return predicted_work(spec, problem, evaluation_work(problem, {}));
+}
+
+std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem, std::uint64_t evaluation) {
   // Units per task-graph edge (and task): the most measured on one quiet core over 27-point
   // halos of 4,096 to 65,536 tasks on Edison, Theta and fat trees, times 1.4 for a busy core
   // (docs/auto.md, "Work limit"): evaluating a placement, which every candidate is, and each
   // mapper's own work beside. Scotch's quality strategy grows faster than the graph past
   // 16,384 tasks (its k-way refinement: 65,536 tasks on Edison cost six times 16,384's per edge).
-  constexpr std::uint64_t kEvaluate = 6;
   const std::string_view name = spec.substr(0, spec.find(':'));
   const CommGraph& g = problem.graph();
   std::uint64_t own = 0;
@@ -628,7 +661,7 @@ std::uint64_t predicted_work(std::string_view spec, const MappingProblem& proble
     own = speed ? 40 : static_cast<std::uint64_t>(std::ceil(45.0 * growth * std::sqrt(growth)));
   } else if (name == "ml") own = 600;
   else if (name == "rahtm") own = 2000;
-  return saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), kEvaluate + own);
+  return saturating_add(evaluation, saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), own));
 }
 
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory) {

@@ -93,6 +93,19 @@ inline constexpr std::uint64_t kWorkUnitsPerSecond = 20'000'000;
 // the routes the first evaluation computes (the route cache's), predicted once.
 std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem);
 std::uint64_t route_work(const MappingProblem& problem);
+// With `evaluation` units for its evaluation (evaluation_work).
+std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem, std::uint64_t evaluation);
+// Evaluating one placement: kEvaluateUnits per task-graph edge and task, or, where the
+// evaluations `measured` (the launchers' orders) routed more, kUnitsPerChannelUpdate per
+// channel load they added (Metrics::channel_updates), whichever is more. The first is what the
+// machines the predictions were measured on took (routes of a few dozen channels, tasks
+// sharing routers); the second is for wide routes between many routers: 16,384 GPUs, each a
+// router, under ecmp on a three-level tree of 64-port switches, a thousand channels a route,
+// evaluated at 120 million channel loads a second on one core (0.16 units each at 20 million
+// units a second, times 1.4 for a busy core).
+inline constexpr std::uint64_t kEvaluateUnits = 6;
+inline constexpr double kUnitsPerChannelUpdate = 0.25;
+std::uint64_t evaluation_work(const MappingProblem& problem, const std::vector<Metrics>& measured);
 
 // The seconds each worker of the last auto run on this thread spent, its jobs' mapping and
 // evaluation (over processes: this process's worker only). A measurement, for reports of time,
