@@ -231,14 +231,15 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
   const PlacementSpec placement = out_format_of(c, machine);
   job.placement = placement.format;
   const std::string format_name = c.out_format.empty() ? std::string(placement_format_name(placement.format)) : c.out_format;
-  // srun's two files: the host file at --out, the CPU list (on GPU slots, the GPU list) beside it.
+  // Two files: srun's host file at --out and the CPU list (on GPU slots, the GPU list) beside it;
+  // gpu-env and its launcher's file.
   const bool srun = placement.format == PlacementFormat::Srun;
-  const std::string bind_list_path = srun ? srun_bind_list_path(machine, c.out) : "";
-  if (srun && io::is_stdout_path(c.out)) {
-    usage_fail("map: --out-format srun writes two files (FILE and {}); name --out FILE",
-               srun_bind_list_path(machine, "FILE"));
+  const std::optional<CompanionFile> companion = companion_file(machine, placement, c.out);
+  if (companion && io::is_stdout_path(c.out)) {
+    usage_fail("map: --out-format {} writes two files (FILE and {}); name --out FILE", format_name,
+               companion_file(machine, placement, "FILE")->path);
   }
-  if (srun) check_on_leader(job, [&] { io::check_output_path(bind_list_path, io::OutputKind::File, "--out"); });
+  if (companion) check_on_leader(job, [&] { io::check_output_path(companion->path, io::OutputKind::File, "--out"); });
   const Units units = run_units(c, machine);
   CommGraph graph = build_pattern(*job.pattern_spec);
   check_placement_capacity(*job.placement, graph.num_tasks(), machine, job.allocation ? job.allocation->source : "");
@@ -259,7 +260,7 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
   Mapping mapping = map_checked(job.mappers.front(), problem);
   const std::string note = mapping.note;  // the mapper's, also when the baseline's placement is written
   // srun's map_cpu (map_gpu) binds the i-th rank of every node to one list's i-th CPU (GPU).
-  const PlacementFormat bind = srun ? srun_bind_format(machine) : *job.placement;
+  const PlacementFormat bind = srun ? companion->format : *job.placement;
   const bool map_list = bind == PlacementFormat::SlurmMapCpu || bind == PlacementFormat::SlurmMapGpu;
   if (map_list && share_one_layout_across_nodes(problem, mapping) && job.speaks()) {
     const bool gpus = bind == PlacementFormat::SlurmMapGpu;
@@ -300,7 +301,7 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
   const Metrics& written = wrote_baseline ? baselines.front().metrics : chosen.metrics;
   // Everything rendered before anything is written: a file that cannot be written leaves none.
   const std::string content = format_placement(mapping, machine, placement, hosts);
-  const std::string bind_list = srun ? format_placement(mapping, machine, bind, hosts) : "";
+  const std::string second = companion ? format_placement(mapping, machine, companion->format, hosts) : "";
   const std::string launch = io::is_stdout_path(c.out) ? "" : launch_command(mapping, machine, placement, c.out);
   if (!job.speaks()) return 0;
   if (!note.empty()) std::cerr << note << "\n";
@@ -309,9 +310,9 @@ int run_map(const RunConfig& c, const dist::Processes& processes) {
                              mapper, baseline->spec.text, baseline->spec.text);
   }
   io::write_file_atomically(c.out, content);
-  if (srun) io::write_file_atomically(bind_list_path, bind_list);
+  if (companion) io::write_file_atomically(companion->path, second);
   if (!io::is_stdout_path(c.out)) {
-    std::cerr << fmt::format("wrote {}{} ({} tasks, {})\n", c.out, srun ? " and " + bind_list_path : "",
+    std::cerr << fmt::format("wrote {}{} ({} tasks, {})\n", c.out, companion ? " and " + companion->path : "",
                              graph.num_tasks(), format_name);
   }
   // Its slot= numbers are PU indexes, which mpirun reads as such only with this flag.

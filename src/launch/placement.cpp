@@ -213,6 +213,9 @@ PlacementSpec parse_placement_spec(const std::string& text) {
   PlacementSpec spec;
   spec.format = static_cast<PlacementFormat>(v.entry().tag);
   if (spec.format == PlacementFormat::Scotch) spec.base = static_cast<std::uint32_t>(v.get_int("base"));
+  if (spec.format == PlacementFormat::GpuEnv && v.get_choice("launcher") != "none") {
+    spec.launcher = parse_placement_format(std::string(v.get_choice("launcher")));
+  }
   return spec;
 }
 
@@ -294,9 +297,25 @@ std::string srun_bind_list_path(const Machine& machine, const std::string& out) 
   return has_gpu_slots(machine) ? srun_gpu_list_path(out) : srun_cpu_list_path(out);
 }
 
+std::optional<CompanionFile> companion_file(const Machine& machine, const PlacementSpec& spec, const std::string& out) {
+  if (spec.format == PlacementFormat::Srun) return CompanionFile{srun_bind_list_path(machine, out), srun_bind_format(machine)};
+  if (spec.format == PlacementFormat::GpuEnv && spec.launcher != PlacementFormat::Plain) {
+    return CompanionFile{out + (spec.launcher == PlacementFormat::OpenMpiRankfile ? ".rankfile" : ".hosts"), spec.launcher};
+  }
+  return std::nullopt;
+}
+
 std::string launch_command(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
                            const std::string& out) {
   const std::size_t ranks = mapping.num_tasks();
+  if (const auto companion = companion_file(machine, spec, out); companion && spec.format == PlacementFormat::GpuEnv) {
+    const std::string launcher = launch_command(mapping, machine, PlacementSpec{.format = companion->format}, companion->path);
+    const std::string program = " ./app";  // the launcher's command ends with it
+    const std::string head = launcher.substr(0, launcher.size() - program.size());
+    return companion->format == PlacementFormat::OpenMpiRankfile
+               ? fmt::format("{} -x TASKMAP_GPU_ENV={} taskmap-gpu-run ./app", head, shell_word(out))
+               : fmt::format("{} -genv TASKMAP_GPU_ENV {} taskmap-gpu-run ./app", head, shell_word(out));
+  }
   switch (spec.format) {
     case PlacementFormat::Srun: {
       const PlacementFormat bind = srun_bind_format(machine);

@@ -64,16 +64,17 @@ line=$(grep "^rank=$r " "$TASKMAP_GPU_ENV")
 eval "$line" && export CUDA_VISIBLE_DEVICES="$gpu" ROCR_VISIBLE_DEVICES="$gpu" && exec "$@"
 ```
 
-The launcher still has to start each rank on its host: write the host file of the same mapping
-(`hydra`, `openmpi-rankfile` or `slurm`), from the same run's plain file (`--mapper file:FILE`)
-so that both files hold one mapping:
+The launcher still has to start each rank on its host from the same mapping:
+`launcher=openmpi-rankfile` (or `hydra`) writes its file beside, at FILE.rankfile (FILE.hosts),
+and `map` prints the command:
 
 ```
-taskmap map ... --node-topology gpus:4 --out-format plain --out p.txt
-taskmap map ... --node-topology gpus:4 --mapper file:p.txt --out-format openmpi-rankfile --out ranks
-taskmap map ... --node-topology gpus:4 --mapper file:p.txt --out-format gpu-env --out gpus.env
-mpirun -np RANKS --rankfile ranks -x TASKMAP_GPU_ENV=gpus.env taskmap-gpu-run ./app
-```)";
+taskmap map ... --node-topology gpus:4 --out-format gpu-env:launcher=openmpi-rankfile --out gpus.env
+mpirun -np RANKS --rankfile gpus.env.rankfile -x TASKMAP_GPU_ENV=gpus.env taskmap-gpu-run ./app
+```
+
+For srun, write `slurm` from the same mapping (`--mapper file:FILE` of a plain file of the
+run), or use the `srun` format, whose GPU list binds the ranks without the wrapper.)";
 
 int tag(PlacementFormat format) { return static_cast<int>(format); }
 
@@ -161,7 +162,11 @@ const Catalog& placement_format_catalog() {
                       "CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES) beside the hydra or openmpi-rankfile file",
            .applies_to = "GPU slots (--node-topology gpus:N or hwloc:FILE,slots=gpu)",
            .applies = gpu_slots,
-           .example = "gpu-env",
+           .example = "gpu-env:launcher=openmpi-rankfile",
+           .params = {{.name = "launcher", .type = ParamType::Choice, .default_value = "none",
+                       .choices = {"none", "openmpi-rankfile", "hydra"},
+                       .meaning = "also the launcher's file of the same mapping, beside FILE: FILE.rankfile "
+                                  "(mpirun --rankfile) or FILE.hosts (mpiexec -f); `map` prints the command"}},
            .details = kGpuEnvDetails},
           {.name = "cray-rank-order",
            .tag = tag(PlacementFormat::CrayRankOrder),

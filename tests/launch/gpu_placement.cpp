@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mpi_runs.h"
@@ -213,6 +214,26 @@ TEST_F(GpuLaunchFiles, MapWritesTheGpuFilesOfAMappingFromAFile) {
                           " srun --distribution=arbitrary --gpu-bind=map_gpu:3,2,1,0 -n 8 ./app"),
             err.end())
       << r.err;
+  // gpu-env and the launcher's file in one run: the files the two formats write alone, and the
+  // command that runs the wrapper under that launcher.
+  for (const auto& [launcher, suffix, command] :
+       {std::tuple{"openmpi-rankfile", ".rankfile", "mpirun -np 8 --rankfile " + path("one.env.rankfile") +
+                                                       " -x TASKMAP_GPU_ENV=" + path("one.env") + " taskmap-gpu-run ./app"},
+        std::tuple{"hydra", ".hosts", "mpiexec -f " + path("one.env.hosts") + " -n 8 -genv TASKMAP_GPU_ENV " +
+                                          path("one.env") + " taskmap-gpu-run ./app"}}) {
+    SCOPED_TRACE(launcher);
+    r = test::run_taskmap(job + "--out-format gpu-env:launcher=" + launcher + " --out " + path("one.env"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(test::read_text(path("one.env")), env);
+    ASSERT_EQ(test::run_taskmap(job + "--out-format " + launcher + " --out " + path("alone")).exit_code, 0);
+    EXPECT_EQ(test::read_text(path(std::string("one.env") + suffix)), test::read_text(path("alone")));
+    const auto said = lines_of(r.err);
+    EXPECT_NE(std::find(said.begin(), said.end(), "launch: " + command), said.end()) << r.err;
+  }
+  // To standard output there is no room for the second file.
+  r = test::run_taskmap(job + "--out-format gpu-env:launcher=hydra --out -");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("writes two files (FILE and FILE.hosts)"), std::string::npos) << r.err;
 }
 
 // Node 0's ranks on GPUs 0,1 and node 1's on 1,0: `map` gives node 1 node 0's arrangement

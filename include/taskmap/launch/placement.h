@@ -30,6 +30,8 @@ enum class PlacementFormat {
 struct PlacementSpec {
   PlacementFormat format = PlacementFormat::Plain;
   std::uint32_t base = 0;  // scotch: the number of task 0 (the Scotch graph's baseval)
+  // gpu-env: the launcher's file written beside it, openmpi-rankfile or hydra; Plain: none.
+  PlacementFormat launcher = PlacementFormat::Plain;
 };
 
 // Checked at parse time: an unknown name lists the known ones.
@@ -88,13 +90,23 @@ std::string srun_gpu_list_path(const std::string& out);
 PlacementFormat srun_bind_format(const Machine& machine);
 std::string srun_bind_list_path(const Machine& machine, const std::string& out);
 
+// The second file a format writes beside the one at `out`, in its own format: srun's map_cpu
+// (map_gpu) list; gpu-env's launcher file (`launcher=`: OUT.rankfile for openmpi-rankfile,
+// OUT.hosts for hydra). nullopt for the other formats.
+struct CompanionFile {
+  std::string path;
+  PlacementFormat format;
+};
+std::optional<CompanionFile> companion_file(const Machine& machine, const PlacementSpec& spec, const std::string& out);
+
 // The command line that starts the job with the placement written at `out` in `spec`'s format
 // (paths quoted for a POSIX shell, the program as ./app), or empty for a format no launcher
 // takes alone (plain, scotch, metis-part, slurm-map-cpu or slurm-map-gpu without its host file,
 // gpu-env without the launcher's file, cray-rank-order, bgq-mapfile). srun:
 // SLURM_HOSTFILE=OUT srun --distribution=arbitrary --cpu-bind=map_cpu:LIST -n RANKS, the host
 // file's line count (on GPU slots --gpu-bind=map_gpu:LIST instead); openmpi-rankfile: mpirun -np RANKS --rankfile OUT
-// (--use-hwthread-cpus under slots=pu); hydra: mpiexec -f OUT -n RANKS.
+// (--use-hwthread-cpus under slots=pu); hydra: mpiexec -f OUT -n RANKS; gpu-env with its
+// launcher's file: that launcher's command running taskmap-gpu-run with TASKMAP_GPU_ENV=OUT.
 std::string launch_command(const Mapping& mapping, const Machine& machine, const PlacementSpec& spec,
                            const std::string& out);
 
