@@ -310,8 +310,9 @@ std::string launch_command(const Mapping& mapping, const Machine& machine, const
   const std::size_t ranks = mapping.num_tasks();
   if (const auto companion = companion_file(machine, spec, out); companion && spec.format == PlacementFormat::GpuEnv) {
     const std::string launcher = launch_command(mapping, machine, PlacementSpec{.format = companion->format}, companion->path);
-    const std::string program = " ./app";  // the launcher's command ends with it
-    const std::string head = launcher.substr(0, launcher.size() - program.size());
+    constexpr std::string_view kProgram = " ./app";  // every launcher's command ends with it
+    if (!launcher.ends_with(kProgram)) return "";
+    const std::string head = launcher.substr(0, launcher.size() - kProgram.size());
     return companion->format == PlacementFormat::OpenMpiRankfile
                ? fmt::format("{} -x TASKMAP_GPU_ENV={} taskmap-gpu-run ./app", head, shell_word(out))
                : fmt::format("{} -genv TASKMAP_GPU_ENV {} taskmap-gpu-run ./app", head, shell_word(out));

@@ -2,10 +2,11 @@
 
 #include "routing_impl.h"
 #include "taskmap/core/spec.h"
+#include "taskmap/core/text_source.h"
 #include "taskmap/routing/forwarding_tables.h"
-#include "taskmap/topology/guid_map.h"
 #include "taskmap/routing/opensm_engines.h"
 #include "taskmap/routing/routing_catalog.h"
+#include "taskmap/topology/guid_map.h"
 
 namespace taskmap {
 
@@ -40,7 +41,7 @@ std::shared_ptr<const ForwardingTables> forwarding_tables_for(const Machine& mac
   options.lmc = spec.opensm_lmc;
   if (!spec.sm.empty()) {
     const auto guid = guid_value(spec.sm);
-    if (!guid || *guid == 0) fail("opensm: sm={}: not a GUID (hex digits, after 0x, H- or S- or alone)", spec.sm);
+    if (!guid || *guid == 0) fail("opensm: sm={}: not a GUID (hex digits, after 0x, H- or S- or alone)", io::printable(spec.sm));
     options.sm_guid = *guid;
   }
   return std::make_shared<ForwardingTables>(compute_opensm_tables(subnet, options));

@@ -599,52 +599,49 @@ ib::Subnet opensm_lids(const ib::Subnet& file, std::uint8_t lmc, std::optional<i
 }
 
 std::optional<ib::PortRef> opensm_sm_port(const ib::Subnet& s, std::uint64_t guid) {
-  auto cabled = [&](ib::PortRef p) { return s.port(p).peer_node != ib::kNoNode; };
+  auto cabled = [&](std::uint32_t n, std::uint32_t p) { return p < s.nodes[n].ports.size() && s.nodes[n].ports[p].peer_node != ib::kNoNode; };
   auto first_cabled = [&](std::uint32_t n) -> std::optional<ib::PortRef> {
     if (s.nodes[n].is_switch()) return ib::PortRef{n, 0};
     for (std::uint32_t p = 1; p < s.nodes[n].ports.size(); ++p)
-      if (cabled({n, static_cast<std::uint8_t>(p)})) return ib::PortRef{n, static_cast<std::uint8_t>(p)};
+      if (cabled(n, p)) return ib::PortRef{n, static_cast<std::uint8_t>(p)};
     return std::nullopt;
   };
-  auto port_with = [&](std::uint64_t g) -> std::optional<ib::PortRef> {
-    for (std::uint32_t n = 0; n < s.nodes.size(); ++n) {
-      if (s.nodes[n].is_switch()) continue;
+  // The CA (or switch) a GUID names and the port it names, if any: a port's GUID exactly,
+  // else a node's, else, where a port list keys a CA by its port GUID, the node GUID Mellanox
+  // adapters derive from it (port GUID - port number).
+  auto named = [&](std::uint64_t g) -> std::optional<std::pair<std::uint32_t, std::uint32_t>> {
+    for (std::uint32_t n = 0; n < s.nodes.size(); ++n)
       for (std::uint32_t p = 1; p < s.nodes[n].ports.size(); ++p)
-        if (s.nodes[n].ports[p].guid == g && cabled({n, static_cast<std::uint8_t>(p)})) return ib::PortRef{n, static_cast<std::uint8_t>(p)};
-    }
-    if (const std::uint32_t n = s.node_of_guid(g); n != ib::kNoNode) return first_cabled(n);
+        if (!s.nodes[n].is_switch() && s.nodes[n].ports[p].guid == g) return std::pair{n, p};
+    if (const std::uint32_t n = s.node_of_guid(g); n != ib::kNoNode) return std::pair{n, 0u};
+    for (std::uint32_t n = 0; n < s.nodes.size(); ++n)
+      for (std::uint32_t p = 1; p < s.nodes[n].ports.size(); ++p)
+        if (!s.nodes[n].is_switch() && s.nodes[n].ports[p].guid != 0 && s.nodes[n].ports[p].guid - p == g) return std::pair{n, 0u};
     return std::nullopt;
   };
   if (guid != 0) {
-    if (auto p = port_with(guid)) return p;
+    if (const auto at = named(guid)) {
+      if (at->second != 0 && cabled(at->first, at->second)) return ib::PortRef{at->first, static_cast<std::uint8_t>(at->second)};
+      if (at->second == 0)
+        if (auto p = first_cabled(at->first)) return p;
+    }
     fail("opensm: sm=0x{:016x}: {} has no cabled port or node with this GUID", guid, s.source);
   }
-  // Port 1 of a CA, where a subnet manager on a host usually runs (and where ibsim attaches it).
-  auto port_one = [&](std::uint32_t n) -> std::optional<ib::PortRef> {
-    if (s.nodes[n].is_switch() || s.nodes[n].ports.size() < 2 || !cabled({n, 1})) return std::nullopt;
-    return ib::PortRef{n, 1};
-  };
-  if (s.discovering_port != 0) {
-    // The GUID is the port's, or its node's: where a port list keys a CA by its port GUID, the
-    // node's is that minus the port number on Mellanox adapters.
-    for (std::uint32_t n = 0; n < s.nodes.size(); ++n) {
-      bool named = s.nodes[n].guid == s.discovering_port;
-      for (std::uint32_t p = 1; p < s.nodes[n].ports.size(); ++p) {
-        const std::uint64_t g = s.nodes[n].ports[p].guid;
-        named = named || (g != 0 && (g == s.discovering_port || g - p == s.discovering_port));
-      }
-      if (named && !s.nodes[n].is_switch())
-        if (auto one = port_one(n)) return one;
+  // By default on the CA that ran the discovery: its port 1 (where a subnet manager binds by
+  // default, and ibsim attaches it), else its first cabled port.
+  if (s.discovering_port != 0)
+    if (const auto at = named(s.discovering_port); at && !s.nodes[at->first].is_switch()) {
+      if (cabled(at->first, 1)) return ib::PortRef{at->first, 1};
+      if (auto p = first_cabled(at->first)) return p;
     }
-  }
   std::optional<std::uint32_t> lowest_ca, lowest_switch;
   for (std::uint32_t n = 0; n < s.nodes.size(); ++n) {
     auto& lowest = s.nodes[n].is_switch() ? lowest_switch : lowest_ca;
-    if (s.nodes[n].is_switch() || port_one(n)) {
+    if (s.nodes[n].is_switch() || cabled(n, 1)) {
       if (!lowest || s.nodes[n].guid < s.nodes[*lowest].guid) lowest = n;
     }
   }
-  if (lowest_ca) return port_one(*lowest_ca);
+  if (lowest_ca) return ib::PortRef{*lowest_ca, 1};
   if (lowest_switch) return ib::PortRef{*lowest_switch, 0};
   return std::nullopt;
 }
@@ -707,7 +704,7 @@ std::vector<std::uint64_t> read_root_guids(const std::string& path) {
     const auto fields = io::split_fields(*line);
     // "0x0008f105001086a2", or as ibnetdiscover names switches, "S-0008f105001086a2".
     const auto guid = guid_value(fields[0]);
-    if (!guid) cur.fail_here(fmt::format("'{}' is not a GUID (hex digits, after 0x or S- or alone)", io::printable(fields[0])));
+    if (!guid) cur.fail_here(fmt::format("'{}' is not a GUID (hex digits, after 0x, S- or H- or alone)", io::printable(fields[0])));
     guids.push_back(*guid);
   }
   if (guids.empty()) fail("{}: no GUID in it", path);

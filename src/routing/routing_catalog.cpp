@@ -199,8 +199,8 @@ const Catalog& routing_catalog() {
                       {.name = "sm", .type = ParamType::String,
                        .meaning = "the subnet manager's port GUID (or its node's: a CA's first cabled port, a switch's "
                                   "port 0), whose LIDs OpenSM assigns first: with lmc above 0 it decides which LIDs move",
-                       .when_absent = "the port that ran ibnetdiscover (the file's 'Initiated from' line), else the CA "
-                                      "of the lowest GUID"},
+                       .when_absent = "port 1 of the CA that ran ibnetdiscover (the file's 'Initiated from' line or a "
+                                      "DR trace's first CA), else port 1 of the CA of the lowest GUID"},
                       gpu_path}},
       });
   return catalog;

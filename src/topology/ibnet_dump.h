@@ -91,6 +91,7 @@ struct Dump {
   std::vector<Node> nodes;
   LinkSet links;
   std::size_t last_line = 0;
+  std::uint64_t discovering_port = 0;  // ib::Subnet::discovering_port
 
   Oddity ignored_lines;      // lines of no known form between blocks
   Oddity unconnected_ports;  // port-list lines with no peer

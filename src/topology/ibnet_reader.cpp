@@ -269,6 +269,7 @@ class FabricAssembler final {
   void build_subnet() {
     auto subnet = std::make_shared<ib::Subnet>();
     subnet->source = source_;
+    subnet->discovering_port = dump_.discovering_port;
     subnet->nodes.resize(dump_.nodes.size());
     for (std::uint32_t i = 0; i < dump_.nodes.size(); ++i) {
       const Node& n = node(i);
@@ -406,13 +407,9 @@ Fabric read_ibnetdiscover(const std::string& path, const std::string& map_file, 
   const bool port_list = is_port_list(text);
   const std::uint64_t discovered_from = discovering_port(text);
   io::LineCursor cursor(path, std::move(text));
-  const Dump dump = port_list ? ibnet::parse_port_list(cursor) : ibnet::parse_plain(cursor);
+  Dump dump = port_list ? ibnet::parse_port_list(cursor) : ibnet::parse_plain(cursor);
+  dump.discovering_port = discovered_from;
   Fabric fabric = FabricAssembler(path, dump, map ? &*map : nullptr, warn).run();
-  if (fabric.subnet && discovered_from != 0) {
-    auto subnet = std::make_shared<ib::Subnet>(*fabric.subnet);
-    subnet->discovering_port = discovered_from;
-    fabric.subnet = std::move(subnet);
-  }
   fabric.source = path;
   fabric.rates_in_gbps = true;  // "4xEDR" and the like, infiniband_gbps
   return fabric;

@@ -36,25 +36,28 @@ std::string_view opensm_engine_name(OpenSmEngine engine);
 // The subnet with the LIDs a subnet manager started with `lmc` gives: every end port 2^lmc
 // LIDs, a switch one; a port keeps the file's LID where it is aligned to 2^lmc and free (in
 // OpenSM's order of port GUIDs, after the subnet manager's own port `sm_port`, which OpenSM
-// takes first), the others take the lowest free aligned LIDs, as OpenSM keeps the LIDs ports
-// hold. (With lmc 0 every file LID is kept.)
+// takes first), the others, in the same order, the first run of LIDs no port could keep that
+// holds their range once its start is aligned, as OpenSM keeps the LIDs ports hold. (With lmc
+// 0 every file LID is kept.)
 ib::Subnet opensm_lids(const ib::Subnet& subnet, std::uint8_t lmc, std::optional<ib::PortRef> sm_port = std::nullopt);
 
-// The subnet manager's port: the port (or node: a CA's first cabled port, a switch's port 0)
-// with GUID `guid`; with guid 0, port 1 of the CA that ran ibnetdiscover (Subnet::
-// discovering_port) when it is cabled, else port 1 of the CA of the lowest GUID whose port 1
-// is cabled, else port 0 of the switch of the lowest GUID (where scripts/opensm_routes.sh
-// attaches OpenSM under ibsim). Fails when no cabled port has `guid`.
+// The subnet manager's port: the cabled port with GUID `guid`, or the node with that GUID (a
+// CA's first cabled port, a switch's port 0); with guid 0, on the CA that ran ibnetdiscover
+// (Subnet::discovering_port) its port 1 if cabled, else its first cabled port; else port 1 of
+// the CA of the lowest GUID whose port 1 is cabled, else port 0 of the switch of the lowest
+// GUID (where scripts/opensm_routes.sh attaches OpenSM under ibsim). Fails when nothing
+// cabled has `guid`.
 std::optional<ib::PortRef> opensm_sm_port(const ib::Subnet& subnet, std::uint64_t guid);
 
-// The tables the engine installs, for the LIDs of opensm_lids(subnet, options.lmc) (their
+// The tables the engine installs, for the LIDs of opensm_lids(subnet, options.lmc,
+// opensm_sm_port(subnet, options.sm_guid)) (their
 // `subnet`). Where OpenSM's engine gives up (updn without a root, ftree on a
 // fabric that is not a fat tree, dfsssp on a disconnected fabric), OpenSM falls back to minhop
 // silently; taskmap refuses instead, with OpenSM's reason: an Error "ENGINE: reason".
 ForwardingTables compute_opensm_tables(const ib::Subnet& subnet, const OpenSmOptions& options);
 
-// Reads root GUIDs from a file as OpenSM's root_guid_file: one GUID per line (0x..., or S-...
-// as ibnetdiscover names switches), '#' comments.
+// Reads root GUIDs from a file as OpenSM's root_guid_file: one GUID per line (0x..., S-... as
+// ibnetdiscover names switches, H-..., or bare hex digits), '#' comments.
 std::vector<std::uint64_t> read_root_guids(const std::string& path);
 
 }  // namespace taskmap

@@ -193,26 +193,28 @@ class AutoMapper final : public Mapper {
     // costs here (evaluation_work), which the other candidates' predictions and the
     // refinements' shares then count.
     std::vector<portfolio::StepJob> first_round_jobs;
-    std::vector<std::uint32_t> launcher_workers;
+    std::vector<std::uint32_t> launcher_workers;  // under a work limit, of the launchers not yet measured
     std::uint64_t evaluation = evaluation_work(problem, {});
+    auto measure_launchers = [&] {
+      if (launcher_workers.empty()) return;
+      keep_all(runner.run(first_round_jobs, 1));
+      first_round_jobs.clear();
+      std::vector<Metrics> measured;
+      for (const Result& r : results) measured.push_back(r.metrics);
+      evaluation = evaluation_work(problem, measured);
+      for (std::uint32_t w : launcher_workers) first_round_work[w] += evaluation - evaluation_work(problem, {});
+      launcher_workers.clear();
+    };
     for (const std::string& spec : portfolio) {
       if (std::string why = factory_.why_not(spec, problem); !why.empty()) {
         skipped.push_back(fmt::format("{}: {}", spec, why));
         progress.advance();
         continue;
       }
+      const bool launcher = std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), spec) != kLauncherDefaults.end();
+      if (!launcher) measure_launchers();
       const auto least = static_cast<std::uint32_t>(std::min_element(first_round_work.begin(), first_round_work.end()) -
                                                     first_round_work.begin());
-      const bool launcher = std::find(kLauncherDefaults.begin(), kLauncherDefaults.end(), spec) != kLauncherDefaults.end();
-      if (!launcher && !launcher_workers.empty()) {  // the launchers' orders are planned: run them, measure
-        keep_all(runner.run(first_round_jobs, 1));
-        first_round_jobs.clear();
-        std::vector<Metrics> measured;
-        for (const Result& r : results) measured.push_back(r.metrics);
-        evaluation = evaluation_work(problem, measured);
-        for (std::uint32_t w : launcher_workers) first_round_work[w] += evaluation - evaluation_work(problem, {});
-        launcher_workers.clear();
-      }
       auto fits = [&](std::string_view s) {
         return work_limit == 0 || launcher ||
                first_round_work[least] + predicted_work(s, problem, evaluation) <= work_limit / kFirstRoundShare;
@@ -228,9 +230,10 @@ class AutoMapper final : public Mapper {
         run = (*cheaper)[1];
       }
       first_round_work[least] += predicted_work(run, problem, evaluation);
-      if (launcher) launcher_workers.push_back(least);
+      if (launcher && work_limit > 0) launcher_workers.push_back(least);
       first_round_jobs.push_back({run, [&, run](const MappingProblem& on) { return factory_.make(run)->run(on); }, least});
     }
+    measure_launchers();  // when no other candidate followed: the refinements' shares count it
     keep_all(runner.run(first_round_jobs, 1));
     // What the refinements may spend under a work limit, per worker: of what its first round
     // left (the busiest worker's), the MCL searches' own budget each (at most half of it in all,
@@ -242,15 +245,16 @@ class AutoMapper final : public Mapper {
     const bool leaf_switches = has_leaf_switches(problem.machine());
     const bool tables = problem.routing().follows_tables();
     const bool injection = has_injection_links(problem.machine());
-    // The jobs of the MCL step: its searches, on leaf switches with node links refine-inject,
-    // and under forwarding tables with node links the exchanges of whole nodes after it.
-    const std::uint64_t usual_searches = 1 + (tables && injection ? (leaf_switches ? 2 : 1) : 0) + (leaf_switches ? 4 : 0) +
-                                         (leaf_switches && injection ? 1 : 0);
+    // The jobs of the MCL step: its searches, and on leaf switches with node links refine-inject;
+    // then, under forwarding tables with node links, the exchanges of whole nodes.
+    const std::uint64_t usual_searches = 1 + (leaf_switches ? 4 : 0) + (leaf_switches && injection ? 1 : 0);
+    const std::size_t exchange_jobs = tables && injection ? (leaf_switches ? 2 : 1) : 0;
     auto per_worker = [&](std::uint64_t jobs) { return std::max<std::uint64_t>(1, (jobs + workers - 1) / workers); };
+    const std::uint64_t mcl_jobs_per_worker = per_worker(usual_searches) + (exchange_jobs > 0 ? per_worker(exchange_jobs) : 0);
     const std::uint64_t mcl_work_left =
         options_.objective == AutoObjective::Mcl
             ? std::min(work_left / 2, saturating_mul(mcl_search(problem, options_.budget, RefineOptions{}.candidates).budget,
-                                                     saturating_mul(per_worker(usual_searches), kWorkUnitsPerMillion)))
+                                                     saturating_mul(mcl_jobs_per_worker, kWorkUnitsPerMillion)))
             : 0;
     // A worker's share of a step, its jobs' evaluations set aside, per job.
     auto work_each = [&](std::uint64_t step_work, std::uint64_t jobs_per_worker) {
@@ -411,7 +415,6 @@ class AutoMapper final : public Mapper {
       }
       // Under a work limit every job of the step, search, refine-inject or node exchange (these
       // run after the others), gets an even share.
-      const std::size_t exchange_jobs = tables && injection ? (leaf_switches ? 2 : 1) : 0;
       const std::uint64_t jobs_per_worker = per_worker(planned.size()) + (exchange_jobs > 0 ? per_worker(exchange_jobs) : 0);
       const std::uint64_t share = work_limit > 0 ? work_each(mcl_work_left, jobs_per_worker) : 0;
       const std::optional<std::string> step_work =
@@ -437,13 +440,14 @@ class AutoMapper final : public Mapper {
                          (step_work ? exchange_jobs : 0));
       run_refinements(std::move(searches), 0);
       std::vector<portfolio::StepJob> exchanges;
-      if (exchange_jobs > 0 && step_work) {
+      if (exchange_jobs > 0) {
         const std::size_t from = choice();
         for (const char* where : {",within=leaf", ""}) {
           if (*where && !leaf_switches) continue;
-          exchanges.push_back(refinement(
-              from, fmt::format("refine-mcl:work={},seed={}{},links=network,moves=routers{}", work, options_.seed, fewer_candidates, where),
-              0));
+          const std::string spec =
+              fmt::format("refine-mcl:work={},seed={}{},links=network,moves=routers{}", work, options_.seed, fewer_candidates, where);
+          if (step_work) exchanges.push_back(refinement(from, spec, 0));
+          else skipped.push_back(fmt::format("{}+{}: beyond the work limit", results[from].spec, spec));
         }
       }
       run_refinements(std::move(exchanges), 0);

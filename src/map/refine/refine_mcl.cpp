@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -181,10 +182,15 @@ class Search {
       }
     }
     if (options.whole_routers) {
+      // Classes of exchangeable routers; within leaves, one class per class and leaf.
       class_ = exchangeable_routers(machine_);
+      std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> renumbered;
       for (RouterId r = 0; r < machine_.num_host_routers(); ++r) {
         if (class_[r] == UINT32_MAX) continue;
-        if (class_[r] >= class_routers_.size()) class_routers_.resize(class_[r] + 1);
+        const std::uint32_t leaf = leaf_.empty() ? 0 : leaf_[r];
+        const auto [it, added] = renumbered.emplace(std::pair{class_[r], leaf}, static_cast<std::uint32_t>(renumbered.size()));
+        class_[r] = it->second;
+        if (added) class_routers_.emplace_back();
         class_routers_[class_[r]].push_back(r);
       }
       seen_.assign(machine_.num_routers, 0);
@@ -316,14 +322,12 @@ class Search {
   }
 
   // Whole routers' contents (RefineOptions::whole_routers): the routers router a may exchange
-  // with (its class), and whether a and b may (within_leaf: under the same leaf switches too).
+  // with (its class: within_leaf, of its leaf too), and whether a and b may.
   const std::vector<RouterId>& exchange_partners(RouterId a) const {
     static const std::vector<RouterId> none;
     return class_[a] == UINT32_MAX ? none : class_routers_[class_[a]];
   }
-  bool exchangeable(RouterId a, RouterId b) const {
-    return a != b && class_[a] != UINT32_MAX && class_[a] == class_[b] && (leaf_.empty() || leaf_[a] == leaf_[b]);
-  }
+  bool exchangeable(RouterId a, RouterId b) const { return a != b && class_[a] != UINT32_MAX && class_[a] == class_[b]; }
   // The relocations exchanging the contents of routers a and b (slot k to slot k); false when
   // both are empty.
   bool exchange(RouterId a, RouterId b, std::vector<Relocation>& out) const {
@@ -517,18 +521,24 @@ Mapping search(const MappingProblem& problem, Mapping start, const RefineOptions
 
 std::vector<std::uint32_t> exchangeable_routers(const Machine& machine) {
   // A router's own links: count and bandwidth summed, out and in; slots beside.
+  // A router's own links, out and in, their bandwidths in channel order: a node's traffic is
+  // split over its links in that order, so two nodes exchange loads link for link.
   struct Signature {
-    std::uint32_t slots = 0, links_out = 0, links_in = 0;
-    double out = 0, in = 0;
+    std::uint32_t slots = 0;
+    std::vector<double> out, in;
   };
   std::vector<Signature> signature(machine.num_routers);
   for (const Channel& c : machine.channels) {
     const LinkClass& cls = machine.classes[c.link_class];
     if (!cls.host_link) continue;
-    ++signature[c.src].links_out, signature[c.src].out += cls.bandwidth;
-    ++signature[c.dst].links_in, signature[c.dst].in += cls.bandwidth;
+    signature[c.src].out.push_back(cls.bandwidth);
+    signature[c.dst].in.push_back(cls.bandwidth);
   }
-  auto same = [](double x, double y) { return std::abs(x - y) <= kTolerance * std::max(std::abs(x), std::abs(y)); };
+  auto same = [](const std::vector<double>& x, const std::vector<double>& y) {
+    return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](double a, double b) {
+      return std::abs(a - b) <= kTolerance * std::max(std::abs(a), std::abs(b));
+    });
+  };
   std::vector<std::uint32_t> class_of(machine.num_routers, UINT32_MAX);
   std::vector<RouterId> first_of_class;
   for (RouterId r = 0; r < machine.num_host_routers(); ++r) {
@@ -539,8 +549,7 @@ std::vector<std::uint32_t> exchangeable_routers(const Machine& machine) {
     if (sig.slots == 0 || machine.slots_of_node(machine.node_of_slot(machine.first_slot_of_router(r))) != sig.slots) continue;
     for (std::uint32_t k = 0; k < first_of_class.size(); ++k) {
       const Signature& o = signature[first_of_class[k]];
-      if (o.slots == sig.slots && o.links_out == sig.links_out && o.links_in == sig.links_in && same(o.out, sig.out) &&
-          same(o.in, sig.in)) {
+      if (o.slots == sig.slots && same(o.out, sig.out) && same(o.in, sig.in)) {
         class_of[r] = k;
         break;
       }

@@ -38,7 +38,8 @@ struct RefineOptions {
 };
 
 // Per router: a class such that two host routers of one class hold as many slots and have own
-// links (class host_link, out and in) of the same count and bandwidths; UINT32_MAX for routers
+// links (class host_link, out and in) of the same bandwidths, link by link in channel order (a
+// node's traffic is split over them in that order); UINT32_MAX for routers
 // without slots and for those that hold part of a node's slots (a node's GPUs, each a router of
 // its own). Classes are numbered in router order.
 std::vector<std::uint32_t> exchangeable_routers(const Machine& machine);
