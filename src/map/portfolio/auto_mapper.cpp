@@ -256,9 +256,12 @@ class AutoMapper final : public Mapper {
             ? std::min(work_left / 2, saturating_mul(mcl_search(problem, options_.budget, RefineOptions{}.candidates).budget,
                                                      saturating_mul(mcl_jobs_per_worker, kWorkUnitsPerMillion)))
             : 0;
-    // A worker's share of a step, its jobs' evaluations set aside, per job.
+    // A worker's share of a step, per job, its jobs' evaluations set aside as far as they cost
+    // more than on the machines the rates were measured on (whole plans, the refinements'
+    // evaluations included): on wide routes.
+    const std::uint64_t beyond_measured = evaluation - std::min(evaluation, evaluation_work(problem, {}));
     auto work_each = [&](std::uint64_t step_work, std::uint64_t jobs_per_worker) {
-      const std::uint64_t evaluations = saturating_mul(jobs_per_worker, evaluation);
+      const std::uint64_t evaluations = saturating_mul(jobs_per_worker, beyond_measured);
       return (step_work - std::min(step_work, evaluations)) / jobs_per_worker / kWorkUnitsPerMillion;
     };
     auto work_share = [&](std::uint64_t step_work, std::size_t count) -> std::optional<std::string> {
