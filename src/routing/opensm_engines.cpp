@@ -3,7 +3,6 @@
 // and least-used port; updn's and dnup's ranks and turn rules on those tables; dfsssp's
 // Dijkstra with link weights grown by each destination's routes.
 #include "taskmap/routing/opensm_engines.h"
-#include "taskmap/topology/guid_map.h"
 
 #include <fmt/format.h>
 
@@ -16,6 +15,7 @@
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
 #include "taskmap/core/text_source.h"
+#include "taskmap/topology/guid_map.h"
 
 namespace taskmap {
 namespace {

@@ -194,7 +194,8 @@ class AutoMapper final : public Mapper {
     // refinements' shares then count.
     std::vector<portfolio::StepJob> first_round_jobs;
     std::vector<std::uint32_t> launcher_workers;  // under a work limit, of the launchers not yet measured
-    std::uint64_t evaluation = evaluation_work(problem, {});
+    const std::uint64_t base_evaluation = evaluation_work(problem, {});
+    std::uint64_t evaluation = base_evaluation;
     auto measure_launchers = [&] {
       if (launcher_workers.empty()) return;
       keep_all(runner.run(first_round_jobs, 1));
@@ -202,7 +203,7 @@ class AutoMapper final : public Mapper {
       std::vector<Metrics> measured;
       for (const Result& r : results) measured.push_back(r.metrics);
       evaluation = evaluation_work(problem, measured);
-      for (std::uint32_t w : launcher_workers) first_round_work[w] += evaluation - evaluation_work(problem, {});
+      for (std::uint32_t w : launcher_workers) first_round_work[w] += evaluation - base_evaluation;
       launcher_workers.clear();
     };
     for (const std::string& spec : portfolio) {
@@ -259,7 +260,7 @@ class AutoMapper final : public Mapper {
     // A worker's share of a step, per job, its jobs' evaluations set aside as far as they cost
     // more than on the machines the rates were measured on (whole plans, the refinements'
     // evaluations included): on wide routes.
-    const std::uint64_t beyond_measured = evaluation - std::min(evaluation, evaluation_work(problem, {}));
+    const std::uint64_t beyond_measured = evaluation - base_evaluation;
     auto work_each = [&](std::uint64_t step_work, std::uint64_t jobs_per_worker) {
       const std::uint64_t evaluations = saturating_mul(jobs_per_worker, beyond_measured);
       return (step_work - std::min(step_work, evaluations)) / jobs_per_worker / kWorkUnitsPerMillion;

@@ -520,7 +520,6 @@ Mapping search(const MappingProblem& problem, Mapping start, const RefineOptions
 }  // namespace
 
 std::vector<std::uint32_t> exchangeable_routers(const Machine& machine) {
-  // A router's own links: count and bandwidth summed, out and in; slots beside.
   // A router's own links, out and in, their bandwidths in channel order: a node's traffic is
   // split over its links in that order, so two nodes exchange loads link for link.
   struct Signature {
