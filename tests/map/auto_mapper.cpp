@@ -15,6 +15,7 @@
 #include "taskmap/map/portfolio/auto_mapper.h"
 #include "taskmap/topology/allocation.h"
 #include "taskmap/topology/fabric.h"
+#include "taskmap/workload/generators.h"
 #include "test_support.h"
 
 namespace taskmap {
@@ -423,6 +424,25 @@ TEST(Auto, ScotchIsLeftOutWhereItsTargetWouldBeAHugeDistanceMatrix) {
   }
   const std::vector<std::string> torus = auto_portfolio(MappingProblem(make_machine("torus:32x16x16"), g));
   EXPECT_EQ(std::count(torus.begin(), torus.end(), "scotch"), 1);
+}
+
+// effort=high changes the multilevel candidate alone: ml with 8 runs and a longer annealing of
+// its coarsest graphs in place of ml, every other candidate the same and in the same order; and
+// on a graph of many tasks per slot its placement has no more hop-bytes than the default's (the
+// high ml's first two runs are the default ml's, and the candidates are otherwise the same).
+TEST(Auto, HighEffortRunsTheLongerMultilevelInPlaceOfTheDefault) {
+  const Machine m = make_machine("torus:4x4");
+  const CommGraph g = make_halo2d(24, 24, 5, false);  // 576 tasks on 16 slots
+  const MappingProblem problem(m, g);
+  std::vector<std::string> normal = auto_portfolio(problem), high = auto_portfolio(problem, AutoEffort::High);
+  ASSERT_EQ(std::count(normal.begin(), normal.end(), "ml"), 1);
+  std::replace(normal.begin(), normal.end(), std::string("ml"), std::string("ml:seeds=8,anneal=32000"));
+  EXPECT_EQ(high, normal);
+  auto hop_bytes_of = [&](const char* spec) {
+    auto routing = make_routing(m, default_routing(m));
+    return Evaluator(m, *routing).evaluate(g, test::run_mapper(spec, m, g)).hop_bytes;
+  };
+  EXPECT_LE(hop_bytes_of("auto:objective=hop-bytes,effort=high"), hop_bytes_of("auto:objective=hop-bytes"));
 }
 
 // Scotch's time grows with the tasks more than with the edges: above 2^21 edges auto keeps it

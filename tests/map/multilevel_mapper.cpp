@@ -5,6 +5,8 @@
 #include <numeric>
 #include <regex>
 
+#include "coarsening.h"
+#include "mapping_refinement.h"
 #include "taskmap/map/mapper_support.h"
 #include "taskmap/workload/generators.h"
 #include "taskmap/workload/readers.h"
@@ -53,6 +55,29 @@ std::vector<TaskId> shuffled_labels(std::uint32_t n, std::uint64_t seed) {
   std::iota(label.begin(), label.end(), TaskId{0});
   detail::seeded_shuffle(label, seed);
   return label;
+}
+
+TEST(MappingRefiner, DistanceAwareGainsMoveTasksCloserWithoutChangingTheCut) {
+  // mesh:4 (routers 0-1-2-3 on a line, one slot each) and three tasks: v on router 0, a on 2
+  // and b on 3; v-a volume 2 each way (4 between them), v-b 1 each way (2). J by hand: 4 x 2 +
+  // 2 x 3 = 14. Moving v next to its partners (router 1) gains 4 x 1 + 2 x 1 = 6 (J 8); the
+  // least J puts v between them (a, v, b on three neighbouring routers): 4 + 2 = 6. Every
+  // placement cuts both edges (one task per router), so the cut is 6 whatever the moves: a
+  // cut-based gain is 0 for each of them, and only the distance makes the refiner move.
+  const Machine m = make_machine("mesh:4");
+  const CommGraph g = CommGraph::from_edges(3, {{0, 1, 2.0}, {1, 0, 2.0}, {0, 2, 1.0}, {2, 0, 1.0}});
+  const MappingProblem problem(m, g);
+  const detail::BlockMachine blocks(m, problem.hop_distance(), 1);
+  const detail::LevelGraph level = detail::finest_level(g);
+  std::uint64_t work = 0;
+  detail::MappingRefiner refiner(level, blocks, {0, 2, 3}, {}, work);
+  EXPECT_DOUBLE_EQ(refiner.cost(), 14.0);
+  refiner.refine();
+  EXPECT_DOUBLE_EQ(refiner.cost(), 6.0);
+  EXPECT_EQ(refiner.overload(), 0u);
+  const std::vector<std::uint32_t>& part = refiner.part();
+  EXPECT_NE(part[0], part[1]);
+  EXPECT_NE(part[0], part[2]);  // both edges still cut: the cut stayed 6
 }
 
 TEST(MultilevelMapper, TwoCliquesJoinedByOneEdgeGetARouterEach) {
@@ -130,6 +155,19 @@ TEST(MultilevelMapper, NeverWorseThanItsInitialPlacement) {
   const double initial = std::stod(match[1]), result = std::stod(match[2]);
   EXPECT_LE(result, initial);
   EXPECT_NEAR(hop_bytes(m, g, map), result, 1e-5 * result);  // the note has 6 digits
+}
+
+TEST(MultilevelMapper, RunsAlternateItsOwnAndScotchsWithNewSeeds) {
+  // Four runs: its own (seed), Scotch's mapping (Scotch's fixed state), its own with another
+  // seed, Scotch's with seed 1, each with its V-cycle; the best is kept, so it is never above
+  // the default's two runs (the same first two) nor above Scotch's mapping (a start kept unless
+  // a V-cycle improves it).
+  const Machine m = make_machine("torus:4x4");
+  const CommGraph g = renamed(make_halo2d(32, 32, 5, false), shuffled_labels(1024, 13));
+  const Mapping four = run_mapper("ml:seeds=4,work=100000", m, g);
+  EXPECT_NE(four.note.find("4 runs, 4 V-cycles"), std::string::npos) << four.note;
+  EXPECT_LE(hop_bytes(m, g, four), hop_bytes(m, g, run_mapper("ml:seeds=2,work=100000", m, g)));
+  EXPECT_LE(hop_bytes(m, g, four), hop_bytes(m, g, run_mapper("scotch", m, g)));
 }
 
 TEST(MultilevelMapper, WorkBudgetBoundsTheRuns) {

@@ -133,6 +133,11 @@ const Catalog& mapper_catalog() {
                        .meaning = "what is lowest in the result: MCL then hop-bytes; hop-bytes then MCL; or J "
                                   "then MCL (the metric j, each task pair's traffic x distance counted once, "
                                   "hop-bytes / 2: it orders placements as hop-bytes does)"},
+                      {.name = "effort", .type = ParamType::Choice, .default_value = "normal",
+                       .choices = {"normal", "high"},
+                       .meaning = "high: the multilevel candidate with 8 runs (its own and Scotch's mappings with "
+                                  "several seeds, each V-cycled) instead of 2 and its coarsest graphs annealed twice "
+                                  "as long (ml:seeds=8,anneal=32000): several times the time (docs/auto.md)"},
                       {.name = "budget", .type = ParamType::Int, .default_value = default_of(AutoOptions{}.budget),
                        .min = 0, .max = 1 << 30,
                        .meaning = "millions of work units of the MCL refinement (refine-mcl's work; 0: none), "
@@ -304,7 +309,10 @@ const Catalog& mapper_catalog() {
                        .meaning = "Scotch's strategy: SCOTCH_STRATQUALITY, or SCOTCH_STRATSPEED with recursive "
                                   "bipartitioning alone (SCOTCH_STRATRECURSIVE: no k-way refinement, which takes most "
                                   "of quality's minutes on a million tasks); auto: quality up to 262,144 tasks, speed "
-                                  "beyond"}}},
+                                  "beyond"},
+                      {.name = "seed", .type = ParamType::Int, .default_value = "0", .min = 0, .max = 2147483646,
+                       .meaning = "Scotch's random state: 0 its own fixed state, another that state seeded with "
+                                  "this number (the same seed, the same mapping)"}}},
           {.name = "ptscotch",
            .tag = tag(MapperKind::PtScotch),
            .summary = "under an MPI launch (mpirun -np K taskmap ...): PT-Scotch's distributed mapping, each process "
@@ -368,6 +376,11 @@ const Catalog& mapper_catalog() {
                       {.name = "vcycles", .type = ParamType::Int,
                        .default_value = default_of(MultilevelOptions{}.vcycles), .min = 0, .max = 1 << 20,
                        .meaning = "V-cycles from the best placement after each run"},
+                      {.name = "anneal", .type = ParamType::Int,
+                       .default_value = default_of(MultilevelOptions{}.coarsest_anneal_steps), .min = 0,
+                       .max = 1 << 24,
+                       .meaning = "simulated annealing steps per vertex on a run's coarsest graph, which sets the "
+                                  "layout of the whole graph on the machine (the finer levels: 2,000)"},
                       {.name = "work", .type = ParamType::Int, .default_value = default_of(MultilevelOptions{}.work),
                        .min = 1, .max = 1 << 30,
                        .meaning = "budget in millions of work units (adjacency entries scanned, block costs "
@@ -534,6 +547,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::Auto: {
       AutoOptions options;
       options.objective = static_cast<AutoObjective>(v.choice_index("objective"));
+      options.effort = static_cast<AutoEffort>(v.choice_index("effort"));
       options.budget = static_cast<std::uint64_t>(v.get_int("budget"));
       options.work = static_cast<std::uint64_t>(v.get_int("work"));
       options.workers = static_cast<std::uint32_t>(v.get_int("workers"));
@@ -572,7 +586,8 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
       const std::string strategy = v.get_choice("strategy");
       return make_scotch_mapper(std::move(label), strategy == "quality" ? ScotchStrategy::Quality
                                                   : strategy == "speed" ? ScotchStrategy::Speed
-                                                                        : ScotchStrategy::Auto);
+                                                                        : ScotchStrategy::Auto,
+                                static_cast<std::uint64_t>(v.get_int("seed")));
     }
     case MapperKind::PtScotch: return make_ptscotch_mapper(std::move(label));
     case MapperKind::Metis: return make_metis_mapper(std::move(label), v.get_choice("assign") == "greedy");
@@ -584,6 +599,7 @@ std::unique_ptr<Mapper> make_stage(const SpecValues& v) {
     case MapperKind::Multilevel:
       return make_multilevel_mapper(std::move(label), {.seeds = count(v, "seeds"),
                                                        .vcycles = count(v, "vcycles"),
+                                                       .coarsest_anneal_steps = count(v, "anneal"),
                                                        .work = static_cast<std::uint64_t>(v.get_int("work")),
                                                        .seed = seed(v)});
     // Alone, timer improves Scotch's mapping: TiMEr starts from a partitioner's mapping, and

@@ -67,7 +67,12 @@ TorusTarget native_torus(const TorusShape& t) {
   return t.dims() == 2 || t.dims() == 3 ? TorusTarget::mesh : TorusTarget::none;
 }
 
-class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
+struct ScotchOptions {
+  ScotchStrategy strategy = ScotchStrategy::Auto;
+  std::uint64_t seed = 0;
+};
+
+class ScotchMapper final : public ConfiguredMapper<ScotchOptions> {
  public:
   using ConfiguredMapper::ConfiguredMapper;
 
@@ -125,8 +130,13 @@ class ScotchMapper final : public ConfiguredMapper<ScotchStrategy> {
     }
     std::vector<RouterId> router_of_terminal = build_target(machine, arch, context);
     SCOTCH_contextRandomReset(&context);  // every mapping from the same random state
-    const bool speed = options_ == ScotchStrategy::Speed ||
-                       (options_ == ScotchStrategy::Auto && n > kScotchQualityUpToTasks);
+    // Doubled: Scotch 7.0.3 draws the same mapping from seeds 2k and 2k + 1 (and from 1 as from
+    // its fixed state).
+    if (options_.seed != 0) {
+      SCOTCH_contextRandomSeed(&context, static_cast<SCOTCH_Num>(options_.seed % 1073741823u * 2));
+    }
+    const bool speed = options_.strategy == ScotchStrategy::Speed ||
+                       (options_.strategy == ScotchStrategy::Auto && n > kScotchQualityUpToTasks);
     if (SCOTCH_stratGraphMapBuild(&strat, speed ? SCOTCH_STRATSPEED | SCOTCH_STRATRECURSIVE : SCOTCH_STRATQUALITY, SCOTCH_archSize(&arch),
                                   imbalance) != 0) {
       scotch_failed("stratGraphMapBuild");
@@ -224,8 +234,8 @@ std::size_t scotch_distance_matrix_terminals(const Machine& machine) {
   return detail::routers_alike(machine) ? machine.num_routers : detail::routers_with_slots(machine).size();
 }
 
-std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label, ScotchStrategy strategy) {
-  return std::make_unique<detail::ScotchMapper>(std::move(label), strategy);
+std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label, ScotchStrategy strategy, std::uint64_t seed) {
+  return std::make_unique<detail::ScotchMapper>(std::move(label), detail::ScotchOptions{strategy, seed});
 }
 
 }  // namespace taskmap

@@ -44,6 +44,9 @@ constexpr std::size_t kScotchMaxMatrixTerminals = 4096;
 constexpr std::size_t kPartitionerMaxEdges = std::size_t{1} << 22;  // greedy, rb
 constexpr const char* kRbManyTries = "rb:tries=16";  // with more tasks than slots, or on leaf switches
 constexpr const char* kRbLeavesFirst = "rb:tries=16,split=leaves";  // on leaf switches
+// effort=high: ml's runs alternate its own coarsenings and Scotch's mappings with new seeds,
+// each V-cycled, and its coarsest levels are annealed twice as long.
+constexpr const char* kMultilevelHighEffort = "ml:seeds=8,anneal=32000";
 // On leaf switches with free slots and nodes of different link speeds.
 constexpr const char* kRbLeavesBySpeed = "rb:tries=16,split=leaves,shares=link-speed";
 constexpr std::size_t kRefineHbMaxEdges = std::size_t{1} << 23;
@@ -149,7 +152,7 @@ class AutoMapper final : public Mapper {
     const Evaluator evaluator(problem);
     std::vector<Result> results;
     std::vector<std::string> skipped;
-    const std::vector<std::string> portfolio = auto_portfolio(problem);
+    const std::vector<std::string> portfolio = auto_portfolio(problem, options_.effort);
     // One step per candidate; the refinements are counted when the first round is known.
     io::Progress progress(label_.text, portfolio.size());
     portfolio::StepRunner runner(problem, evaluator, options_.workers, progress);
@@ -562,7 +565,7 @@ MclSearch mcl_search(const MappingProblem& problem, std::uint64_t budget, std::u
   return search;
 }
 
-std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
+std::vector<std::string> auto_portfolio(const MappingProblem& problem, AutoEffort effort) {
   const Machine& m = problem.machine();
   const CommGraph& g = problem.graph();
   const bool has_grid = !g.grid().empty();
@@ -623,7 +626,7 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem) {
   if (ml_useful && edges <= kMultilevelMaxEdges) {
     std::size_t holding = 0;
     for (RouterId r = 0; r < m.num_routers; ++r) holding += m.slots_of_router(r) > 0;
-    if (holding <= kMultilevelMaxRouters) specs.push_back("ml");
+    if (holding <= kMultilevelMaxRouters) specs.push_back(effort == AutoEffort::High ? kMultilevelHighEffort : "ml");
   }
   return specs;
 }
@@ -669,7 +672,21 @@ std::uint64_t predicted_work(std::string_view spec, const MappingProblem& proble
     own = speed ? 40 : static_cast<std::uint64_t>(std::ceil(45.0 * growth * std::sqrt(growth)));
   } else if (name == "ml") own = 600;
   else if (name == "rahtm") own = 2000;
-  return saturating_add(evaluation, saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), own));
+  std::uint64_t work = saturating_add(evaluation, saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), own));
+  if (name == "ml") {
+    // And the annealing of a run's coarsest graph (about 4 vertices per router with slots, when
+    // the tasks are more than that), whatever the edges: 1 unit per step, times 1.4 (measured:
+    // add20's 2,395 tasks on torus:8x8x8, 1.96 s, 1.4 s beyond 600 units per edge and task, or
+    // 0.9 units per step at 20 million a second).
+    std::uint64_t holding = 0;
+    for (RouterId r = 0; r < problem.machine().num_routers; ++r) holding += problem.machine().slots_of_router(r) > 0;
+    const std::uint64_t coarsest = 4 * holding;
+    if (g.num_tasks() > coarsest) {
+      const std::uint64_t steps = MultilevelOptions{}.coarsest_anneal_steps;
+      work = saturating_add(work, saturating_mul(coarsest, steps * 14 / 10));
+    }
+  }
+  return work;
 }
 
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory) {

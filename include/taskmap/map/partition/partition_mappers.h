@@ -15,7 +15,10 @@ namespace taskmap {
 // tasks), or by job size (Auto: quality up to kScotchQualityUpToTasks tasks, speed beyond).
 enum class ScotchStrategy { Auto, Quality, Speed };
 inline constexpr std::uint32_t kScotchQualityUpToTasks = std::uint32_t{1} << 18;
-std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label, ScotchStrategy strategy = ScotchStrategy::Auto);
+// seed 0: Scotch's own fixed random state; another: that state seeded with it (a different
+// mapping of the same quality on average: Scotch's result moves by 10-20% with its seed on meshes).
+std::unique_ptr<Mapper> make_scotch_mapper(MapperLabel label, ScotchStrategy strategy = ScotchStrategy::Auto,
+                                           std::uint64_t seed = 0);
 // The terminals of the distance matrix Scotch's mapping builds as the target of `machine` (its
 // routers with slots, or all its routers when they are alike; the matrix grows with their
 // square), 0 where Scotch takes the machine natively (tori, 2D/3D meshes, hypercubes, uniform
@@ -46,6 +49,8 @@ std::unique_ptr<Mapper> make_rb_mapper(MapperLabel label, RbOptions options);
 struct MultilevelOptions {
   std::uint32_t seeds = 2;     // runs at most (the first always runs)
   std::uint32_t vcycles = 1;   // V-cycles after each run
+  // Annealing steps per vertex on a run's coarsest level (the other annealed levels: 2,000).
+  std::uint32_t coarsest_anneal_steps = 16000;
   std::uint64_t work = 1000;   // millions of work units: no run or V-cycle starts beyond them
   std::uint64_t seed = 1;      // of the coarsening, the bisections and the refinement
 };

@@ -25,8 +25,13 @@ enum class AutoObjective {
   J,         // Metrics::j (KaHIP's and Scotch's J, each pair's traffic once), then MCL
 };
 
+// How hard the multilevel candidate searches: high runs ml with 8 runs (its own and Scotch's
+// mappings with several seeds, each V-cycled), several times the default's time.
+enum class AutoEffort { Normal, High };
+
 struct AutoOptions {
   AutoObjective objective = AutoObjective::Mcl;
+  AutoEffort effort = AutoEffort::Normal;
   // Millions of work units of the routing-aware refinement (refine-mcl's unit: 4 per flow
   // re-routed, 1 per channel whose load changes); 0 leaves refine-mcl out.
   std::uint64_t budget = 100;
@@ -56,7 +61,7 @@ struct MapperFactory {
 // The first round's candidates for this problem, in the order they run (ties go to the
 // earlier): the launchers' defaults, the structured mappers of the machine's kind, the general
 // ones within their size limits. Whether each applies is checked when it runs.
-std::vector<std::string> auto_portfolio(const MappingProblem& problem);
+std::vector<std::string> auto_portfolio(const MappingProblem& problem, AutoEffort effort = AutoEffort::Normal);
 
 // The work units refine-mcl spends on one candidate task in a descent step (a lower bound:
 // moves to up to 8 slots of every router with slots, each re-routing the task's flows in and
