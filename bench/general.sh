@@ -80,7 +80,7 @@ pipelines=(scotch+refine-hb rb+refine-hb rb:tries=16+refine-hb ml ml+refine-hb)
 [ "${TIMER:-1}" = 0 ] || pipelines+=(scotch+timer+refine-hb)
 refiners_mcl=("scotch+refine-mcl${refine_work:+:work=$refine_work}")
 auto=auto:objective=hop-bytes
-auto_high=auto:objective=hop-bytes,effort=high  # its own column, never in place of the default's
+auto_high=auto:objective=hop-bytes,effort=high  # its own rows and means, never in place of the default's
 
 # Prints "mcl hop_bytes j" of a placement file; a fourth argument: the balance it was made for.
 evaluate() {  # machine graph placement [imbalance]
@@ -200,4 +200,4 @@ awk '$3 != "none" { split($1, parts, "/"); m = parts[2]; key = m " " $2; s[key] 
   END { for (k in s) { split(k, f, " "); g = exp(s[k] / n[k]); printf "%-28s %-9s best pipeline %.3f over %d graphs\n", f[1], f[2], g, n[k] } }' "$work/best.txt" | sort
 echo
 echo "== rows with more hop-bytes than the default order (mapper: hop-bytes / default)"
-awk '$2 != "default" && $7 > 1 + 1e-9 { printf "%-28s %-30s %.3f\n", $1, $2, $7; n++ } END { if (!n) print "none" }' "$summary"
+awk '$2 != "default" && $7 > 1 + 1e-9 { printf "%-28s %-38s %.3f\n", $1, $2, $7; n++ } END { if (!n) print "none" }' "$summary"

@@ -427,9 +427,7 @@ TEST(Auto, ScotchIsLeftOutWhereItsTargetWouldBeAHugeDistanceMatrix) {
 }
 
 // effort=high changes the multilevel candidate alone: ml with 8 runs and a longer annealing of
-// its coarsest graphs in place of ml, every other candidate the same and in the same order; and
-// on a graph of many tasks per slot its placement has no more hop-bytes than the default's (the
-// high ml's first two runs are the default ml's, and the candidates are otherwise the same).
+// its coarsest graphs in place of ml, every other candidate the same and in the same order.
 TEST(Auto, HighEffortRunsTheLongerMultilevelInPlaceOfTheDefault) {
   const Machine m = make_machine("torus:4x4");
   const CommGraph g = make_halo2d(24, 24, 5, false);  // 576 tasks on 16 slots
@@ -438,11 +436,6 @@ TEST(Auto, HighEffortRunsTheLongerMultilevelInPlaceOfTheDefault) {
   ASSERT_EQ(std::count(normal.begin(), normal.end(), "ml"), 1);
   std::replace(normal.begin(), normal.end(), std::string("ml"), std::string("ml:seeds=8,anneal=32000"));
   EXPECT_EQ(high, normal);
-  auto hop_bytes_of = [&](const char* spec) {
-    auto routing = make_routing(m, default_routing(m));
-    return Evaluator(m, *routing).evaluate(g, test::run_mapper(spec, m, g)).hop_bytes;
-  };
-  EXPECT_LE(hop_bytes_of("auto:objective=hop-bytes,effort=high"), hop_bytes_of("auto:objective=hop-bytes"));
 }
 
 // Scotch's time grows with the tasks more than with the edges: above 2^21 edges auto keeps it

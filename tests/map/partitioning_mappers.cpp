@@ -66,8 +66,8 @@ TEST(ScotchMapper, FullMachinesWithoutNativeTargetGetValidPlacements) {
 TEST(ScotchMapper, ASeedGivesOneMappingAndSeedsDiffer) {
   // Scotch's result moves with its random state (by 10-20% of hop-bytes on meshes): seed=S
   // gives one mapping for S, seed=0 is Scotch's own fixed state (the default), and on a real
-  // mesh some of seeds 1-4 place differently from one another (Scotch 7.0.3 draws one mapping
-  // from seeds 2k and 2k + 1, so taskmap doubles the seed).
+  // mesh seeds 1-4 give four different mappings (Scotch 7.0.3 draws one mapping from seeds 2k
+  // and 2k + 1, so taskmap doubles the seed: without it seeds 2 and 3 would coincide).
   const std::string path = test::shared_data("graphs/3elt.graph.gz");
   TASKMAP_REQUIRE_SHARED_DATA(path);
   const CommGraph g = read_metis(path);

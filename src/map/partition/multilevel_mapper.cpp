@@ -8,15 +8,15 @@
 // kAnnealedPerBlock vertices per router, where a move carries many tasks and the placement of
 // whole groups is decided, then greedy moves and exchanges and FM searches; a run's coarsest
 // level, whose placement is the layout of the whole graph on the machine, is annealed longest
-// (options.coarsest_anneal_steps). A V-cycle coarsens
-// a placement again with clusters kept inside its routers (label propagation, then pairs, up to
-// whole routers' task sets), and refines it the same way on the way back. The runs alternate:
-// the multilevel one (seed), Scotch's mapping (a strong start on meshes, where the orientation
-// of the bisections matters most), another multilevel one with another seed, Scotch's mapping
-// with another random seed (its result moves by 10-20% with the seed on meshes), ...; each
-// followed by its V-cycles. The work counter (adjacency entries scanned, block costs evaluated, annealing
-// steps) decides whether another run or V-cycle starts; none stops half-way, so a seed gives
-// one result on every machine.
+// (options.coarsest_anneal_steps). A V-cycle coarsens a placement again with clusters kept
+// inside its routers (label propagation, then pairs, up to whole routers' task sets), and
+// refines it the same way on the way back. The runs alternate: the multilevel one (seed),
+// Scotch's mapping (a strong start on meshes, where the orientation of the bisections matters
+// most), another multilevel one with another seed, Scotch's mapping with another random seed
+// (its result moves by 10-20% with the seed on meshes), ...; each followed by its V-cycles.
+// The work counter (adjacency entries scanned, block costs evaluated, annealing steps) decides
+// whether another run or V-cycle starts; none stops half-way, so a seed gives one result on
+// every machine.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -74,7 +74,7 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
     };
     std::vector<std::uint32_t> best;
     double best_cost = kInfinity;
-    std::string best_from;
+    std::string best_from, starts;  // starts: each run's start, in order
     auto keep = [&](std::vector<std::uint32_t> part, double cost, std::string from) {
       if (cost < best_cost || best.empty()) best = std::move(part), best_cost = cost, best_from = std::move(from);
     };
@@ -92,6 +92,7 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
         from = fmt::format("run {}", s + 1);
         keep(initial, cost_of(initial), fmt::format("run {}'s initial placement", s + 1));
       }
+      starts += (s == 0 ? "" : ", ") + from;
       double cost = cost_of(part);
       ++stats.runs;
       progress.advance();
@@ -106,9 +107,9 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
     for (TaskId t = 0; t < graph.num_tasks(); ++t) router_of[t] = blocks.router(best[t]);
     Mapping m = place_on_routers(machine, graph, std::move(router_of), problem.imbalance());
     m.note = fmt::format("{}: {} runs, {} V-cycles, the best from {}; {} levels down to {} vertices; hop-bytes {:.6g} "
-                         "(initial placement) -> {:.6g}; {} million work units",
+                         "(initial placement) -> {:.6g}; {} million work units; runs from: {}",
                          label_.text, stats.runs, stats.vcycles, best_from, stats.levels, stats.coarsest, stats.initial,
-                         best_cost, (stats.work + 500'000) / 1'000'000);
+                         best_cost, (stats.work + 500'000) / 1'000'000, starts);
     return keep_default_unless_better(problem, std::move(m), label_.text);
   }
 
@@ -187,10 +188,14 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
       }
       RefinementOptions refinement = refinement_of(level, blocks, seed * 131 + i);
       // A run's coarsest level, coarser than the tasks, decides the layout of the whole graph on
-      // the machine, which the levels below only polish: it is annealed longest (on the meshes
-      // and power grids we measured, 8 times longer there cut hop-bytes by 4% on average, as
-      // much as 4 times longer on every level, in less than half the time).
-      if (!start && i == levels.size() && i > 0) refinement.anneal_steps = options_.coarsest_anneal_steps;
+      // the machine, which the levels below only polish: it is annealed longest (on seven real
+      // graphs on bench/general.sh's machines, 8 times longer there lowered hop-bytes by 5% on
+      // average, as much as 4 times longer on every level, in less than half the time).
+      // (A coarsest level the coarsening left above kAnnealedPerBlock vertices per router is not
+      // annealed, as before.)
+      if (!start && i == levels.size() && i > 0 && refinement.anneal_steps > 0) {
+        refinement.anneal_steps = options_.coarsest_anneal_steps;
+      }
       MappingRefiner refiner(level, blocks, std::move(part), refinement, stats.work);
       // Coarse levels keep the initial placement's excess (their vertices are too heavy to move
       // cheaply, and refinement never adds to it); the tasks' level is balanced exactly.

@@ -133,7 +133,7 @@ class ScotchMapper final : public ConfiguredMapper<ScotchOptions> {
     // Doubled: Scotch 7.0.3 draws the same mapping from seeds 2k and 2k + 1 (and from 1 as from
     // its fixed state).
     if (options_.seed != 0) {
-      SCOTCH_contextRandomSeed(&context, static_cast<SCOTCH_Num>(options_.seed % 1073741823u * 2));
+      SCOTCH_contextRandomSeed(&context, static_cast<SCOTCH_Num>(options_.seed * 2));  // the catalog keeps it < 2^30
     }
     const bool speed = options_.strategy == ScotchStrategy::Speed ||
                        (options_.strategy == ScotchStrategy::Auto && n > kScotchQualityUpToTasks);

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -81,8 +82,10 @@ constexpr std::uint64_t kWorkUnitsPerMillion = 1'000'000;
 constexpr std::uint64_t kFirstRoundShare = 2;
 // Under a work limit, a candidate whose prediction does not fit runs in its cheaper form if that
 // fits: Scotch's speed strategy takes a fifth of its quality strategy's time on 65,536 tasks,
-// and its placements are as often better as worse (27-point halos on Edison and Theta).
-constexpr std::array<std::array<const char*, 2>, 1> kCheaperForms = {{{"scotch", "scotch:strategy=speed"}}};
+// and its placements are as often better as worse (27-point halos on Edison and Theta); ml at
+// effort=high falls back to its default form.
+constexpr std::array<std::array<const char*, 2>, 2> kCheaperForms = {
+    {{"scotch", "scotch:strategy=speed"}, {kMultilevelHighEffort, "ml"}}};
 
 // Step 1: the launchers' orders, the results auto never does worse than.
 constexpr std::array<const char*, 3> kLauncherDefaults = {"default", "hostname-order", "cyclic"};
@@ -225,7 +228,8 @@ class AutoMapper final : public Mapper {
       };
       std::string run = spec;
       if (!fits(run)) {
-        const auto cheaper = std::find_if(kCheaperForms.begin(), kCheaperForms.end(), [&](const auto& f) { return f[0] == spec; });
+        const auto cheaper = std::find_if(kCheaperForms.begin(), kCheaperForms.end(),
+                                          [&](const auto& f) { return std::string_view(f[0]) == spec; });
         if (cheaper == kCheaperForms.end() || !fits((*cheaper)[1])) {
           skipped.push_back(fmt::format("{}: beyond the work limit", spec));
           progress.advance();
@@ -654,6 +658,23 @@ std::uint64_t predicted_work(std::string_view spec, const MappingProblem& proble
   return predicted_work(spec, problem, evaluation_work(problem, {}));
 }
 
+namespace {
+// The value of `key=` in a spec's parameters, or `otherwise` (a spec auto built itself: always
+// well-formed).
+std::uint64_t spec_number(std::string_view spec, std::string_view key, std::uint64_t otherwise) {
+  for (std::size_t at = spec.find(':'); at != std::string_view::npos; at = spec.find(',', at)) {
+    const std::string_view rest = spec.substr(++at);
+    if (rest.substr(0, key.size()) == key && rest.size() > key.size() && rest[key.size()] == '=') {
+      std::uint64_t value = otherwise;
+      const char* first = rest.data() + key.size() + 1;
+      std::from_chars(first, rest.data() + rest.size(), value);
+      return value;
+    }
+  }
+  return otherwise;
+}
+}  // namespace
+
 std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem, std::uint64_t evaluation) {
   // Units per task-graph edge (and task): the most measured on one quiet core over 27-point
   // halos of 4,096 to 65,536 tasks on Edison, Theta and fat trees, times 1.4 for a busy core
@@ -672,21 +693,23 @@ std::uint64_t predicted_work(std::string_view spec, const MappingProblem& proble
     own = speed ? 40 : static_cast<std::uint64_t>(std::ceil(45.0 * growth * std::sqrt(growth)));
   } else if (name == "ml") own = 600;
   else if (name == "rahtm") own = 2000;
-  std::uint64_t work = saturating_add(evaluation, saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), own));
   if (name == "ml") {
-    // And the annealing of a run's coarsest graph (about 4 vertices per router with slots, when
+    // 600 is for the default 2 runs (its own and Scotch's); more runs scale it. And the
+    // annealing of each own run's coarsest graph (about 4 vertices per router with slots, when
     // the tasks are more than that), whatever the edges: 1 unit per step, times 1.4 (measured:
     // add20's 2,395 tasks on torus:8x8x8, 1.96 s, 1.4 s beyond 600 units per edge and task, or
     // 0.9 units per step at 20 million a second).
+    const std::uint64_t runs = std::max<std::uint64_t>(2, spec_number(spec, "seeds", MultilevelOptions{}.seeds));
+    own = own * runs / 2;
     std::uint64_t holding = 0;
     for (RouterId r = 0; r < problem.machine().num_routers; ++r) holding += problem.machine().slots_of_router(r) > 0;
     const std::uint64_t coarsest = 4 * holding;
     if (g.num_tasks() > coarsest) {
-      const std::uint64_t steps = MultilevelOptions{}.coarsest_anneal_steps;
-      work = saturating_add(work, saturating_mul(coarsest, steps * 14 / 10));
+      const std::uint64_t steps = spec_number(spec, "anneal", MultilevelOptions{}.coarsest_anneal_steps);
+      evaluation = saturating_add(evaluation, saturating_mul(saturating_mul(coarsest, steps * 14 / 10), (runs + 1) / 2));
     }
   }
-  return work;
+  return saturating_add(evaluation, saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), own));
 }
 
 std::unique_ptr<Mapper> make_auto_mapper(MapperLabel label, AutoOptions options, MapperFactory factory) {

@@ -43,8 +43,9 @@ std::unique_ptr<Mapper> make_rb_mapper(MapperLabel label, RbOptions options);
 // every level on the way back (hop-bytes under the machine's distances, within the balance:
 // simulated annealing where vertices are few, greedy moves and exchanges, FM searches).
 // V-cycles coarsen a placement again with clusters inside its routers and refine it again.
-// Runs: the multilevel one, Scotch's mapping, more multilevel ones with other seeds; each with
-// its V-cycles; runs start while the work budget lasts, and the best placement is kept.
+// A run's coarsest level is annealed longest (coarsest_anneal_steps). Runs alternate: the
+// multilevel one, Scotch's mapping, another multilevel one, Scotch's mapping with a new seed,
+// ...; each with its V-cycles; runs start while the work budget lasts, the best is kept.
 // Deterministic for a seed.
 struct MultilevelOptions {
   std::uint32_t seeds = 2;     // runs at most (the first always runs)

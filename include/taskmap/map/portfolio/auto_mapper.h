@@ -26,7 +26,8 @@ enum class AutoObjective {
 };
 
 // How hard the multilevel candidate searches: high runs ml with 8 runs (its own and Scotch's
-// mappings with several seeds, each V-cycled), several times the default's time.
+// mappings with several seeds, each V-cycled) and its coarsest graphs annealed twice as long
+// (ml:seeds=8,anneal=32000): that candidate's time several times over.
 enum class AutoEffort { Normal, High };
 
 struct AutoOptions {
