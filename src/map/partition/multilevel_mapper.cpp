@@ -199,10 +199,8 @@ class MultilevelMapper final : public ConfiguredMapper<MultilevelOptions> {
       if (!start && i == levels.size() && i > 0) {
         const std::uint64_t most = std::uint64_t(kAnnealedPerBlock) * blocks.blocks();
         const std::uint64_t n = std::max(1u, level.vertices());
-        refinement.anneal_steps = n <= most ? options_.coarsest_anneal_steps
-                                            : static_cast<std::uint32_t>(std::max<std::uint64_t>(
-                                                  1, std::uint64_t(options_.coarsest_anneal_steps) * most / n));
-        if (options_.coarsest_anneal_steps == 0) refinement.anneal_steps = 0;
+        refinement.anneal_steps =
+            static_cast<std::uint32_t>(std::uint64_t(options_.coarsest_anneal_steps) * std::min(n, most) / n);
       }
       MappingRefiner refiner(level, blocks, std::move(part), refinement, stats.work);
       // Coarse levels keep the initial placement's excess (their vertices are too heavy to move

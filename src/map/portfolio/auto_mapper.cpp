@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -19,12 +18,14 @@
 #include "taskmap/core/error.h"
 #include "taskmap/core/memory.h"
 #include "taskmap/core/progress.h"
+#include "taskmap/core/spec.h"
 #include "taskmap/eval/evaluator.h"
 #include "taskmap/eval/recommendation.h"
 #include "taskmap/map/node_order.h"
 #include "taskmap/map/partition/partition_mappers.h"
 #include "taskmap/map/refine/refine_inject.h"
 #include "taskmap/map/refine/refine_mcl.h"
+#include "taskmap/map/router_placement.h"
 #include "step_runner.h"
 
 namespace taskmap {
@@ -627,10 +628,8 @@ std::vector<std::string> auto_portfolio(const MappingProblem& problem, AutoEffor
   // MCL of 1.97 where scotch has 1.89).
   const bool many_per_slot = g.num_tasks() >= kMultilevelTasksPerSlot * std::uint64_t{m.num_slots()};
   const bool ml_useful = many_per_slot || g.num_tasks() <= kMultilevelSmallJobTasks;
-  if (ml_useful && edges <= kMultilevelMaxEdges) {
-    std::size_t holding = 0;
-    for (RouterId r = 0; r < m.num_routers; ++r) holding += m.slots_of_router(r) > 0;
-    if (holding <= kMultilevelMaxRouters) specs.push_back(effort == AutoEffort::High ? kMultilevelHighEffort : "ml");
+  if (ml_useful && edges <= kMultilevelMaxEdges && detail::routers_with_slots(m).size() <= kMultilevelMaxRouters) {
+    specs.push_back(effort == AutoEffort::High ? kMultilevelHighEffort : "ml");
   }
   return specs;
 }
@@ -658,23 +657,6 @@ std::uint64_t predicted_work(std::string_view spec, const MappingProblem& proble
   return predicted_work(spec, problem, evaluation_work(problem, {}));
 }
 
-namespace {
-// The value of `key=` in a spec's parameters, or `otherwise` (a spec auto built itself: always
-// well-formed).
-std::uint64_t spec_number(std::string_view spec, std::string_view key, std::uint64_t otherwise) {
-  for (std::size_t at = spec.find(':'); at != std::string_view::npos; at = spec.find(',', at)) {
-    const std::string_view rest = spec.substr(++at);
-    if (rest.substr(0, key.size()) == key && rest.size() > key.size() && rest[key.size()] == '=') {
-      std::uint64_t value = otherwise;
-      const char* first = rest.data() + key.size() + 1;
-      std::from_chars(first, rest.data() + rest.size(), value);
-      return value;
-    }
-  }
-  return otherwise;
-}
-}  // namespace
-
 std::uint64_t predicted_work(std::string_view spec, const MappingProblem& problem, std::uint64_t evaluation) {
   // Units per task-graph edge (and task): the most measured on one quiet core over 27-point
   // halos of 4,096 to 65,536 tasks on Edison, Theta and fat trees, times 1.4 for a busy core
@@ -691,24 +673,22 @@ std::uint64_t predicted_work(std::string_view spec, const MappingProblem& proble
                        (spec.find("strategy=quality") == std::string_view::npos && g.num_tasks() > kScotchQualityUpToTasks);
     const double growth = std::max(1.0, static_cast<double>(g.num_tasks()) / 16384.0);
     own = speed ? 40 : static_cast<std::uint64_t>(std::ceil(45.0 * growth * std::sqrt(growth)));
-  } else if (name == "ml") own = 600;
-  else if (name == "rahtm") own = 2000;
-  if (name == "ml") {
-    // 600 is for the default 2 runs (its own and Scotch's); more runs scale it. And the
+  } else if (name == "ml") {
+    // 600 for the default 2 runs (its own and Scotch's), in proportion for more; and the
     // annealing of each own run's coarsest graph (about 4 vertices per router with slots, when
     // the tasks are more than that), whatever the edges: 1 unit per step, times 1.4 (measured:
     // add20's 2,395 tasks on torus:8x8x8, 1.96 s, 1.4 s beyond 600 units per edge and task, or
-    // 0.9 units per step at 20 million a second).
-    const std::uint64_t runs = std::max<std::uint64_t>(2, spec_number(spec, "seeds", MultilevelOptions{}.seeds));
-    own = own * runs / 2;
-    std::uint64_t holding = 0;
-    for (RouterId r = 0; r < problem.machine().num_routers; ++r) holding += problem.machine().slots_of_router(r) > 0;
-    const std::uint64_t coarsest = 4 * holding;
+    // 0.9 units per step at 20 million a second). Its spec is auto's own: well-formed.
+    io::SpecReader reader("auto", spec);
+    const MultilevelOptions defaults;
+    const std::uint64_t runs = std::max<std::int64_t>(2, reader.get_int("seeds", 1, 1 << 20).value_or(defaults.seeds));
+    const std::uint64_t steps = reader.get_int("anneal", 0, 1 << 24).value_or(defaults.coarsest_anneal_steps);
+    own = 600 * runs / 2;
+    const std::uint64_t coarsest = 4 * detail::routers_with_slots(problem.machine()).size();
     if (g.num_tasks() > coarsest) {
-      const std::uint64_t steps = spec_number(spec, "anneal", MultilevelOptions{}.coarsest_anneal_steps);
       evaluation = saturating_add(evaluation, saturating_mul(saturating_mul(coarsest, steps * 14 / 10), (runs + 1) / 2));
     }
-  }
+  } else if (name == "rahtm") own = 2000;
   return saturating_add(evaluation, saturating_mul(std::uint64_t{g.num_edges()} + g.num_tasks(), own));
 }
 
